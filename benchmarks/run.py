@@ -1,0 +1,62 @@
+"""Benchmark table: ratios measured side by side in one run.
+
+Run:  python benchmarks/run.py            (full sizes, a few minutes)
+      python benchmarks/run.py --quick    (small sizes, a smoke test)
+
+Each module ``benchmarks/bench_*.py`` defines ``rows(quick: bool)`` yielding
+``(name, measured, target, ok)`` tuples: ``measured`` is a string with the
+ratio or rate, ``target`` the bar from the issue, ``ok`` True/False/None.
+Absolute times are noise on shared machines; ratios taken in the same run
+are what we compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    """Smallest wall time of ``repeat`` calls (after the caller's warm-up)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    ap.add_argument("--only", default="", help="run only bench_<name>.py modules containing this")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    rows = []
+    for path in sorted(HERE.glob("bench_*.py")):
+        if args.only and args.only not in path.stem:
+            continue
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for row in mod.rows(args.quick):
+            rows.append(row)
+            print(f"  measured: {row[0]}", file=sys.stderr, flush=True)
+    w = max([len(r[0]) for r in rows] + [9])
+    wm = max([len(r[1]) for r in rows] + [8])
+    wt = max([len(r[2]) for r in rows] + [6])
+    print(f"{'benchmark':<{w}}  {'measured':<{wm}}  {'target':<{wt}}  ok")
+    print(f"{'-' * w}  {'-' * wm}  {'-' * wt}  ---")
+    for name, measured, target, ok in rows:
+        mark = {True: "yes", False: "NO", None: "-"}[ok]
+        print(f"{name:<{w}}  {measured:<{wm}}  {target:<{wt}}  {mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

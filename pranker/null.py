@@ -1,0 +1,228 @@
+r"""The null distribution of AP under random ranking: exact moments in O(1).
+
+Under the null hypothesis every one of the C(N, P) placements of the P
+positives among N ranked instances is equally likely. Write
+
+.. math::
+
+    X = P \cdot AP = \sum_i \frac{y_i S_i}{i} = \sum_{j \le i} \frac{y_i y_j}{i},
+    \qquad S_i = \sum_{j \le i} y_j .
+
+Derivation
+----------
+For m distinct positions, E[y_{i_1} ... y_{i_m}] = q_m with the falling-factorial
+ratio q_m = P(P-1)...(P-m+1) / (N(N-1)...(N-m+1)). Hence
+
+    E[X] = q_1 H_N + q_2 (N - H_N),
+
+    E[AP] = ((P - 1) N + (N - P) H_N) / (N (N - 1)),
+
+with H_N = sum_{i<=N} 1/i. For the second moment, E[X^2] is the sum over
+pairs (j <= i), (l <= k) of (1/(ik)) q_{|{i,j,k,l}|}; grouping the index
+patterns by the number m of distinct indices gives E[X^2] = sum_m q_m C_m with
+(H = H_N, H2 = H_N^(2) = sum 1/i^2)
+
+    C_1 = H2
+    C_2 = 2 H^2 + 3 H - 5 H2
+    C_3 = 2 N H + 5 N - 5 H^2 - 9 H + 7 H2
+    C_4 = N^2 - 2 N H - 5 N + 3 H^2 + 6 H - 3 H2
+
+(the sums used are sum_{j<i} 1/i = N - H, sum_{j<i} 1/i^2 = H - H2,
+sum_{j<i} 1/(ij) = (H^2 - H2)/2 and sum_j (H_N - H_j)^2 = 2N - H - H^2).
+
+Numerics
+--------
+Var(X) = E[X^2] - E[X]^2 computed as written cancels badly for large N (the
+terms are O(N^2), the variance O(P)). Collecting Var(X) by the monomials
+N^2, N H, N, H^2, H, H2 and factoring each coefficient symbolically removes
+the cancellation inside the coefficients, e.g. the N^2 coefficient is
+q_4 - q_2^2 = -2 P (N-P)(P-1)(2NP - 3N - 3P + 3) / (N^2 (N-1)^2 (N-2)(N-3)).
+Every coefficient carries the factor P (N - P) / ((N-1)(N-2)(N-3)), so
+
+    Var(AP) = (N - P) / (P (N-1)(N-2)(N-3)) * [
+        - 2 (P-1) e1 / (N-1)
+        - 4 (P-1) e2 H / (N (N-1))
+        + 5 (P-1)(P-2)
+        + e3 H^2 / (N^2 (N-1))
+        + 3 (P-1)(N - 2P + 1) H / N
+        + (N - 3P)(N - P - 1) H2 / N ]
+
+    e1 = (2P - 3) N - 3 (P - 1)
+    e2 = N (N - 2P - 1) + 3 P
+    e3 = N^2 ((N - 2P)(P - 2) + 2 (P + 1)) - N P (2P + 9) + 6 P^2
+
+The six bracket terms are of the size of the result (at most a factor ~15
+apart over every N up to 1e12 and 1 <= P <= N, checked against 70-digit
+arithmetic), so the relative error stays within a few units of 1e-15.
+H_N and H_N^(2) come from exact tables for N <= 64 and from the asymptotic
+series of the digamma and trigamma functions beyond. Var = 0 at P = N.
+
+References
+----------
+M. Lopes and G. Bontempi, "On the null distribution of the precision and
+recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels
+from ._validation import check_count, check_counts
+
+__all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
+
+
+@dataclass(frozen=True)
+class NullParams:
+    """Mean and variance of the null AP; unpacks as ``mean, var = params``.
+
+    Attributes
+    ----------
+    mean, var : float or ndarray
+    method : str
+        ``"exact"`` or ``"montecarlo"``.
+    mean_se, var_se : float or ndarray or None
+        Standard errors of the Monte Carlo estimates (None when exact).
+    n_draws : int or None
+        Number of random rankings behind a Monte Carlo estimate.
+    """
+
+    mean: float | np.ndarray
+    var: float | np.ndarray
+    method: str = "exact"
+    mean_se: float | np.ndarray | None = None
+    var_se: float | np.ndarray | None = None
+    n_draws: int | None = None
+
+    def __iter__(self):
+        yield self.mean
+        yield self.var
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return (self.mean, self.var)[i]
+
+
+def null_params(
+    N, P, *, method: str = "exact", n_draws: int = 100_000, seed: int | None = None
+) -> NullParams:
+    """Mean and variance of AP over all random rankings of N instances with P positives.
+
+    Parameters
+    ----------
+    N, P : int or array_like of int
+        Number of instances and of positives, ``1 <= P <= N <= 2**62``.
+        Arrays broadcast against each other.
+    method : {"exact", "montecarlo"}
+        ``"exact"``: the closed form of the module docstring, O(1) per pair.
+        ``"montecarlo"``: estimates from ``n_draws`` seeded random rankings
+        (scalar N and P only), with standard errors; each draw samples only
+        the positives' ranks, O(P) expected.
+    n_draws : int
+        Monte Carlo sample size.
+    seed : int, optional
+        Seed of the Monte Carlo draws (results do not depend on thread count).
+
+    Returns
+    -------
+    NullParams
+        Unpacks as ``(mean, var)``; scalars for scalar input, arrays otherwise.
+
+    Examples
+    --------
+    >>> mean, var = null_params(10, 5)
+    >>> round(mean, 6), round(var, 6)
+    (0.607165, 0.019978)
+    >>> null_params(10**12, 10**6).mean  # ~ P/N for rare positives
+    1.0000...e-06
+    >>> null_params([100, 1000], 10).mean.shape
+    (2,)
+    """
+    if method == "exact":
+        n_arr, p_arr, scalar = check_counts(N, P)
+        shape = n_arr.shape
+        nf = n_arr.ravel()
+        pf = p_arr.ravel()
+        mean = np.empty(nf.shape[0])
+        var = np.empty(nf.shape[0])
+        _kernels.null_moments_array(nf, pf, mean, var)
+        if scalar:
+            return NullParams(float(mean[0]), float(var[0]))
+        return NullParams(mean.reshape(shape), var.reshape(shape))
+    if method == "montecarlo":
+        if np.ndim(N) or np.ndim(P):
+            raise ValueError("method='montecarlo' takes scalar N and P.")
+        n_draws = check_count(n_draws, "n_draws")
+        if n_draws < 2:
+            raise ValueError(f"n_draws must be >= 2; got {n_draws}.")
+        samples = null_ap_samples(N, P, n_draws, seed=seed)
+        m = float(samples.mean())
+        centred = samples - m
+        v = float(centred @ centred / (n_draws - 1))
+        m4 = float(np.mean(centred**4))
+        mean_se = float(np.sqrt(v / n_draws))
+        # SE of the sample variance: sqrt((m4 - v^2 (n-3)/(n-1)) / n)
+        var_se = float(np.sqrt(max(m4 - v * v * (n_draws - 3) / (n_draws - 1), 0.0) / n_draws))
+        return NullParams(m, v, "montecarlo", mean_se, var_se, n_draws)
+    raise ValueError(f"method must be 'exact' or 'montecarlo'; got {method!r}.")
+
+
+def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, start: int = 0):
+    """AP of ``n_draws`` uniformly random rankings of N instances with P positives.
+
+    Only the positives' ranks are drawn (a uniform random P-subset of 1..N,
+    O(P) expected per draw for P <= N/2, O(N) beyond). Draw ``j`` depends only
+    on ``(seed, start + j)``, so batches can be generated piecewise.
+
+    Examples
+    --------
+    >>> s = null_ap_samples(1000, 10, 20000, seed=1)
+    >>> bool(abs(s.mean() - null_params(1000, 10).mean) < 4 * s.std() / 20000**0.5)
+    True
+    """
+    n_arr, p_arr, _ = check_counts(N, P)
+    n, p = int(n_arr[0]), int(p_arr[0])
+    n_draws = check_count(n_draws, "n_draws")
+    if p > n // 2 and n > 50_000_000:
+        raise ValueError(
+            f"Monte Carlo with P > N/2 costs O(N) per draw; N={n} is too large. "
+            "Use the exact moments (method='exact')."
+        )
+    if seed is None:
+        seed = int(np.random.default_rng().integers(0, 2**63))
+    out = np.empty(n_draws)
+    _kernels.null_ap_draws(np.uint64(seed % 2**64), start, n_draws, n, p, out)
+    return out
+
+
+def min_auprc(N, P):
+    """Smallest possible AP: all P positives ranked last, a = (1/P) sum_k k / (N - P + k).
+
+    Computed in O(1) from harmonic-number differences, accurate to full
+    relative precision for any N up to 2**62. Vectorised over N and P.
+
+    Examples
+    --------
+    >>> min_auprc(10, 10)
+    1.0
+    >>> round(min_auprc(4, 2), 6)  # (1/3 + 2/4) / 2
+    0.416667
+    """
+    a, _ = _min_auprc_pair(N, P)
+    return a
+
+
+def _min_auprc_pair(N, P):
+    """(a, 1 - a), each to full relative precision; scalars or arrays like N, P."""
+    n_arr, p_arr, scalar = check_counts(N, P)
+    a = np.empty(n_arr.size)
+    b = np.empty(n_arr.size)
+    _kernels.min_ap_array(n_arr.ravel(), p_arr.ravel(), a, b)
+    if scalar:
+        return float(a[0]), float(b[0])
+    return a.reshape(n_arr.shape), b.reshape(n_arr.shape)
