@@ -1,0 +1,558 @@
+"""The ``pranker`` command: score a file, write null tables, run a demo.
+
+::
+
+    pranker score FILE [--score COL ...] [--label COL] [--json] [--plot out.png]
+    pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
+    pranker demo [-o pranker-demo/]
+
+Exit status: 0 on success, 2 on a usage or input error (the message says what
+was wrong and what to do; nothing is written), 1 on an unexpected failure.
+Outputs are written to a temporary file in the destination folder and renamed
+into place, and an existing output is never replaced without ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from . import __version__
+from ._io import (
+    LABEL_NAMES,
+    UserError,
+    default_columns,
+    open_table,
+    resolve_column,
+    to_labels,
+    to_scores,
+)
+from ._progress import progress_bar
+
+# ----------------------------------------------------------------------------
+# Adapters to the library. Each is the single place to switch when the
+# corresponding module lands on main (pranker.curves, pranker.null_curve,
+# pranker.tables, the Monte Carlo method of pranker()).
+# ----------------------------------------------------------------------------
+
+METHODS = ("beta", "montecarlo")
+
+
+def _significance(s, y, *, method, conf_level, ties, draws, seed, progress):
+    """PrankerResult for one score column.
+
+    ``beta``: :func:`pranker.pranker` (exact null moments, beta fit).
+    ``montecarlo``: TEMPORARY until ``pranker(method=...)`` lands: the beta
+    result with the p-value replaced by the Monte Carlo estimate
+    ``(1 + #{AP_null >= AP_obs}) / (1 + draws)`` (never 0; Phipson & Smyth
+    2010) from seeded random rankings, drawn in batches with a progress bar.
+    """
+    import dataclasses
+
+    from .null import null_ap_samples
+    from .significance import pranker
+
+    res = pranker(s, y, conf_level=conf_level, ties=ties)
+    if method == "beta":
+        return res
+    if seed is None:
+        seed = int(np.random.default_rng().integers(0, 2**62))
+    batch = 50_000
+    exceed = 0
+    tol = 1e-12 * max(1.0, res.auprc)  # AP computed on two code paths: equal up to rounding
+    with progress_bar(draws, "Monte Carlo null", progress) as bar:
+        for start in range(0, draws, batch):
+            m = min(batch, draws - start)
+            ap = null_ap_samples(res.n, res.n_pos, m, seed=seed, start=start)
+            exceed += int(np.count_nonzero(ap >= res.auprc - tol))
+            bar.update(m)
+    return dataclasses.replace(res, pvalue=(1.0 + exceed) / (1.0 + draws), method="montecarlo")
+
+
+def _pr_points(s: np.ndarray, y: np.ndarray):
+    """(recall, precision) at every distinct threshold, starting at (0, 1).
+
+    TEMPORARY private fallback until ``pranker.curves.pr_curve`` lands on main.
+    Sort by decreasing score; cumulative TP/FP counts at the last index of
+    each group of tied scores (a threshold admits a whole tie group).
+    """
+    order = np.argsort(-s, kind="stable")
+    ss, yy = s[order], y[order]
+    tp = np.cumsum(yy)
+    fp = np.cumsum(~yy)
+    last = np.r_[np.flatnonzero(ss[1:] != ss[:-1]), ss.size - 1]
+    tp, fp = tp[last], fp[last]
+    recall = np.r_[0.0, tp / tp[-1]]
+    precision = np.r_[1.0, tp / (tp + fp)]
+    fpr = np.r_[0.0, fp / fp[-1]] if fp[-1] > 0 else np.r_[0.0, np.zeros(fp.size)]
+    return recall, precision, fpr
+
+
+def _null_curve(N: int, P: int):
+    """Expected precision of a random ranking at recall j/P, or None.
+
+    TEMPORARY private fallback until ``pranker.null_curve.expected_null_pr_curve``
+    lands. The j-th positive's rank R_j is negative-hypergeometric,
+    ``P(R_j = k) = C(k-1, j-1) C(N-k, P-j) / C(N, P)``, so
+    ``E[j / R_j] = sum_k (j/k) P(R_j = k)``: O(N) per level, used for at most
+    100 levels and N <= 200000.
+    """
+    from scipy.special import gammaln
+
+    if N > 200_000:
+        return None
+    js = np.unique(np.linspace(1, P, min(P, 100)).round().astype(np.int64))
+    lc = gammaln(N + 1.0) - gammaln(P + 1.0) - gammaln(N - P + 1.0)
+    out = np.empty(js.size)
+    for t, j in enumerate(js):
+        k = np.arange(j, N - P + j + 1, dtype=np.float64)
+        logp = (gammaln(k) - gammaln(j) - gammaln(k - j + 1.0)
+                + gammaln(N - k + 1.0) - gammaln(P - j + 1.0) - gammaln(N - k - P + j + 1.0)
+                - lc)
+        out[t] = float(np.sum(np.exp(logp) * (j / k)))
+    return np.r_[0.0, js / P], np.r_[1.0, out]
+
+
+def parse_int_ranges(text: str, name: str) -> np.ndarray:
+    """``"1,5,10:100:10"`` -> sorted unique ints; ``start:stop[:step]`` includes stop.
+
+    TEMPORARY private fallback until ``pranker.tables.parse_int_ranges`` lands.
+    """
+    values: list[np.ndarray] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            raise UserError(f"--{name} {text!r}: empty item; use e.g. 1,5,10:100:10.")
+        parts = item.split(":")
+        try:
+            nums = [int(p) for p in parts]
+        except ValueError:
+            raise UserError(
+                f"--{name} {text!r}: {item!r} is not an integer or start:stop[:step] range."
+            ) from None
+        if len(nums) == 1:
+            values.append(np.array(nums, dtype=np.int64))
+            continue
+        if len(nums) > 3:
+            raise UserError(f"--{name}: {item!r} has too many ':' (use start:stop[:step]).")
+        start, stop = nums[0], nums[1]
+        step = nums[2] if len(nums) == 3 else 1
+        if step <= 0 or stop < start:
+            raise UserError(
+                f"--{name}: range {item!r} needs start <= stop and step >= 1."
+            )
+        values.append(np.arange(start, stop + 1, step, dtype=np.int64))
+    out = np.unique(np.concatenate(values))
+    if out[0] < 1:
+        raise UserError(f"--{name} values must be >= 1; got {out[0]}.")
+    return out
+
+
+def _null_table(Ns: np.ndarray, Ps: np.ndarray, progress):
+    """Rows (N, P, mean, var) for every P <= N, N-major.
+
+    TEMPORARY until ``pranker.tables.null_params_table`` lands: vectorised
+    :func:`pranker.null_params` in chunks of rows, with a progress bar.
+    """
+    from .null import null_params
+
+    nn, pp = np.meshgrid(Ns, Ps, indexing="ij")
+    keep = pp <= nn
+    nn, pp = nn[keep], pp[keep]
+    if nn.size == 0:
+        raise UserError("no (N, P) pair with P <= N in these ranges.")
+    mean = np.empty(nn.size)
+    var = np.empty(nn.size)
+    chunk = 200_000
+    with progress_bar(nn.size, "null table", progress) as bar:
+        for a in range(0, nn.size, chunk):
+            b = min(a + chunk, nn.size)
+            m, v = null_params(nn[a:b], pp[a:b])
+            mean[a:b], var[a:b] = m, v
+            bar.update(b - a)
+    return {"N": nn, "P": pp, "mean": mean, "var": var}
+
+
+# ----------------------------------------------------------------------------
+# Output helpers
+# ----------------------------------------------------------------------------
+
+
+def _check_writable(path: str, force: bool) -> None:
+    if os.path.isdir(path):
+        raise UserError(f"{path} is a directory; give a file name.")
+    if os.path.exists(path) and not force:
+        raise UserError(f"{path} exists; refusing to overwrite it (use --force).")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"folder {folder} does not exist.")
+
+
+def _atomic_write(path: str, write) -> None:
+    """Call ``write(tmp_path)`` then rename onto ``path``; no partial file on failure."""
+    folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _save_figure(fig, path: str) -> None:
+    from .plotting import save_figure
+
+    save_figure(fig, path)
+
+
+def bh_adjust(pvalues) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (``scipy.stats.false_discovery_control``)."""
+    from scipy.stats import false_discovery_control
+
+    return np.asarray(false_discovery_control(np.asarray(pvalues, dtype=np.float64), method="bh"))
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    if isinstance(x, float) and (math.isnan(x) or x == 0.0):
+        return "nan" if math.isnan(x) else "0"
+    if abs(x) < 1e-3 or abs(x) >= 1e5:
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}f}"
+
+
+def _fmt_p(p: float) -> str:
+    """A p-value; 0 from floating-point underflow is shown as an upper bound."""
+    if p == 0.0:
+        return "<1e-300"
+    return _fmt(p, 3)
+
+
+def _render_table(headers, rows) -> str:
+    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) if j == 0 else h.rjust(w)
+                       for j, (h, w) in enumerate(zip(headers, widths, strict=True)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
+                               for j, (c, w) in enumerate(zip(r, widths, strict=True))))
+    return "\n".join(lines)
+
+
+def format_results(columns, results, padj, label, source) -> str:
+    r0 = results[0]
+    pct = f"{100 * r0.conf_level:g}%"
+    head = (f"{source}: labels {label!r}, N = {r0.n:,}, P = {r0.n_pos:,} "
+            f"(P/N = {r0.n_pos / r0.n:.4g}); ties = {r0.ties}, p-value by {r0.method}")
+    headers = ["scores", "AUPRC", "p-value"] + (["p (BH)"] if padj is not None else []) + \
+        ["null mean", "null var", f"{pct} null interval"]
+    rows = []
+    for k, (c, r) in enumerate(zip(columns, results, strict=True)):
+        row = [c, f"{r.auprc:.4f}", _fmt_p(r.pvalue)]
+        if padj is not None:
+            row.append(_fmt_p(float(padj[k])))
+        row += [_fmt(r.null_mean), _fmt(r.null_var, 3),
+                f"[{r.conf_int[0]:.4f}, {r.conf_int[1]:.4f}]"]
+        rows.append(row)
+    return head + "\n" + _render_table(headers, rows)
+
+
+def _result_dict(r, column, label, source, padj=None) -> dict:
+    d = r.to_dict()
+    d = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+    d["score_column"] = column
+    d["label_column"] = label
+    d["file"] = source
+    if padj is not None:
+        d["pvalue_bh"] = float(padj)
+    return d
+
+
+# ----------------------------------------------------------------------------
+# Subcommands
+# ----------------------------------------------------------------------------
+
+
+def _score_arrays(score_cols, s_list, y, args):
+    results = []
+    for s in s_list:
+        try:
+            results.append(_significance(
+                s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
+                draws=args.draws, seed=args.seed, progress=args.progress))
+        except ValueError as exc:  # library validation, e.g. no positive label
+            raise UserError(str(exc)) from None
+    padj = bh_adjust([r.pvalue for r in results]) if len(results) > 1 else None
+    return results, padj
+
+
+def _plot_scores(path, score_cols, s_list, y, results, title):
+    from .plotting import plot_pr_curves
+
+    curves = {}
+    for c, s, r in zip(score_cols, s_list, results, strict=True):
+        rec, prec, _ = _pr_points(s, y)
+        curves[f"{c} (AUPRC {r.auprc:.3f})"] = (rec, prec)
+    n, p = results[0].n, results[0].n_pos
+    fig = plot_pr_curves(curves, prevalence=p / n, null_curve=_null_curve(n, p),
+                         raw=len(curves) == 1, title=title)
+    _save_figure(fig, path)
+
+
+def cmd_score(args) -> int:
+    if args.plot:
+        _check_writable(args.plot, args.force)
+        _require_matplotlib()
+    if args.conf_level is not None and not (0.0 < args.conf_level < 1.0):
+        raise UserError(f"--conf-level must be in (0, 1); got {args.conf_level}.")
+    table = open_table(args.file, sep=args.sep, header=args.header, engine=args.reader)
+    specs = [c.strip() for spec in (args.score or []) for c in spec.split(",") if c.strip()]
+    if args.all_scores:
+        if specs:
+            raise UserError("give either --score or --all-scores, not both.")
+        if args.label is not None:
+            label = resolve_column(table, args.label, "label")
+        else:
+            lowered = {n.lower(): n for n in table.names}
+            label = next((lowered[k] for k in LABEL_NAMES if k in lowered), None)
+            if label is None:
+                raise UserError(
+                    f"with --all-scores, say which column holds the labels (--label); "
+                    f"columns found: {table.names}.")
+        specs = [n for n in table.names if n != label]
+        args.label = label
+        if not specs:
+            raise UserError(f"{args.file}: no column besides the labels {label!r}.")
+    score_cols, label = default_columns(table, specs or None, args.label)
+    y = to_labels(table, label, args.positive)
+    s_list = [to_scores(table, c) for c in score_cols]
+    results, padj = _score_arrays(score_cols, s_list, y, args)
+    if args.json:
+        if len(results) == 1:
+            out = _result_dict(results[0], score_cols[0], label, args.file)
+        else:
+            out = [_result_dict(r, c, label, args.file, padj[k])
+                   for k, (c, r) in enumerate(zip(score_cols, results, strict=True))]
+        print(json.dumps(out, indent=2))
+    else:
+        print(format_results(score_cols, results, padj, label, args.file))
+    if args.plot:
+        _plot_scores(args.plot, score_cols, s_list, y, results, os.path.basename(args.file))
+        if not args.json:
+            print(f"PR curve written to {args.plot}")
+    return 0
+
+
+def cmd_table(args) -> int:
+    Ns = parse_int_ranges(args.N, "N")
+    Ps = parse_int_ranges(args.P, "P")
+    out = args.output
+    if out is not None:
+        _check_writable(out, args.force)
+        if not out.lower().endswith((".csv", ".npz")):
+            raise UserError(f"-o {out}: the table is written as .csv or .npz; name it so.")
+    n_pairs = int(np.count_nonzero(Ps[None, :] <= Ns[:, None]))
+    if n_pairs > args.max_rows:
+        raise UserError(
+            f"the grid has {n_pairs:,} (N, P) rows, more than --max-rows {args.max_rows:,}; "
+            "use a coarser step or raise --max-rows."
+        )
+    cols = _null_table(Ns, Ps, args.progress)
+    if out is None:
+        _write_csv(sys.stdout, cols)
+        return 0
+    if out.lower().endswith(".npz"):
+        _atomic_write(out, lambda tmp: _save_npz(tmp, cols))
+    else:
+        def write(tmp):
+            with open(tmp, "w", newline="") as fh:
+                _write_csv(fh, cols)
+        _atomic_write(out, write)
+    print(f"wrote {cols['N'].size:,} rows (N, P, mean, var) to {out}", file=sys.stderr)
+    return 0
+
+
+def _save_npz(tmp: str, cols) -> None:
+    with open(tmp, "wb") as fh:  # a file object: np.savez would append .npz to a name
+        np.savez(fh, **cols)
+
+
+def _write_csv(fh, cols) -> None:
+    fh.write("N,P,mean,var\n")
+    block = 100_000
+    n = cols["N"].size
+    for a in range(0, n, block):
+        b = min(a + block, n)
+        lines = [f"{N},{P},{m!r},{v!r}" for N, P, m, v in zip(
+            cols["N"][a:b].tolist(), cols["P"][a:b].tolist(),
+            cols["mean"][a:b].tolist(), cols["var"][a:b].tolist(), strict=True)]
+        fh.write("\n".join(lines) + "\n")
+
+
+def _require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UserError("plots need matplotlib: pip install 'pranker[plot]'.") from None
+
+
+def cmd_demo(args) -> int:
+    from . import _demo
+
+    return _demo.run(args)
+
+
+# ----------------------------------------------------------------------------
+# Parser and entry point
+# ----------------------------------------------------------------------------
+
+
+def _progress_arg(p) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const=True,
+                   default=None, help="show progress bars (default: when stderr is a terminal)")
+    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
+                   help="never show progress bars")
+
+
+def _conf_level(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {v}")
+    return v
+
+
+def _significance_args(p) -> None:
+    from ._validation import TIE_MODES
+
+    p.add_argument("--ties", choices=TIE_MODES, default="average",
+                   help="how tied scores count (default: average over orderings)")
+    p.add_argument("--method", choices=METHODS, default="beta",
+                   help="p-value: beta fit to the exact null moments (default) or Monte Carlo")
+    p.add_argument("--draws", type=_positive_int, default=100_000,
+                   help="random rankings for --method montecarlo (default 100000)")
+    p.add_argument("--seed", type=int, default=None, help="seed for --method montecarlo")
+    p.add_argument("--conf-level", type=_conf_level, default=0.95,
+                   help="coverage of the null AUPRC interval (default 0.95)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pranker",
+        description="AUPRC (average precision) of a ranking and its p-value against random "
+                    "ranking (Lopes & Bontempi, ECML PKDD 2014).",
+    )
+    parser.add_argument("--version", action="version", version=f"pranker {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{score,table,demo}")
+
+    p = sub.add_parser(
+        "score", help="AUPRC and p-value of score columns in a file",
+        description="Read scores and binary labels from CSV/TSV (.gz ok), .npy, .npz or "
+                    "Parquet and report AUPRC with its significance. Default columns: one "
+                    "named score/scores/prediction and one named label/labels/y/truth "
+                    "(case-insensitive), else the first two columns.",
+    )
+    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet)")
+    p.add_argument("-s", "--score", action="append", metavar="COL",
+                   help="score column: header name or 0-based index; repeat or use commas "
+                        "for several (one row each, plus BH-adjusted p-values)")
+    p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
+    p.add_argument("--all-scores", action="store_true",
+                   help="score every column except the label column")
+    p.add_argument("--positive", metavar="VALUE",
+                   help="label value that marks a positive (for text or multi-class labels)")
+    p.add_argument("--sep", help="field separator for text files (default: from the "
+                                 "extension or the first line)")
+    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
+                   help="whether text files start with a header line (default: auto)")
+    p.add_argument("--reader", choices=("auto", "pyarrow", "numpy"), default="auto",
+                   help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: an object (one column) or a list of objects")
+    p.add_argument("--plot", metavar="OUT.png", help="write the PR curve with random baselines")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --plot file")
+    _significance_args(p)
+    _progress_arg(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser(
+        "table", help="table of null AUPRC mean and variance over (N, P) grids",
+        description="Mean and variance of the null AUPRC for every N and P <= N in the given "
+                    "ranges (start:stop:step includes stop; comma-separated items).",
+    )
+    p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
+    p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write .csv (with header) or .npz; default: CSV on stdout")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output")
+    p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
+                   help="refuse grids larger than this (default 5e7)")
+    _progress_arg(p)
+    p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser(
+        "demo", help="score a classifier on real bundled data and write the figures",
+        description="Fit two logistic regressions on scikit-learn's bundled handwritten "
+                    "digits (positive class: one digit, about 10%% of the samples), score a "
+                    "held-out half, report AUPRC significance and write figures.",
+    )
+    p.add_argument("-o", "--output-dir", default="pranker-demo",
+                   help="folder for scores and figures (default: pranker-demo/)")
+    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
+    p.add_argument("--digit", type=int, default=9, choices=range(10), metavar="{0..9}",
+                   help="digit used as the positive class (default 9)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    p.add_argument("--draws", type=_positive_int, default=20_000,
+                   help="Monte Carlo null draws for the histogram (default 20000)")
+    _progress_arg(p)
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the ``pranker`` command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"pranker {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `pranker table ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
