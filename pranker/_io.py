@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -333,10 +334,15 @@ def _read_numpy(table: Table, sep: str, wanted):
         arr = np.loadtxt(table.path, delimiter=sep, skiprows=int(table.header), usecols=idx,
                          dtype=np.float64, ndmin=2, encoding="utf-8-sig")
     except ValueError as exc:
+        # numpy: "could not convert string 'abc' to float64 at row 2, column 1."
+        # (row: 0-based among the rows read, column: 1-based among usecols)
+        m = re.search(r"string (.*) to \w+ at row (\d+), column (\d+)", str(exc))
+        if m is None:
+            raise UserError(f"cannot parse {table.path}: {exc}") from None
+        value, row, col = m.group(1), int(m.group(2)), int(m.group(3))
         raise UserError(
-            f"{table.path}: a value is not a number ({exc}); rows are counted from the first "
-            "line after the header. Fix or remove it, or give --positive for text labels "
-            "(needs pyarrow)."
+            f"column {wanted[col - 1]!r} has a non-numeric value {value} at "
+            f"{table.where(row)}. Fix or remove it (text labels need pyarrow and --positive)."
         ) from None
     if arr.shape[0] == 0:
         raise UserError(f"{table.path} is empty: no data rows.")

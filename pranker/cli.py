@@ -226,11 +226,8 @@ def bh_adjust(pvalues) -> np.ndarray:
 
 
 def _fmt(x: float, digits: int = 4) -> str:
-    if isinstance(x, float) and (math.isnan(x) or x == 0.0):
-        return "nan" if math.isnan(x) else "0"
-    if abs(x) < 1e-3 or abs(x) >= 1e5:
-        return f"{x:.{digits - 1}e}"
-    return f"{x:.{digits}f}"
+    """``digits`` significant digits, scientific notation for small or large values."""
+    return f"{x:.{digits}g}"
 
 
 def _fmt_p(p: float) -> str:
