@@ -448,3 +448,32 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     code, _, err = run(["demo", "-o", out], capsys)
     assert code == 2 and "--force" in err
     assert (out / "scores.csv").read_bytes() == before
+
+
+# --- temporary private fallbacks (remove with them once pranker.curves / null_curve land) ----
+
+
+def test_fallback_pr_points_match_sklearn():
+    from sklearn.metrics import precision_recall_curve
+
+    from pranker.cli import _pr_points
+
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 6, 60).astype(float)  # many ties
+    y = rng.random(60) < 0.3
+    rec, prec, _ = _pr_points(s, y)
+    p_sk, r_sk, _ = precision_recall_curve(y, s)
+    # sklearn lists thresholds increasing and ends with (recall 0, precision 1)
+    assert np.allclose(rec, r_sk[::-1]) and np.allclose(prec, p_sk[::-1])
+
+
+def test_fallback_null_curve_matches_enumeration():
+    from pranker.cli import _null_curve
+
+    N, P = 8, 3
+    combos = list(itertools.combinations(range(1, N + 1), P))
+    rec, prec = _null_curve(N, P)
+    assert rec.tolist() == [0, 1 / 3, 2 / 3, 1]
+    for j in range(1, P + 1):
+        exact = sum(Fraction(j, c[j - 1]) for c in combos) / len(combos)
+        assert prec[j] == pytest.approx(float(exact), rel=1e-12)
