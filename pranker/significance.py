@@ -292,7 +292,7 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)
     if params is None:
-        mean, var = _kernels.null_moments(float(n), float(n_pos))
+        mean, var = _kernels.null_moments(float(n), float(n_pos), float(n - n_pos))
     else:
         mean, var = params
     fit = beta_fit(mean, var, n, n_pos)
