@@ -80,10 +80,13 @@ class BetaFit:
     @property
     def p_best(self) -> float:
         """1 / C(N, P): the null probability of the best possible ranking."""
-        log_c = (
-            math.lgamma(self.N + 1.0) - math.lgamma(self.P + 1.0) - math.lgamma(self.N - self.P + 1.0)
-        )
-        return math.exp(-log_c) if log_c < 745.0 else 0.0
+        k = min(self.P, self.N - self.P)
+        log_c = math.lgamma(self.N + 1.0) - math.lgamma(k + 1.0) - math.lgamma(self.N - k + 1.0)
+        if log_c > 745.0:
+            return 0.0
+        # 1 / C(N, k) = prod_i i / (N - k + i): k is small here (C(N, k) < e^745)
+        i = np.arange(1, k + 1, dtype=np.float64)
+        return float(np.prod(i / ((self.N - k) + i)))
 
     def cdf(self, x):
         x = np.asarray(x, dtype=np.float64)
