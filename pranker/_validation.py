@@ -51,9 +51,11 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
     if flat.size == 0:
         raise ValueError(f"{name} is empty: at least one instance is needed.")
-    nan = np.isnan(flat)
-    if nan.any():
-        raise ValueError(_first_nan_message(nan, name))
+    # a sum without NaN proves there is none (inf - inf also gives NaN: then look)
+    if np.isnan(flat.sum()):
+        nan = np.isnan(flat)
+        if nan.any():
+            raise ValueError(_first_nan_message(nan, name))
     return flat
 
 
