@@ -31,7 +31,7 @@ def _models(digit: int, seed: int):
     except ImportError:
         raise UserError(
             "the demo needs scikit-learn (its bundled digits data and a classifier): "
-            "pip install 'pranker[demo]' (or pip install scikit-learn matplotlib)."
+            "pip install scikit-learn matplotlib (both are in pranker[all])."
         ) from None
     X, target = load_digits(return_X_y=True)
     X = X / 16.0
