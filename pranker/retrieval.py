@@ -522,6 +522,7 @@ def hamming_radius_curves(
     database_codes,
     relevance,
     *,
+    n_bits: int | None = None,
     max_radius: int | None = None,
     empty_precision: float = 0.0,
 ) -> RadiusCurves:
@@ -534,8 +535,12 @@ def hamming_radius_curves(
         Bit-packed binary codes (see :func:`pack_codes`).
     relevance : array_like of bool (or 0/1), shape (Q, M)
         Ground-truth neighbours.
+    n_bits : int, optional
+        Code length in bits. Packing pads codes to whole words with zero bits,
+        which never differ, so the length cannot be read off packed rows;
+        default: every bit of the rows (e.g. 64 for 48-bit codes in uint64).
     max_radius : int, optional
-        Largest radius reported (default: the code length, so the last radius
+        Largest radius reported (default ``n_bits``, so the last radius
         retrieves everything). Items farther away form the unretrieved tail.
     empty_precision : float in [0, 1] or NaN
         Precision where nothing is retrieved (default 0).
@@ -558,7 +563,7 @@ def hamming_radius_curves(
     >>> from pranker import hamming_radius_curves, pack_codes
     >>> q = pack_codes([[1, 1, 0, 0]])
     >>> db = pack_codes([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0]])
-    >>> rc = hamming_radius_curves(q, db, [[True, False, True]], max_radius=2)
+    >>> rc = hamming_radius_curves(q, db, [[True, False, True]], n_bits=4, max_radius=2)
     >>> rc.retrieved.tolist(), rc.recall.tolist()
     ([[1, 2, 2]], [[0.5, 1.0, 1.0]])
     >>> round(float(rc.average_precision()[0]), 4)
@@ -572,6 +577,13 @@ def hamming_radius_curves(
             f"relevance must have shape (queries, database) = ({q.shape[0]}, {d.shape[0]}); "
             f"got {rel.shape}."
         )
+    if n_bits is not None:
+        width = nbits
+        nbits = check_count(n_bits, "n_bits")
+        if not 1 <= nbits <= width:
+            raise ValueError(
+                f"n_bits must be in [1, {width}] (the bits in a packed row); got {nbits}."
+            )
     if max_radius is None:
         kmax = nbits
     else:
