@@ -265,6 +265,20 @@ def test_vl_pr_stable_input_order(include_inf):
     assert info_s.ap == pytest.approx(r_info["ap"], rel=1e-14)
 
 
+def test_vl_pr_many_ties_keep_input_order():
+    # larger than the loop tests, few distinct scores (including +-inf and -0.0/0.0)
+    rng = np.random.default_rng(12)
+    n = 3000
+    scores = rng.choice([np.inf, 1.0, 0.0, -0.0, -2.0, -np.inf], size=n)
+    labels = rng.choice([-1.0, 0.0, 1.0], size=n)
+    rec, prec, _ = vl_pr(labels, scores, include_inf=True)
+    order = np.argsort(-scores, kind="stable")  # merge sort: stable by construction
+    tp = np.concatenate(([0.0], np.cumsum(labels[order] > 0)))
+    fp = np.concatenate(([0.0], np.cumsum(labels[order] < 0)))
+    np.testing.assert_array_equal(rec, tp / np.sum(labels > 0))
+    np.testing.assert_array_equal(prec, np.maximum(tp, SMALL) / np.maximum(tp + fp, SMALL))
+
+
 def test_vl_pr_all_not_retrieved():
     rec, prec, info = vl_pr([1, -1], [-np.inf, -np.inf])
     assert rec.tolist() == [0.0] and prec.tolist() == [1.0]
