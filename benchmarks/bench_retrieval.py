@@ -40,16 +40,24 @@ def rows(quick: bool):
     rng = np.random.default_rng(0)
     q = rng.integers(0, np.iinfo(np.uint64).max, size=(nq, 1), dtype=np.uint64, endpoint=True)
     db = rng.integers(0, np.iinfo(np.uint64).max, size=(nd, 1), dtype=np.uint64, endpoint=True)
-    # relevance from 10 classes: built directly as a bool matrix (nq x nd bytes)
-    rel = rng.integers(0, 10, size=nq)[:, None] == rng.integers(0, 10, size=nd)[None, :]
+    # relevance from 10 classes: as labels, and as a bool matrix (nq x nd bytes)
+    qlab = rng.integers(0, 10, size=nq)
+    dlab = rng.integers(0, 10, size=nd)
+    rel = qlab[:, None] == dlab[None, :]
 
     small = slice(0, 4)
     hamming_radius_curves(q[small], db[:100], rel[small, :100])  # compile / load cache
+    hamming_radius_curves(q[small], db[:100], query_labels=qlab[small], database_labels=dlab[:100])
     repeat = 2
     t_curves = _best_of(lambda: hamming_radius_curves(q, db, rel), repeat)
+    t_labels = _best_of(
+        lambda: hamming_radius_curves(q, db, query_labels=qlab, database_labels=dlab), repeat
+    )
     t_numpy = _best_of(lambda: _numpy_distances(q, db), repeat)
     rc = hamming_radius_curves(q, db, rel)
+    rc_l = hamming_radius_curves(q, db, query_labels=qlab, database_labels=dlab)
     assert int(rc.retrieved[:, -1].sum()) == nq * nd
+    assert np.array_equal(rc.relevant_retrieved, rc_l.relevant_retrieved)
 
     pairs = nq * nd
     yield (
@@ -57,6 +65,12 @@ def rows(quick: bool):
         f"{t_curves:.2f} s ({pairs / t_curves / 1e6:.0f} M pairs/s)",
         "well under 60 s",
         bool(t_curves < 60.0),
+    )
+    yield (
+        "  same, relevance from class labels (no Q x M matrix)",
+        f"{t_labels:.2f} s",
+        "well under 60 s",
+        bool(t_labels < 60.0),
     )
     yield (
         "  vs numpy Hamming distances alone (bitwise_count)",

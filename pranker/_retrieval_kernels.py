@@ -93,6 +93,60 @@ def hist_hamming(qcodes, dcodes, rel, count, good):
 
 
 @njit(cache=True, parallel=True)
+def hist_hamming_labels(qcodes, dcodes, qlab, dlab, count, good):
+    """As :func:`hist_hamming`, relevance = equal class labels (1-D int arrays)."""
+    nq = qcodes.shape[0]
+    nd = dcodes.shape[0]
+    nb = count.shape[1] - 1
+    for q in prange(nq):
+        a = qcodes[q]
+        lq = qlab[q]
+        c = np.zeros((4, nb + 1), np.int64)
+        g = np.zeros((4, nb + 1), np.int64)
+        for j in range(nd):
+            d = _hamming_row(a, dcodes[j])
+            if d > nb:
+                d = nb
+            c[j & 3, d] += 1
+            g[j & 3, d] += dlab[j] == lq
+        for b in range(nb + 1):
+            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
+            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+
+
+@njit(cache=True, parallel=True)
+def hist_hamming_multilabel(qcodes, dcodes, qlab, dlab, count, good):
+    """As :func:`hist_hamming`, relevance = at least one shared label.
+
+    ``qlab``/``dlab`` are multi-hot label sets packed in uint64 words; the
+    pair is relevant iff some word of ``qlab[q] & dlab[j]`` is nonzero.
+    """
+    nq = qcodes.shape[0]
+    nd = dcodes.shape[0]
+    nw = qlab.shape[1]
+    nb = count.shape[1] - 1
+    for q in prange(nq):
+        a = qcodes[q]
+        lq = qlab[q]
+        c = np.zeros((4, nb + 1), np.int64)
+        g = np.zeros((4, nb + 1), np.int64)
+        for j in range(nd):
+            d = _hamming_row(a, dcodes[j])
+            if d > nb:
+                d = nb
+            shared = False
+            for w in range(nw):
+                if (lq[w] & dlab[j, w]) != 0:
+                    shared = True
+                    break
+            c[j & 3, d] += 1
+            g[j & 3, d] += shared
+        for b in range(nb + 1):
+            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
+            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+
+
+@njit(cache=True, parallel=True)
 def hist_int(dist, rel, count, good):
     """Histogram of non-negative integer distances by value; values >= K go to bin K."""
     nq = dist.shape[0]

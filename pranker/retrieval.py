@@ -259,14 +259,16 @@ def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _finish(radii, count, good, rel, empty_precision) -> RadiusCurves:
+def _finish(radii, count, good, n_database, empty_precision) -> RadiusCurves:
+    """Cumulative counts from the histograms (last column: beyond every radius)."""
     k = radii.shape[0]
+    n_relevant = good.sum(axis=1).astype(np.int64)
     return RadiusCurves(
         radii=radii,
         retrieved=np.cumsum(count[:, :k], axis=1),
         relevant_retrieved=np.cumsum(good[:, :k], axis=1),
-        n_relevant=np.count_nonzero(rel, axis=1).astype(np.int64),
-        n_database=int(rel.shape[1]),
+        n_relevant=n_relevant,
+        n_database=int(n_database),
         empty_precision=empty_precision,
     )
 
@@ -367,7 +369,7 @@ def radius_curves(
         else:
             radii_arr = np.arange(k, dtype=np.float64)
             _rk.hist_sorted(dist, rel, radii_arr, count, good)
-        return _finish(radii_arr, count, good, rel, empty_precision)
+        return _finish(radii_arr, count, good, rel.shape[1], empty_precision)
 
     radii_arr = np.ascontiguousarray(_as_numeric_array(radii, "radii"), dtype=np.float64)
     if radii_arr.ndim != 1 or radii_arr.size == 0:
@@ -382,7 +384,7 @@ def radius_curves(
     count = np.zeros((nq, k + 1), np.int64)
     good = np.zeros((nq, k + 1), np.int64)
     _rk.hist_sorted(dist, rel, radii_arr, count, good)
-    return _finish(radii_arr, count, good, rel, empty_precision)
+    return _finish(radii_arr, count, good, rel.shape[1], empty_precision)
 
 
 # ---------------------------------------------------------------------------
@@ -520,8 +522,10 @@ def hamming_distances(query_codes, database_codes) -> np.ndarray:
 def hamming_radius_curves(
     query_codes,
     database_codes,
-    relevance,
+    relevance=None,
     *,
+    query_labels=None,
+    database_labels=None,
     n_bits: int | None = None,
     max_radius: int | None = None,
     empty_precision: float = 0.0,
@@ -533,8 +537,14 @@ def hamming_radius_curves(
     query_codes : ndarray of uint8/uint16/uint32/uint64, shape (Q, words)
     database_codes : ndarray, same dtype, shape (M, words)
         Bit-packed binary codes (see :func:`pack_codes`).
-    relevance : array_like of bool (or 0/1), shape (Q, M)
-        Ground-truth neighbours.
+    relevance : array_like of bool (or 0/1), shape (Q, M), optional
+        Ground-truth neighbours. Alternatively give the labels below and the
+        relevance is computed on the fly (no Q x M matrix at all).
+    query_labels, database_labels : array_like, optional
+        Either 1-D integer class labels, shapes (Q,) and (M,): relevant iff the
+        labels are equal; or 2-D multi-hot 0/1 label matrices, shapes (Q, C)
+        and (M, C): relevant iff at least one label is shared (the usual rule
+        for multi-label sets such as NUS-WIDE).
     n_bits : int, optional
         Code length in bits. Packing pads codes to whole words with zero bits,
         which never differ, so the length cannot be read off packed rows;
@@ -568,15 +578,28 @@ def hamming_radius_curves(
     ([[1, 2, 2]], [[0.5, 1.0, 1.0]])
     >>> round(float(rc.average_precision()[0]), 4)
     1.0
+    >>> rc2 = hamming_radius_curves(q, db, query_labels=[7], database_labels=[7, 3, 7],
+    ...                             n_bits=4, max_radius=2)
+    >>> rc2.relevant_retrieved.tolist() == rc.relevant_retrieved.tolist()
+    True
     """
     empty_precision = _check_empty_precision(empty_precision)
     q, d, nbits = _check_code_pair(query_codes, database_codes)
-    rel = _check_relevance(relevance)
-    if rel.shape != (q.shape[0], d.shape[0]):
+    labels_given = query_labels is not None or database_labels is not None
+    if (relevance is None) == (not labels_given):
         raise ValueError(
-            f"relevance must have shape (queries, database) = ({q.shape[0]}, {d.shape[0]}); "
-            f"got {rel.shape}."
+            "give either relevance (a queries x database matrix) or both query_labels and "
+            "database_labels, not both and not neither."
         )
+    if relevance is not None:
+        rel = _check_relevance(relevance)
+        if rel.shape != (q.shape[0], d.shape[0]):
+            raise ValueError(
+                f"relevance must have shape (queries, database) = ({q.shape[0]}, "
+                f"{d.shape[0]}); got {rel.shape}."
+            )
+    else:
+        qlab, dlab = _check_label_pair(query_labels, database_labels, q.shape[0], d.shape[0])
     if n_bits is not None:
         width = nbits
         nbits = check_count(n_bits, "n_bits")
@@ -593,5 +616,51 @@ def hamming_radius_curves(
     k = kmax + 1
     count = np.zeros((q.shape[0], k + 1), np.int64)
     good = np.zeros((q.shape[0], k + 1), np.int64)
-    _rk.hist_hamming(q, d, rel, count, good)
-    return _finish(np.arange(k, dtype=np.int64), count, good, rel, empty_precision)
+    if relevance is not None:
+        _rk.hist_hamming(q, d, rel, count, good)
+    elif qlab.ndim == 1:
+        _rk.hist_hamming_labels(q, d, qlab, dlab, count, good)
+    else:
+        _rk.hist_hamming_multilabel(q, d, qlab, dlab, count, good)
+    if not good.any():
+        raise ValueError(
+            "no query has a relevant database item (no equal or shared label): recall and AP "
+            "are undefined. Check the labels."
+        )
+    return _finish(np.arange(k, dtype=np.int64), count, good, d.shape[0], empty_precision)
+
+
+def _check_label_pair(query_labels, database_labels, nq: int, nd: int):
+    """Class labels (1-D int64) or multi-hot label sets packed into uint64 words."""
+    if query_labels is None or database_labels is None:
+        raise ValueError("query_labels and database_labels must be given together.")
+    ql = _as_numeric_array(query_labels, "query_labels")
+    dl = _as_numeric_array(database_labels, "database_labels")
+    if ql.ndim != dl.ndim or ql.ndim not in (1, 2):
+        raise ValueError(
+            "query_labels and database_labels must both be 1-D class labels or both 2-D "
+            f"multi-hot matrices; got shapes {ql.shape} and {dl.shape}."
+        )
+    if ql.shape[0] != nq or dl.shape[0] != nd:
+        raise ValueError(
+            f"need one label row per code: {nq} queries and {nd} database items; got "
+            f"{ql.shape[0]} and {dl.shape[0]}."
+        )
+    if ql.ndim == 1:
+        for name, arr in (("query_labels", ql), ("database_labels", dl)):
+            if arr.dtype.kind not in "iub" and not (
+                np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+            ):
+                raise ValueError(
+                    f"{name} must hold integer class labels; got non-integer values."
+                )
+        return (
+            np.ascontiguousarray(ql, dtype=np.int64),
+            np.ascontiguousarray(dl, dtype=np.int64),
+        )
+    if ql.shape[1] != dl.shape[1]:
+        raise ValueError(
+            f"multi-hot label matrices need the same number of classes; got {ql.shape[1]} "
+            f"and {dl.shape[1]}."
+        )
+    return pack_codes(ql, np.uint64), pack_codes(dl, np.uint64)

@@ -276,6 +276,28 @@ def test_hamming_radius_curves_match_distance_loop(seed):
         assert ap_full[i] == pytest.approx(average_precision_score(rel[i], -dist[i]), rel=1e-12)
 
 
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_hamming_radius_curves_from_labels_equal_matrix_path(multilabel):
+    rng = np.random.default_rng(90 + multilabel)
+    qb = rng.random((7, 40)) < 0.5
+    db = rng.random((60, 40)) < 0.5
+    if multilabel:
+        ql = rng.random((7, 70)) < 0.03  # 70 classes: two label words
+        dl = rng.random((60, 70)) < 0.03
+        rel = np.array([[bool(np.any(a & b)) for b in dl] for a in ql])
+    else:
+        ql = rng.integers(0, 4, size=7)
+        dl = rng.integers(0, 4, size=60)
+        rel = np.array([[a == b for b in dl] for a in ql])
+    dist = unpack_hamming(qb, db)
+    ret, good = loop_counts(rel, dist, list(range(41)))
+    rc = hamming_radius_curves(pack_codes(qb), pack_codes(db), query_labels=ql,
+                               database_labels=dl, n_bits=40)
+    np.testing.assert_array_equal(rc.retrieved, ret)
+    np.testing.assert_array_equal(rc.relevant_retrieved, good)
+    np.testing.assert_array_equal(rc.n_relevant, rel.sum(axis=1))
+
+
 def test_top_level_exports():
     for name in ("radius_curves", "hamming_radius_curves", "hamming_distances", "pack_codes",
                  "RadiusCurves", "compat"):
@@ -333,6 +355,19 @@ def test_bad_input_codes():
         hamming_radius_curves(q, q, np.ones((2, 2), bool), n_bits=9)
     with pytest.raises(ValueError, match="max_radius"):
         hamming_radius_curves(q, q, np.ones((2, 2), bool), n_bits=4, max_radius=5)
+    with pytest.raises(ValueError, match="either relevance"):
+        hamming_radius_curves(q, q, np.ones((2, 2), bool), query_labels=[0, 1],
+                              database_labels=[0, 1])
+    with pytest.raises(ValueError, match="either relevance"):
+        hamming_radius_curves(q, q)
+    with pytest.raises(ValueError, match="together"):
+        hamming_radius_curves(q, q, query_labels=[0, 1])
+    with pytest.raises(ValueError, match="one label row per code"):
+        hamming_radius_curves(q, q, query_labels=[0, 1, 2], database_labels=[0, 1])
+    with pytest.raises(ValueError, match="integer class labels"):
+        hamming_radius_curves(q, q, query_labels=[0.5, 1], database_labels=[0, 1])
+    with pytest.raises(ValueError, match="no query has a relevant"):
+        hamming_radius_curves(q, q, query_labels=[0, 0], database_labels=[1, 1])
     with pytest.raises(ValueError, match="sign codes"):
         pack_codes([[1, -1, 1]])
     with pytest.raises(ValueError, match="uint8 or numpy.uint64"):
