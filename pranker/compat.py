@@ -574,7 +574,8 @@ def recall_precision(Wtrue, Dhat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # (n - 1) + 0.00001 in float64, the same rounding as MATLAB's double arithmetic
     thresholds = np.arange(L, dtype=np.float64) + 0.00001
     rel = W if W.dtype == np.bool_ else np.asarray(W, dtype=np.float64)
-    d_flat = np.ascontiguousarray(D).reshape(1, -1)
+    # MATLAB compares in double precision; one dtype also means one compiled kernel
+    d_flat = np.ascontiguousarray(D, dtype=np.float64).reshape(1, -1)
     r_flat = np.ascontiguousarray(rel).reshape(1, -1)
     count = np.zeros((1, L + 1), np.int64)
     good = np.zeros((1, L + 1), np.int64 if rel.dtype == np.bool_ else np.float64)
