@@ -4,8 +4,16 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
+from . import compat
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .retrieval import (
+    RadiusCurves,
+    hamming_distances,
+    hamming_radius_curves,
+    pack_codes,
+    radius_curves,
+)
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
 
 __version__ = "0.1.0"
@@ -22,4 +30,10 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "compat",
+    "RadiusCurves",
+    "radius_curves",
+    "hamming_radius_curves",
+    "hamming_distances",
+    "pack_codes",
 ]
