@@ -45,9 +45,11 @@ __all__ = [
     "plot_roc_pr",
     "plot_null_distribution",
     "plot_hamming_pr",
+    "plot_hamming_pr_curves",
     "plot_pr_from_curve",
     "plot_roc_pr_from_curves",
     "plot_null_from_result",
+    "plot_hamming_from_curves",
     "save_figure",
 ]
 
@@ -486,9 +488,10 @@ def plot_hamming_pr(
 ):
     """Precision and recall of retrieval within Hamming radius r (seed 002).
 
-    Left: the PR curve traced by the radius (each point labelled with r;
-    precision is undefined when nothing is retrieved and such points are
-    skipped). Right: precision and recall against the radius.
+    Left: the PR curve traced by the radius (points labelled with r;
+    undefined precision, NaN, is skipped). Right: precision and recall
+    against the radius. For several code sets see
+    :func:`plot_hamming_pr_curves`.
 
     Parameters
     ----------
@@ -496,7 +499,8 @@ def plot_hamming_pr(
         Hamming radii, increasing.
     precision, recall : array_like
         Precision and recall of "retrieve everything within radius r"
-        (e.g. from ``pranker.retrieval``).
+        (e.g. ``RadiusCurves.mean_precision`` / ``mean_recall`` from
+        :func:`pranker.hamming_radius_curves`).
 
     Returns
     -------
@@ -508,31 +512,62 @@ def plot_hamming_pr(
     >>> [a.get_xlabel() for a in fig.axes]
     ['recall', 'Hamming radius r']
     """
-    rad = np.asarray(radius, dtype=np.float64).ravel()
-    r, p = _as_curve(recall, precision)
-    if rad.shape != r.shape:
-        raise ValueError(f"radius has {rad.size} values but the curve has {r.size} points.")
+    return plot_hamming_pr_curves({label: (radius, precision, recall)}, title=title, path=path,
+                                  dpi=dpi)
+
+
+def plot_hamming_pr_curves(
+    curves: Mapping[str, tuple],
+    *,
+    title: str | None = None,
+    path=None,
+    dpi: int = 100,
+):
+    """Hamming-radius PR curves of several code sets (e.g. 16, 32, 64 bits).
+
+    Parameters
+    ----------
+    curves : mapping label -> (radius, precision, recall)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, (ax_pr, ax_r) = _figure((10.0, 4.6), ncols=2)
     _square(ax_pr, "recall", "precision")
     ax_pr.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="precision = recall")
     _f_isolines(ax_pr, _F_LEVELS, 1.0)
-    ok = np.isfinite(p) & np.isfinite(r)
-    ax_pr.plot(r[ok], p[ok], "-o", ms=3.5, lw=1.4, color="C0", label=label)
-    # label up to ~12 radii, spread along the curve
-    idx = np.flatnonzero(ok)
-    step = max(1, idx.size // 12)
-    for i in idx[::step]:
-        ax_pr.annotate(f"r={rad[i]:g}", (r[i], p[i]), xytext=(4, 3),
-                       textcoords="offset points", fontsize=7, color="C0")
+    single = len(curves) == 1
+    rmax = 0.0
+    for k, (label, (radius, precision, recall)) in enumerate(curves.items()):
+        rad = np.asarray(radius, dtype=np.float64).ravel()
+        r, p = _as_curve(recall, precision)
+        if rad.shape != r.shape:
+            raise ValueError(f"radius has {rad.size} values but the curve has {r.size} points.")
+        c = f"C{k % 10}"
+        ok = np.isfinite(p) & np.isfinite(r)
+        ax_pr.plot(r[ok], p[ok], "-o", ms=3.5, lw=1.4, color=c, label=label)
+        # label radii along the curve, skipping points crowded onto the previous label
+        last = (np.inf, np.inf)
+        for i in np.flatnonzero(ok):
+            if np.hypot(r[i] - last[0], p[i] - last[1]) < 0.06:
+                continue
+            last = (r[i], p[i])
+            ax_pr.annotate(f"r={rad[i]:g}", (r[i], p[i]), xytext=(4, 3),
+                           textcoords="offset points", fontsize=7, color=c)
+        fp_ = np.isfinite(p)
+        ax_r.plot(rad[fp_], p[fp_], "-o", ms=3, color=c,
+                  label="precision" if single else f"{label}: precision")
+        ax_r.plot(rad, r, "--s", ms=3, color=c if not single else "C1",
+                  label="recall" if single else f"{label}: recall")
+        if rad.size:
+            rmax = max(rmax, float(rad.max()))
     ax_pr.set_title("PR by Hamming radius")
     _legend_under(ax_pr)
-    ax_r.plot(rad[np.isfinite(p)], p[np.isfinite(p)], "-o", ms=3, color="C0", label="precision")
-    ax_r.plot(rad, r, "-s", ms=3, color="C1", label="recall")
     ax_r.set_xlabel("Hamming radius r")
     ax_r.set_ylabel("precision / recall")
     ax_r.set_ylim(0.0, 1.02)
-    if rad.size:
-        ax_r.set_xlim(rad.min() - 0.5, rad.max() + 0.5)
+    ax_r.set_xlim(-0.5, rmax + 0.5)
     ax_r.grid(True, lw=0.3, alpha=0.5)
     _legend_under(ax_r)
     ax_r.set_title("retrieval within radius r")
@@ -572,3 +607,22 @@ def plot_null_from_result(result, *, samples=None, **kwargs):
         params=(result.null_mean, result.null_var),
         samples=samples, pvalue=result.pvalue, **kwargs,
     )
+
+
+def plot_hamming_from_curves(curves, *, pooled: bool = False, **kwargs):
+    """:func:`plot_hamming_pr_curves` from :class:`pranker.RadiusCurves`.
+
+    ``curves`` is one ``RadiusCurves`` or a mapping label -> ``RadiusCurves``.
+    ``pooled=False`` plots the mean over queries (``mean_precision``,
+    ``mean_recall``); ``pooled=True`` the pair-level curves of the hashing
+    MATLAB ``recall_precision`` (``pooled_precision``, ``pooled_recall``).
+    """
+    if not isinstance(curves, Mapping):
+        curves = {kwargs.pop("label", "hash codes"): curves}
+    arrays = {}
+    for label, rc in curves.items():
+        if pooled:
+            arrays[label] = (rc.radii, rc.pooled_precision, rc.pooled_recall)
+        else:
+            arrays[label] = (rc.radii, rc.mean_precision, rc.mean_recall)
+    return plot_hamming_pr_curves(arrays, **kwargs)

@@ -160,3 +160,36 @@ def test_missing_matplotlib_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(ImportError, match=r"pranker\[plot\]"):
         plotting.plot_pr([0, 1], [1, 0.5])
+
+
+def test_hamming_from_radius_curves_plots_mean_curves(tmp_path):
+    from pranker import hamming_radius_curves, pack_codes
+
+    rng = np.random.default_rng(2)
+    bits = 8
+    q = rng.random((5, bits)) < 0.5
+    d = rng.random((40, bits)) < 0.5
+    ql, dl = rng.integers(0, 3, 5), rng.integers(0, 3, 40)
+    rc = hamming_radius_curves(pack_codes(q), pack_codes(d), query_labels=ql,
+                               database_labels=dl, n_bits=bits)
+    path = tmp_path / "h.png"
+    fig = plotting.plot_hamming_from_curves({"8 bits": rc, "again": rc}, path=path)
+    assert png_size(path) == (1000, 460)
+    # oracle: plain loops over Hamming distances, precision 0 when nothing retrieved
+    exp_p, exp_r = [], []
+    for radius in range(bits + 1):
+        ps, rs = [], []
+        for i in range(5):
+            dist = [(q[i] != d[j]).sum() for j in range(40)]
+            got = [j for j in range(40) if dist[j] <= radius]
+            rel = [j for j in range(40) if dl[j] == ql[i]]
+            good = [j for j in got if dl[j] == ql[i]]
+            ps.append(len(good) / len(got) if got else 0.0)
+            if rel:
+                rs.append(len(good) / len(rel))
+        exp_p.append(np.mean(ps))
+        exp_r.append(np.mean(rs))
+    ax_r = fig.axes[1]
+    prec_line, rec_line = ax_r.get_lines()[:2]
+    assert np.allclose(prec_line.get_ydata(), exp_p)
+    assert np.allclose(rec_line.get_ydata(), exp_r)
