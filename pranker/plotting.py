@@ -135,6 +135,19 @@ def _step_xy(r: np.ndarray, p_interp: np.ndarray):
     return rr, pp
 
 
+_MAX_POINTS = 20_000
+
+
+def _thin(*arrays, max_points: int = _MAX_POINTS):
+    """At most ``max_points`` evenly spaced points (ends kept): a 1e7-point curve
+    draws as fast as a small one and looks the same at figure resolution."""
+    n = arrays[0].size
+    if n <= max_points:
+        return arrays
+    idx = np.unique(np.linspace(0, n - 1, max_points).round().astype(np.int64))
+    return tuple(a[idx] for a in arrays)
+
+
 def _interpolated(precision: np.ndarray) -> np.ndarray:
     """``max(precision[j] for j >= i)``: reversed running maximum (NaN-safe)."""
     p = np.where(np.isnan(precision), -np.inf, precision)
@@ -263,18 +276,23 @@ def plot_pr_curves(
     for k, (label, (recall, precision)) in enumerate(curves.items()):
         r, p = _as_curve(recall, precision)
         c = colors[k % len(colors)]
+        pi = _interpolated(p)
+        if mark_best_f:
+            i, fbest = _best_f(r, p, f_beta)
+            best = (r[i], p[i], fbest)
+        r, p, pi = _thin(r, p, pi)
         if raw:
             ax.plot(r, p, lw=0.9, color=c, alpha=0.45 if interpolated else 1.0,
                     label=f"{label} (raw)" if interpolated else label, zorder=3)
         if interpolated:
-            ax.plot(*_step_xy(r, _interpolated(p)), lw=1.6, color=c,
+            ax.plot(*_step_xy(r, pi), lw=1.6, color=c,
                     label=f"{label} (interpolated)" if raw else label, zorder=4)
         if mark_best_f:
-            i, fbest = _best_f(r, p, f_beta)
+            rb, pb, fbest = best
             if fbest > 0:
                 name = "F" if f_beta == 1.0 else f"F{f_beta:g}"
-                ax.plot(r[i], p[i], "o", ms=6, mfc="none", mec=c, mew=1.5, zorder=5,
-                        label=f"best {name} = {fbest:.3f} (P={p[i]:.2f}, R={r[i]:.2f})")
+                ax.plot(rb, pb, "o", ms=6, mfc="none", mec=c, mew=1.5, zorder=5,
+                        label=f"best {name} = {fbest:.3f} (P={pb:.2f}, R={rb:.2f})")
     if null_curve is not None:
         nr, npr = _as_curve(*null_curve)
         ax.plot(nr, npr, ls="--", lw=1.2, color="k", zorder=2, label="random: expected precision")
@@ -350,6 +368,7 @@ def plot_roc_pr(
     # ROC panel
     _square(ax_roc, "false-positive rate (1 - specificity)", "recall (true-positive rate)")
     ax_roc.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="random (AUC = 0.5)")
+    fx, ty = _thin(fx, ty)
     ax_roc.plot(fx, ty, lw=1.6, color="C0", label=label)
     ax_roc.set_title("ROC" + (f"  (AUC = {roc_auc:.3f})" if roc_auc is not None else ""))
     _legend_under(ax_roc)
@@ -359,8 +378,10 @@ def plot_roc_pr(
     ax_pr.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="precision = recall")
     if f_isolines:
         _f_isolines(ax_pr, f_isolines, f_beta, swap=True)
+    pi = _interpolated(p)
+    r, p, pi = _thin(r, p, pi)
     ax_pr.plot(p, r, lw=0.9, color="C0", alpha=0.45, label=f"{label} (raw)")
-    rs, ps = _step_xy(r, _interpolated(p))
+    rs, ps = _step_xy(r, pi)
     ax_pr.plot(ps, rs, lw=1.6, color="C0",
                label=f"{label} (interpolated)")
     if null_curve is not None:

@@ -477,3 +477,11 @@ def test_fallback_null_curve_matches_enumeration():
     for j in range(1, P + 1):
         exact = sum(Fraction(j, c[j - 1]) for c in combos) / len(combos)
         assert prec[j] == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_progress_bar_flags(capsys):
+    pytest.importorskip("tqdm")
+    code, _, err = run(["table", "--N", "5", "--P", "1:3", "--progress"], capsys)
+    assert code == 0 and "null table" in err
+    code, _, err = run(["table", "--N", "5", "--P", "1:3", "--no-progress"], capsys)
+    assert code == 0 and err == ""

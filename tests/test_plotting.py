@@ -193,3 +193,14 @@ def test_hamming_from_radius_curves_plots_mean_curves(tmp_path):
     prec_line, rec_line = ax_r.get_lines()[:2]
     assert np.allclose(prec_line.get_ydata(), exp_p)
     assert np.allclose(rec_line.get_ydata(), exp_r)
+
+
+def test_long_curves_are_thinned_keeping_ends():
+    n = 100_001
+    r = np.linspace(0, 1, n)
+    p = 1 - 0.5 * r
+    fig = plotting.plot_pr(r, p, f_isolines=(), diagonal=False, mark_best_f=False)
+    for ln in fig.axes[0].get_lines():
+        x = ln.get_xdata()
+        assert len(x) <= 2 * plotting._MAX_POINTS
+        assert x[0] == 0.0 and x[-1] == 1.0
