@@ -271,18 +271,20 @@ def _looks_numeric(field_: str) -> bool:
         return False
 
 
+def _sniff_separator(first: str, low: str) -> str:
+    """The extension's separator if the first line has it, else tab, comma, semicolon."""
+    preferred = "\t" if low.endswith((".tsv", ".tab")) else ","
+    for sep in (preferred, "\t", ",", ";", "|"):
+        if sep in first:
+            return sep
+    return preferred
+
+
 def _open_text(path: str, sep, header: str, engine: str) -> Table:
     low = path.lower().removesuffix(".gz")
     first = _first_line(path)
     if sep is None:
-        if low.endswith((".tsv", ".tab")) or ("\t" in first and not low.endswith(".csv")):
-            sep = "\t"
-        elif "," in first or low.endswith(".csv"):
-            sep = ","
-        elif ";" in first:
-            sep = ";"
-        else:
-            sep = ","
+        sep = _sniff_separator(first, low)
     fields = [f.strip() for f in first.split(sep)]
     if header == "auto":
         has_header = not all(_looks_numeric(f) for f in fields)

@@ -485,3 +485,23 @@ def test_progress_bar_flags(capsys):
     assert code == 0 and "null table" in err
     code, _, err = run(["table", "--N", "5", "--P", "1:3", "--no-progress"], capsys)
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("raw", "reader"),
+    [
+        (b'\xef\xbb\xbf"score","label"\r\n0.9,1\r\n0.5,0\r\n0.7,1\r\n0.2,0\r\n', "auto"),
+        (b'\xef\xbb\xbf"score","label"\r\n0.9,1\r\n0.5,0\r\n0.7,1\r\n0.2,0\r\n', "numpy"),
+        (b"score;label\n0.9;1\n0.5;0\n0.7;1\n0.2;0\n", "auto"),
+        (b"score,label\n0.9,true\n0.5,false\n0.7,true\n0.2,false\n", "auto"),
+        (b"score,label\n0.9,1\n0.5,-1\n0.7,1\n0.2,-1\n", "auto"),
+    ],
+)
+def test_spreadsheet_exports(tmp_path, capsys, raw, reader):
+    """Excel-style BOM + CRLF + quoted header, semicolons, true/false and -1/1 labels."""
+    f = tmp_path / "x.csv"
+    f.write_bytes(raw)
+    code, out, err = run(["score", f, "--json", "--reader", reader], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["n"], d["n_pos"], d["auprc"]) == (4, 2, 1.0)
