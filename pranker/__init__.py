@@ -5,8 +5,19 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 """
 
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .curves import (
+    BestF,
+    PRCurve,
+    ROCCurve,
+    average_precision_many,
+    pr_curve,
+    roc_auc,
+    roc_auc_many,
+    roc_curve,
+)
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
 
@@ -22,4 +33,17 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "PRCurve",
+    "ROCCurve",
+    "BestF",
+    "pr_curve",
+    "roc_curve",
+    "roc_auc",
+    "average_precision_many",
+    "roc_auc_many",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
 ]
