@@ -470,7 +470,10 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
     y : array_like, same number of elements
         Nonzero (or True) marks a positive.
     sample_weight : array_like of float >= 0, optional
-        Weight of each item; 0 drops it, an integer w equals w copies.
+        Weight of each item; 0 drops it. On a threshold curve an integer
+        weight w gives exactly the curve of w copies; on a per-item curve a
+        weighted item is one operating point (w copies would add w - 1
+        intermediate points).
     ties : {"threshold", "stable", "optimistic", "pessimistic"}
         ``"threshold"``: one point per distinct score (tied items enter
         together; scikit-learn's convention). The others give one point per
