@@ -40,40 +40,45 @@ def count_distinct_sorted(a):
 
 
 @njit(cache=True)
-def threshold_curve_counts(all_sorted, minority_sorted, minority_is_pos, thr, tp, fp):
+def threshold_curve_counts(all_sorted, minority_sorted, minority_is_pos, n_pos, thr, tp, fp,
+                           prec, rec):
     """Fill a threshold curve (point 0 = nothing retrieved) from two ascending sorts.
 
-    ``thr``, ``tp``, ``fp`` have length ``D + 1`` for ``D`` distinct values.
-    Point ``k >= 1`` retrieves every item scoring at least ``thr[k]``.
+    Output arrays have length ``D + 1`` for ``D`` distinct values. Point
+    ``k >= 1`` retrieves every item scoring at least ``thr[k]``; ``prec`` and
+    ``rec`` are ``tp / (tp + fp)`` (1 at point 0) and ``tp / n_pos``.
+
+    One pass from the top: an item belongs to the minority class when the
+    next unconsumed minority value equals it. Inside a tie group of c items
+    with m minority items this consumes exactly m of them, so the counts are
+    right whichever items of the group are taken as minority.
     """
     thr[0] = np.inf
     tp[0] = 0.0
     fp[0] = 0.0
-    i = all_sorted.shape[0] - 1
+    prec[0] = 1.0
+    rec[0] = 0.0
     j = minority_sorted.shape[0] - 1
     k = 0
-    ctp = 0.0
-    cfp = 0.0
-    while i >= 0:
+    cmin = 0
+    cnt = 0
+    for i in range(all_sorted.shape[0] - 1, -1, -1):
         v = all_sorted[i]
-        c = 0
-        while i >= 0 and all_sorted[i] == v:
-            c += 1
-            i -= 1
-        m = 0
-        while j >= 0 and minority_sorted[j] == v:
-            m += 1
+        cnt += 1
+        if j >= 0 and minority_sorted[j] == v:
+            cmin += 1
             j -= 1
-        if minority_is_pos:
-            ctp += m
-            cfp += c - m
-        else:
-            cfp += m
-            ctp += c - m
-        k += 1
-        thr[k] = v
-        tp[k] = ctp
-        fp[k] = cfp
+        if i == 0 or all_sorted[i - 1] != v:
+            k += 1
+            if minority_is_pos:
+                a = float(cmin)
+            else:
+                a = float(cnt - cmin)
+            thr[k] = v
+            tp[k] = a
+            fp[k] = cnt - a
+            prec[k] = a / cnt
+            rec[k] = a / n_pos
 
 
 @njit(cache=True)
@@ -111,30 +116,29 @@ def mann_whitney_sorted(all_sorted, minority_sorted, minority_is_pos):
     above and ties with the group's positives (counted 1/2). Every partial sum
     is a multiple of 1/2 below 2**53 for N up to ~1.3e8, so U is exact there.
     """
-    i = all_sorted.shape[0] - 1
     j = minority_sorted.shape[0] - 1
-    ctp = 0.0
+    ctp = 0.0  # positives above the current group
     cfp = 0.0
+    gmin = 0  # minority items and all items in the current group
+    gcnt = 0
     u = 0.0
-    while i >= 0:
+    for i in range(all_sorted.shape[0] - 1, -1, -1):
         v = all_sorted[i]
-        c = 0
-        while i >= 0 and all_sorted[i] == v:
-            c += 1
-            i -= 1
-        m = 0
-        while j >= 0 and minority_sorted[j] == v:
-            m += 1
+        gcnt += 1
+        if j >= 0 and minority_sorted[j] == v:
+            gmin += 1
             j -= 1
-        if minority_is_pos:
-            dtp = float(m)
-            dfp = float(c - m)
-        else:
-            dfp = float(m)
-            dtp = float(c - m)
-        u += dfp * (ctp + 0.5 * dtp)
-        ctp += dtp
-        cfp += dfp
+        if i == 0 or all_sorted[i - 1] != v:
+            if minority_is_pos:
+                dtp = float(gmin)
+            else:
+                dtp = float(gcnt - gmin)
+            dfp = gcnt - dtp
+            u += dfp * (ctp + 0.5 * dtp)
+            ctp += dtp
+            cfp += dfp
+            gmin = 0
+            gcnt = 0
     return u, ctp, cfp
 
 

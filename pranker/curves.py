@@ -109,18 +109,22 @@ def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str):
 
 
 def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
-    """(thresholds, tp, fp) with one point per distinct score plus the empty point 0."""
+    """(thresholds, tp, fp, precision, recall) per distinct score plus the empty point 0.
+
+    precision and recall are filled by the unweighted kernel and are None for
+    weighted input (the caller computes them).
+    """
     if w is None:
         n_pos = int(np.count_nonzero(yb))
         minority_is_pos = 2 * n_pos <= s.size
         all_sorted = np.sort(s)
         minority = np.sort(s[yb] if minority_is_pos else s[~yb])
         d = ck.count_distinct_sorted(all_sorted)
-        thr = np.empty(d + 1)
-        tp = np.empty(d + 1)
-        fp = np.empty(d + 1)
-        ck.threshold_curve_counts(all_sorted, minority, minority_is_pos, thr, tp, fp)
-        return thr, tp, fp
+        thr, tp, fp, prec, rec = (np.empty(d + 1) for _ in range(5))
+        ck.threshold_curve_counts(
+            all_sorted, minority, minority_is_pos, float(n_pos), thr, tp, fp, prec, rec
+        )
+        return thr, tp, fp, prec, rec
     order = np.argsort(s, kind="stable")
     vals = s[order]
     ys = yb[order]
@@ -132,11 +136,11 @@ def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
     tp = np.empty(d + 1)
     fp = np.empty(d + 1)
     ck.threshold_curve_weighted(vals, wpos, wneg, thr, tp, fp)
-    return thr, tp, fp
+    return thr, tp, fp, None, None
 
 
 def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: str):
-    """(thresholds, tp, fp) with one point per item, ties broken as ``ties`` says."""
+    """(thresholds, tp, fp, None, None) with one point per item, ties broken per ``ties``."""
     neg_s = -s
     if ties == "stable":
         order = np.argsort(neg_s, kind="stable")
@@ -160,7 +164,7 @@ def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: 
     thr = np.empty(n + 1)
     thr[0] = np.inf
     thr[1:] = s[order]
-    return thr, tp, fp
+    return thr, tp, fp, None, None
 
 
 def _readonly(*arrays):
@@ -512,15 +516,16 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
         )
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=False, what="precision-recall curve")
     if ties == "threshold":
-        thr, tp, fp = _threshold_counts(s, yb, w)
+        thr, tp, fp, precision, recall = _threshold_counts(s, yb, w)
     else:
-        thr, tp, fp = _per_item_counts(s, yb, w, ties)
+        thr, tp, fp, precision, recall = _per_item_counts(s, yb, w, ties)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = tp / (tp + fp)
-    precision[0] = 1.0
-    recall = tp / n_pos
+    if precision is None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = tp / (tp + fp)
+        precision[0] = 1.0
+        recall = tp / n_pos
     _readonly(thr, tp, fp, precision, recall)
     return PRCurve(thr, tp, fp, precision, recall, n_pos, n_neg, ties, w is not None)
 
@@ -614,7 +619,7 @@ def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
     (0.25, 0.8)
     """
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC curve")
-    thr, tp, fp = _threshold_counts(s, yb, w)
+    thr, tp, fp, _, _ = _threshold_counts(s, yb, w)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
     dfp = np.diff(fp)
