@@ -7,13 +7,13 @@ has already sorted (``numpy.sort`` is SIMD-fast, much faster than ``argsort``).
 Unweighted curves from two sorts
 --------------------------------
 For the threshold curve (one operating point per distinct score) we need, for
-each distinct score v from the highest, how many items and how many positives
-score exactly v. We sort all scores once and, separately, the scores of the
-*smaller* class only (positives or negatives). Walking both sorted arrays from
-the top, the size of a run of equal values in the full array is the group
-size, and the run of the same value in the minority array counts that class
-inside the group; the other class is the difference. This costs one sort of N
-plus one sort of at most N/2 items, and no argsort.
+each distinct score v from the highest, how many positives and negatives
+score exactly v. One numba pass splits the scores by class
+(:func:`split_by_class`), numpy sorts each part in place, and a merge from
+the top of both (:func:`merge_threshold_curve`) reads every group's counts.
+Sorting the two parts costs no more than sorting all N scores, and no
+argsort is needed. Output buffers are allocated for N + 1 points but only the
+D + 1 used entries are ever touched, so untouched pages cost no memory.
 """
 
 from __future__ import annotations
@@ -40,45 +40,91 @@ def count_distinct_sorted(a):
 
 
 @njit(cache=True)
-def threshold_curve_counts(all_sorted, minority_sorted, minority_is_pos, n_pos, thr, tp, fp,
-                           prec, rec):
-    """Fill a threshold curve (point 0 = nothing retrieved) from two ascending sorts.
+def split_by_class(s, y, pos, neg):
+    """Copy the scores of positives into ``pos`` and of negatives into ``neg`` (input order)."""
+    ip = 0
+    ineg = 0
+    for i in range(s.shape[0]):
+        if y[i]:
+            pos[ip] = s[i]
+            ip += 1
+        else:
+            neg[ineg] = s[i]
+            ineg += 1
 
-    Output arrays have length ``D + 1`` for ``D`` distinct values. Point
-    ``k >= 1`` retrieves every item scoring at least ``thr[k]``; ``prec`` and
-    ``rec`` are ``tp / (tp + fp)`` (1 at point 0) and ``tp / n_pos``.
 
-    One pass from the top: an item belongs to the minority class when the
-    next unconsumed minority value equals it. Inside a tie group of c items
-    with m minority items this consumes exactly m of them, so the counts are
-    right whichever items of the group are taken as minority.
+@njit(cache=True)
+def merge_threshold_curve(pos, neg, thr, tp, fp, prec, rec):
+    """Threshold curve from ascending-sorted positive and negative scores.
+
+    Walks both arrays from the top; each distinct value v is one operating
+    point retrieving everything scoring >= v. Writes points 0..D (point 0 is
+    the empty retrieval: threshold +inf, precision 1 by 0/0 := 1, recall 0)
+    and returns D. ``prec = tp / (tp + fp)`` and ``rec = tp / n_pos`` are
+    correctly rounded divisions of integers.
     """
+    n_pos = float(pos.shape[0])
     thr[0] = np.inf
     tp[0] = 0.0
     fp[0] = 0.0
     prec[0] = 1.0
     rec[0] = 0.0
-    j = minority_sorted.shape[0] - 1
+    i = pos.shape[0] - 1
+    j = neg.shape[0] - 1
     k = 0
-    cmin = 0
-    cnt = 0
-    for i in range(all_sorted.shape[0] - 1, -1, -1):
-        v = all_sorted[i]
-        cnt += 1
-        if j >= 0 and minority_sorted[j] == v:
-            cmin += 1
+    ctp = 0
+    cfp = 0
+    while i >= 0 or j >= 0:
+        if j < 0 or (i >= 0 and pos[i] >= neg[j]):
+            v = pos[i]
+        else:
+            v = neg[j]
+        while i >= 0 and pos[i] == v:
+            ctp += 1
+            i -= 1
+        while j >= 0 and neg[j] == v:
+            cfp += 1
             j -= 1
-        if i == 0 or all_sorted[i - 1] != v:
-            k += 1
-            if minority_is_pos:
-                a = float(cmin)
-            else:
-                a = float(cnt - cmin)
-            thr[k] = v
-            tp[k] = a
-            fp[k] = cnt - a
-            prec[k] = a / cnt
-            rec[k] = a / n_pos
+        k += 1
+        thr[k] = v
+        a = float(ctp)
+        tp[k] = a
+        fp[k] = float(cfp)
+        prec[k] = a / float(ctp + cfp)
+        rec[k] = a / n_pos
+    return k
+
+
+@njit(cache=True)
+def merge_mann_whitney(pos, neg):
+    """U = #(pos > neg) + #(pos == neg) / 2 from ascending-sorted class scores.
+
+    Walking groups of equal value from the top, with ctp positives above the
+    group, each of its dfp negatives is beaten by those ctp positives and
+    ties with the group's dtp positives: U += dfp (ctp + dtp / 2). Partial
+    sums are multiples of 1/2 below 2**53 for n_pos n_neg < 2**52, so U is
+    exact there.
+    """
+    i = pos.shape[0] - 1
+    j = neg.shape[0] - 1
+    ctp = 0.0
+    u = 0.0
+    while j >= 0:
+        v = neg[j]
+        dtp = 0.0
+        while i >= 0 and pos[i] > v:
+            ctp += 1.0
+            i -= 1
+        while i >= 0 and pos[i] == v:
+            dtp += 1.0
+            i -= 1
+        dfp = 0.0
+        while j >= 0 and neg[j] == v:
+            dfp += 1.0
+            j -= 1
+        u += dfp * (ctp + 0.5 * dtp)
+        ctp += dtp
+    return u
 
 
 @njit(cache=True)
@@ -105,41 +151,6 @@ def threshold_curve_weighted(vals_asc, wpos_asc, wneg_asc, thr, tp, fp):
         thr[k] = v
         tp[k] = ctp
         fp[k] = cfp
-
-
-@njit(cache=True)
-def mann_whitney_sorted(all_sorted, minority_sorted, minority_is_pos):
-    """(U, n_pos, n_neg): U = #(pos > neg) + #(pos == neg) / 2, from two ascending sorts.
-
-    Walking groups from the top with tp, fp counted above the group, the group
-    adds dfp * (tp + dtp / 2): each negative in it is beaten by every positive
-    above and ties with the group's positives (counted 1/2). Every partial sum
-    is a multiple of 1/2 below 2**53 for N up to ~1.3e8, so U is exact there.
-    """
-    j = minority_sorted.shape[0] - 1
-    ctp = 0.0  # positives above the current group
-    cfp = 0.0
-    gmin = 0  # minority items and all items in the current group
-    gcnt = 0
-    u = 0.0
-    for i in range(all_sorted.shape[0] - 1, -1, -1):
-        v = all_sorted[i]
-        gcnt += 1
-        if j >= 0 and minority_sorted[j] == v:
-            gmin += 1
-            j -= 1
-        if i == 0 or all_sorted[i - 1] != v:
-            if minority_is_pos:
-                dtp = float(gmin)
-            else:
-                dtp = float(gcnt - gmin)
-            dfp = gcnt - dtp
-            u += dfp * (ctp + 0.5 * dtp)
-            ctp += dtp
-            cfp += dfp
-            gmin = 0
-            gcnt = 0
-    return u, ctp, cfp
 
 
 @njit(cache=True)
