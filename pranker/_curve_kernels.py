@@ -41,58 +41,62 @@ def count_distinct_sorted(a):
 
 @njit(cache=True)
 def split_by_class(s, y, pos, neg):
-    """Copy the scores of positives into ``pos`` and of negatives into ``neg`` (input order)."""
+    """Copy scores of positives to ``pos`` and of negatives to ``neg`` (input order).
+
+    Branch-free: every score is written to both arrays and only the index of
+    its class advances, so ``pos`` and ``neg`` need one slack entry each.
+    """
     ip = 0
     ineg = 0
     for i in range(s.shape[0]):
-        if y[i]:
-            pos[ip] = s[i]
-            ip += 1
-        else:
-            neg[ineg] = s[i]
-            ineg += 1
+        v = s[i]
+        b = 1 if y[i] else 0
+        pos[ip] = v
+        neg[ineg] = v
+        ip += b
+        ineg += 1 - b
 
 
 @njit(cache=True)
-def merge_threshold_curve(pos, neg, thr, tp, fp, prec, rec):
+def merge_threshold_curve(pos, neg, thr, tp, fp):
     """Threshold curve from ascending-sorted positive and negative scores.
 
     Walks both arrays from the top; each distinct value v is one operating
     point retrieving everything scoring >= v. Writes points 0..D (point 0 is
-    the empty retrieval: threshold +inf, precision 1 by 0/0 := 1, recall 0)
-    and returns D. ``prec = tp / (tp + fp)`` and ``rec = tp / n_pos`` are
-    correctly rounded divisions of integers.
+    the empty retrieval, threshold +inf) and returns ``(D, U)`` with U the
+    Mann-Whitney count of :func:`merge_mann_whitney`, accumulated on the way
+    (each group adds dfp (tp_above + dtp / 2)).
     """
-    n_pos = float(pos.shape[0])
     thr[0] = np.inf
     tp[0] = 0.0
     fp[0] = 0.0
-    prec[0] = 1.0
-    rec[0] = 0.0
     i = pos.shape[0] - 1
     j = neg.shape[0] - 1
     k = 0
-    ctp = 0
-    cfp = 0
+    ctp = 0.0
+    cfp = 0.0
+    u = 0.0
     while i >= 0 or j >= 0:
         if j < 0 or (i >= 0 and pos[i] >= neg[j]):
             v = pos[i]
         else:
             v = neg[j]
+        dtp = 0.0
         while i >= 0 and pos[i] == v:
-            ctp += 1
+            dtp += 1.0
             i -= 1
+        dfp = 0.0
         while j >= 0 and neg[j] == v:
-            cfp += 1
+            dfp += 1.0
             j -= 1
+        u += dfp * (ctp + 0.5 * dtp)
+        ctp += dtp
+        cfp += dfp
         k += 1
         thr[k] = v
-        a = float(ctp)
-        tp[k] = a
-        fp[k] = float(cfp)
-        prec[k] = a / float(ctp + cfp)
-        rec[k] = a / n_pos
-    return k
+        tp[k] = ctp
+        fp[k] = cfp
+    return k, u
 
 
 @njit(cache=True)

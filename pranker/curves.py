@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -111,27 +112,28 @@ def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str):
 def _sorted_classes(s: np.ndarray, yb: np.ndarray):
     """Scores of positives and of negatives, each sorted ascending (two in-place sorts)."""
     n_pos = int(np.count_nonzero(yb))
-    pos = np.empty(n_pos)
-    neg = np.empty(s.size - n_pos)
+    pos = np.empty(n_pos + 1)  # one slack entry each for the branch-free split
+    neg = np.empty(s.size - n_pos + 1)
     ck.split_by_class(s, yb, pos, neg)
+    pos, neg = pos[:n_pos], neg[: s.size - n_pos]
     pos.sort()
     neg.sort()
     return pos, neg
 
 
 def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
-    """(thresholds, tp, fp, precision, recall) per distinct score plus the empty point 0.
+    """(thresholds, tp, fp, U) per distinct score plus the empty point 0.
 
-    precision and recall are filled by the unweighted kernel and are None for
-    weighted input (the caller computes them).
+    U is the (weighted) Mann-Whitney count: pairs (positive, negative) with the
+    positive scoring higher, plus half the tied pairs.
     """
     if w is None:
         pos, neg = _sorted_classes(s, yb)
         n = s.size
-        thr, tp, fp, prec, rec = (np.empty(n + 1) for _ in range(5))
-        d = ck.merge_threshold_curve(pos, neg, thr, tp, fp, prec, rec)
+        thr, tp, fp = (np.empty(n + 1) for _ in range(3))
+        d, u = ck.merge_threshold_curve(pos, neg, thr, tp, fp)
         # views of the used part; the untouched tail of each buffer was never paged in
-        return thr[: d + 1], tp[: d + 1], fp[: d + 1], prec[: d + 1], rec[: d + 1]
+        return thr[: d + 1], tp[: d + 1], fp[: d + 1], u
     order = np.argsort(s, kind="stable")
     vals = s[order]
     ys = yb[order]
@@ -143,11 +145,16 @@ def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
     tp = np.empty(d + 1)
     fp = np.empty(d + 1)
     ck.threshold_curve_weighted(vals, wpos, wneg, thr, tp, fp)
-    return thr, tp, fp, None, None
+    return thr, tp, fp, _mann_whitney_from_counts(tp, fp)
+
+
+def _mann_whitney_from_counts(tp: np.ndarray, fp: np.ndarray) -> float:
+    """U = sum over threshold groups of dfp * (tp above + dtp / 2)."""
+    return float(np.dot(np.diff(fp), tp[:-1] + 0.5 * np.diff(tp)))
 
 
 def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: str):
-    """(thresholds, tp, fp, None, None) with one point per item, ties broken per ``ties``."""
+    """(thresholds, tp, fp, None) with one point per item, ties broken per ``ties``."""
     neg_s = -s
     if ties == "stable":
         order = np.argsort(neg_s, kind="stable")
@@ -171,7 +178,7 @@ def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: 
     thr = np.empty(n + 1)
     thr[0] = np.inf
     thr[1:] = s[order]
-    return thr, tp, fp, None, None
+    return thr, tp, fp, None
 
 
 def _readonly(*arrays):
@@ -217,7 +224,9 @@ class PRCurve:
         Cumulative (weighted) true and false positives; ``tp[0] = fp[0] = 0``.
     precision, recall : ndarray, shape (K + 1,)
         ``tp / (tp + fp)`` and ``tp / n_pos``; point 0 has precision 1 by the
-        0/0 := 1 convention and recall 0. Recall ends at exactly 1.
+        0/0 := 1 convention and recall 0. Recall ends at exactly 1. Both are
+        computed (correctly rounded) on first access and then cached, so a
+        summary that needs only counts does not pay for them.
     n_pos, n_neg : float
         (Weighted) numbers of positives and negatives (``tp[-1]``, ``fp[-1]``).
     ties : str
@@ -229,8 +238,6 @@ class PRCurve:
     thresholds: np.ndarray
     tp: np.ndarray
     fp: np.ndarray
-    precision: np.ndarray
-    recall: np.ndarray
     n_pos: float
     n_neg: float
     ties: str = "threshold"
@@ -238,6 +245,22 @@ class PRCurve:
 
     def __len__(self) -> int:
         return int(self.thresholds.shape[0])
+
+    @cached_property
+    def precision(self) -> np.ndarray:
+        """``tp / (tp + fp)``, 1 at point 0 (0/0 := 1). Computed on first access."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = self.tp / (self.tp + self.fp)
+        p[0] = 1.0
+        _readonly(p)
+        return p
+
+    @cached_property
+    def recall(self) -> np.ndarray:
+        """``tp / n_pos``: 0 at point 0, exactly 1 at the end. Computed on first access."""
+        r = self.tp / self.n_pos
+        _readonly(r)
+        return r
 
     # -- helpers -----------------------------------------------------------
     def _group_ends(self) -> np.ndarray:
@@ -523,18 +546,13 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
         )
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=False, what="precision-recall curve")
     if ties == "threshold":
-        thr, tp, fp, precision, recall = _threshold_counts(s, yb, w)
+        thr, tp, fp, _ = _threshold_counts(s, yb, w)
     else:
-        thr, tp, fp, precision, recall = _per_item_counts(s, yb, w, ties)
+        thr, tp, fp, _ = _per_item_counts(s, yb, w, ties)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
-    if precision is None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            precision = tp / (tp + fp)
-        precision[0] = 1.0
-        recall = tp / n_pos
-    _readonly(thr, tp, fp, precision, recall)
-    return PRCurve(thr, tp, fp, precision, recall, n_pos, n_neg, ties, w is not None)
+    _readonly(thr, tp, fp)
+    return PRCurve(thr, tp, fp, n_pos, n_neg, ties, w is not None)
 
 
 # ---------------------------------------------------------------------------
@@ -551,7 +569,7 @@ class ROCCurve:
     fpr, tpr : ndarray, shape (K + 1,)
         From (0, 0) (nothing retrieved, threshold ``+inf``) to (1, 1); one
         point per distinct score. Tied positives and negatives make a
-        diagonal segment.
+        diagonal segment. Computed on first access and cached.
     thresholds : ndarray
         ``thresholds[k]`` is the smallest score retrieved at point ``k``.
     tp, fp : ndarray
@@ -562,8 +580,6 @@ class ROCCurve:
         with ties counted 1/2 (equal to scikit-learn's ``roc_auc_score``).
     """
 
-    fpr: np.ndarray
-    tpr: np.ndarray
     thresholds: np.ndarray
     tp: np.ndarray
     fp: np.ndarray
@@ -573,6 +589,20 @@ class ROCCurve:
 
     def __len__(self) -> int:
         return int(self.thresholds.shape[0])
+
+    @cached_property
+    def fpr(self) -> np.ndarray:
+        """False positive rate ``fp / n_neg`` (x axis). Computed on first access."""
+        r = self.fp / self.n_neg
+        _readonly(r)
+        return r
+
+    @cached_property
+    def tpr(self) -> np.ndarray:
+        """True positive rate ``tp / n_pos`` (y axis). Computed on first access."""
+        r = self.tp / self.n_pos
+        _readonly(r)
+        return r
 
     def eer(self) -> tuple[float, float]:
         """Equal error rate: where the curve crosses fpr = fnr = 1 - tpr.
@@ -626,15 +656,11 @@ def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
     (0.25, 0.8)
     """
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC curve")
-    thr, tp, fp, _, _ = _threshold_counts(s, yb, w)
+    thr, tp, fp, u = _threshold_counts(s, yb, w)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
-    dfp = np.diff(fp)
-    u = float(np.dot(dfp, tp[:-1] + 0.5 * np.diff(tp)))
-    fpr = fp / n_neg
-    tpr = tp / n_pos
-    _readonly(thr, tp, fp, fpr, tpr)
-    return ROCCurve(fpr, tpr, thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
+    _readonly(thr, tp, fp)
+    return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
 
 
 def roc_auc(scores, y, *, sample_weight=None) -> float:

@@ -131,7 +131,7 @@ def auprc_trapezoid(scores, y, *, thresholds=None) -> TrapezoidAUPRC:
     """
     s, yb = check_scores_labels(scores, y)
     if thresholds is None:
-        _, tp, fp, _, _ = _threshold_counts(s, yb, None)
+        _, tp, fp, _ = _threshold_counts(s, yb, None)
         tp, fp = tp[1:], fp[1:]
     else:
         _, tp, fp = _grid_counts(s, yb, thresholds)
