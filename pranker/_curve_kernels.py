@@ -103,31 +103,29 @@ def merge_threshold_curve(pos, neg, thr, tp, fp):
 def merge_mann_whitney(pos, neg):
     """U = #(pos > neg) + #(pos == neg) / 2 from ascending-sorted class scores.
 
-    Walking groups of equal value from the top, with ctp positives above the
-    group, each of its dfp negatives is beaten by those ctp positives and
-    ties with the group's dtp positives: U += dfp (ctp + dtp / 2). Partial
-    sums are multiples of 1/2 below 2**53 for n_pos n_neg < 2**52, so U is
-    exact there.
+    For each group of c equal positive scores v (ascending), ``lt`` negatives
+    score below v and ``eq`` equal it, so the group adds c (lt + eq / 2).
+    The scan over negatives is a tight, well-predicted loop. Partial sums are
+    multiples of 1/2 below 2**53 for n_pos n_neg < 2**52, so U is exact there.
     """
-    i = pos.shape[0] - 1
-    j = neg.shape[0] - 1
-    ctp = 0.0
+    P = pos.shape[0]
+    M = neg.shape[0]
+    i = 0
+    j = 0
     u = 0.0
-    while j >= 0:
-        v = neg[j]
-        dtp = 0.0
-        while i >= 0 and pos[i] > v:
-            ctp += 1.0
-            i -= 1
-        while i >= 0 and pos[i] == v:
-            dtp += 1.0
-            i -= 1
-        dfp = 0.0
-        while j >= 0 and neg[j] == v:
-            dfp += 1.0
-            j -= 1
-        u += dfp * (ctp + 0.5 * dtp)
-        ctp += dtp
+    while i < P:
+        v = pos[i]
+        c = 0
+        while i < P and pos[i] == v:
+            c += 1
+            i += 1
+        while j < M and neg[j] < v:
+            j += 1
+        k = j
+        while k < M and neg[k] == v:
+            k += 1
+        u += c * (j + 0.5 * (k - j))
+        j = k
     return u
 
 
