@@ -354,6 +354,14 @@ class PRCurve:
         .. [2] J. Grau, I. Grosse and J. Keilwagen, "PRROC: computing and
            visualizing precision-recall and receiver operating characteristic
            curves in R", Bioinformatics 31(15), 2015.
+
+        Examples
+        --------
+        >>> c = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+        >>> round(c.auc_davis_goadrich(), 6)  # (1 + 1/2 + ln(3)/4) / 2
+        0.887327
+        >>> round(c.auc_trapezoid(), 6)  # linear in PR space: larger
+        0.916667
         """
         return float(ck.dg_area(self.tp, self.fp, self.n_pos))
 
@@ -390,6 +398,12 @@ class PRCurve:
         of exactly 3/10 counts at level 0.3 (``np.linspace(0, 1, 11)[3]`` is
         one ulp above 0.3). ``include_initial`` lets the 0/0 := 1 point count
         at level 0, as VLFeat does.
+
+        Examples
+        --------
+        >>> c = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+        >>> round(c.ap_11point(), 6)  # levels 0..0.5 at precision 1, 0.6..1 at 2/3
+        0.848485
         """
         sm = self._suffix_max_precision(include_initial)
         levels = np.arange(11)
@@ -429,6 +443,11 @@ class PRCurve:
         References
         ----------
         .. [1] C. J. van Rijsbergen, Information Retrieval, 2nd ed., 1979.
+
+        Examples
+        --------
+        >>> pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0]).best_f()
+        BestF(f=0.8, threshold=0.8, precision=0.6666666666666666, recall=1.0)
         """
         beta = float(beta)
         if not (math.isfinite(beta) and beta > 0):
@@ -456,6 +475,12 @@ class PRCurve:
         ``k`` may be an array. Inside a tie group (threshold curves) tp(k) is
         interpolated linearly: the expected value over random orders of the
         tie. For weighted curves ``k`` is a retrieved weight.
+
+        Examples
+        --------
+        >>> c = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+        >>> c.precision_at_k(2)  # top item positive, then one of a tied pos/neg pair
+        0.75
         """
         kk, tpk = self._tp_at(k)
         return _scalar_or_array(tpk / kk, kk)
@@ -471,6 +496,12 @@ class PRCurve:
         Recall is compared as computed in float64 (``tp / n_pos`` is correctly
         rounded, so a recall of exactly 3/10 equals ``0.3``). Only real
         operating points count (the 0/0 := 1 point does not).
+
+        Examples
+        --------
+        >>> c = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+        >>> c.precision_at_recall([0.5, 0.6])
+        array([1.        , 0.66666667])
         """
         rr = _as_query(r, "r", 0.0, 1.0)
         sm = self._suffix_max_precision(False)
@@ -482,6 +513,11 @@ class PRCurve:
 
         The empty retrieval (recall 0, precision 1) takes part, so the answer
         is 0 when no real operating point is precise enough.
+
+        Examples
+        --------
+        >>> pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0]).recall_at_precision(0.9)
+        0.5
         """
         pp = _as_query(p, "p", 0.0, 1.0)
         order = np.argsort(-self.precision, kind="stable")

@@ -22,7 +22,8 @@ standard error is sd(f) / sqrt(n_pos) (sd with n_pos - 1 degrees of freedom).
 Precision is not monotone, so a w_k may be negative; f_j is still a
 well-defined sample. By default the points are all distinct scores (the
 exact curve); a coarser grid of thresholds can be given, as in the seed,
-with "retrieved" meaning score > threshold and 0/0 := 1 for an empty grid cell.
+with "retrieved" meaning score > threshold and precision 0/0 := 1 when a
+threshold retrieves nothing.
 
 Boyd, Eng & Page (2013) intervals
 ---------------------------------

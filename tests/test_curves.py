@@ -486,6 +486,10 @@ def test_edge_cases():
     assert c.average_precision() == 0.5
     c = pr_curve([np.inf, 1.0, -np.inf], [0, 1, 1])
     assert c.thresholds.tolist() == [np.inf, np.inf, 1.0, -np.inf]
+    # -0.0 and 0.0 are the same score: one tied group
+    c = pr_curve([0.0, -0.0, 1.0], [1, 0, 0])
+    assert c.tp.tolist() == [0, 0, 1] and c.fp.tolist() == [0, 1, 2]
+    assert roc_auc([0.0, -0.0, 1.0], [1, 0, 0]) == 0.25
 
 
 def test_frozen_and_readonly():
