@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy import special, stats
 
 from ._validation import check_scores, check_scores_labels, check_ties
 from .ap import _auprc_validated
@@ -86,7 +86,15 @@ def _z(conf_level) -> float:
     c = float(conf_level)
     if not (0.0 < c < 1.0):
         raise ValueError(f"conf_level must be strictly between 0 and 1; got {conf_level!r}.")
-    return float(stats.norm.ppf(0.5 + c / 2.0))
+    return NormalDist().inv_cdf(0.5 + c / 2.0)
+
+
+def _expit(x: float) -> float:
+    """1 / (1 + exp(-x)) without overflow."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def _grid_counts(s: np.ndarray, yb: np.ndarray, thresholds):
@@ -237,7 +245,7 @@ def boyd_interval(
     else:
         eta = math.log(theta) - math.log1p(-theta)
         tau = 1.0 / math.sqrt(n * theta * (1.0 - theta))
-        low, high = float(special.expit(eta - z * tau)), float(special.expit(eta + z * tau))
+        low, high = _expit(eta - z * tau), _expit(eta + z * tau)
     return APInterval(theta, low, high, float(conf_level), method, n)
 
 
