@@ -6,6 +6,16 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 
 from . import compat
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .curves import (
+    BestF,
+    PRCurve,
+    ROCCurve,
+    average_precision_many,
+    pr_curve,
+    roc_auc,
+    roc_auc_many,
+    roc_curve,
+)
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .retrieval import (
     RadiusCurves,
@@ -15,6 +25,7 @@ from .retrieval import (
     radius_curves,
 )
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
 
@@ -36,4 +47,17 @@ __all__ = [
     "hamming_radius_curves",
     "hamming_distances",
     "pack_codes",
+    "PRCurve",
+    "ROCCurve",
+    "BestF",
+    "pr_curve",
+    "roc_curve",
+    "roc_auc",
+    "average_precision_many",
+    "roc_auc_many",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
 ]
