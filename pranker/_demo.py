@@ -99,18 +99,17 @@ def run(args) -> int:
         null_curve = cli._null_curve(n, p)
         curves = {}
         for c, s, r in zip(cols, s_list, results, strict=True):
-            rec, prec, _ = cli._pr_points(s, y)
-            curves[f"{c} (AUPRC {r.auprc:.3f})"] = (rec, prec)
+            pr, _ = cli._curves(s, y)
+            curves[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
         fig = plotting.plot_pr_curves(curves, prevalence=p / n, null_curve=null_curve, raw=False,
                                       title=f"Digit {args.digit} vs rest, held-out half")
         plotting.save_figure(fig, paths["pr_curve.png"])
         weak = 1
-        rec, prec, fpr = cli._pr_points(s_list[weak], y)
-        fig = plotting.plot_roc_pr(fpr, rec, rec, prec, label=cols[weak],
-                                   auprc=results[weak].auprc, roc_auc=_roc_auc(fpr, rec),
-                                   prevalence=p / n, null_curve=null_curve,
-                                   title=f"{cols[weak]}: ROC and PR share the recall axis")
+        pr, roc = cli._curves(s_list[weak], y)
+        fig = plotting.plot_roc_pr_from_curves(
+            roc, pr, label=cols[weak], auprc=results[weak].auprc, prevalence=p / n,
+            null_curve=null_curve, title=f"{cols[weak]}: ROC and PR share the recall axis")
         plotting.save_figure(fig, paths["roc_pr.png"])
         samples = _null_samples(n, p, args.draws, args.progress)
         fig = plotting.plot_null_from_result(
@@ -138,11 +137,6 @@ def _null_samples(n, p, draws, progress):
             out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
-
-
-def _roc_auc(fpr, tpr) -> float:
-    """Trapezoidal area under the ROC points (ties give diagonal segments)."""
-    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
 
 
 def argparse_namespace(**kw):

@@ -37,7 +37,7 @@ from ._progress import progress_bar
 
 # ----------------------------------------------------------------------------
 # Adapters to the library. Each is the single place to switch when the
-# corresponding module lands on main (pranker.curves, pranker.null_curve,
+# corresponding module lands on main (pranker.null_curve,
 # pranker.tables, the Monte Carlo method of pranker()).
 # ----------------------------------------------------------------------------
 
@@ -75,23 +75,11 @@ def _significance(s, y, *, method, conf_level, ties, draws, seed, progress):
     return dataclasses.replace(res, pvalue=(1.0 + exceed) / (1.0 + draws), method="montecarlo")
 
 
-def _pr_points(s: np.ndarray, y: np.ndarray):
-    """(recall, precision) at every distinct threshold, starting at (0, 1).
+def _curves(s: np.ndarray, y: np.ndarray):
+    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.curves`)."""
+    from .curves import pr_curve, roc_curve
 
-    TEMPORARY private fallback until ``pranker.curves.pr_curve`` lands on main.
-    Sort by decreasing score; cumulative TP/FP counts at the last index of
-    each group of tied scores (a threshold admits a whole tie group).
-    """
-    order = np.argsort(-s, kind="stable")
-    ss, yy = s[order], y[order]
-    tp = np.cumsum(yy)
-    fp = np.cumsum(~yy)
-    last = np.r_[np.flatnonzero(ss[1:] != ss[:-1]), ss.size - 1]
-    tp, fp = tp[last], fp[last]
-    recall = np.r_[0.0, tp / tp[-1]]
-    precision = np.r_[1.0, tp / (tp + fp)]
-    fpr = np.r_[0.0, fp / fp[-1]] if fp[-1] > 0 else np.r_[0.0, np.zeros(fp.size)]
-    return recall, precision, fpr
+    return pr_curve(s, y), roc_curve(s, y)
 
 
 def _null_curve(N: int, P: int):
@@ -300,8 +288,8 @@ def _plot_scores(path, score_cols, s_list, y, results, title):
 
     curves = {}
     for c, s, r in zip(score_cols, s_list, results, strict=True):
-        rec, prec, _ = _pr_points(s, y)
-        curves[f"{c} (AUPRC {r.auprc:.3f})"] = (rec, prec)
+        pr, _ = _curves(s, y)
+        curves[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
     n, p = results[0].n, results[0].n_pos
     fig = plot_pr_curves(curves, prevalence=p / n, null_curve=_null_curve(n, p),
                          raw=len(curves) == 1, title=title)

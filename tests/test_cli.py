@@ -450,21 +450,7 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     assert (out / "scores.csv").read_bytes() == before
 
 
-# --- temporary private fallbacks (remove with them once pranker.curves / null_curve land) ----
-
-
-def test_fallback_pr_points_match_sklearn():
-    from sklearn.metrics import precision_recall_curve
-
-    from pranker.cli import _pr_points
-
-    rng = np.random.default_rng(5)
-    s = rng.integers(0, 6, 60).astype(float)  # many ties
-    y = rng.random(60) < 0.3
-    rec, prec, _ = _pr_points(s, y)
-    p_sk, r_sk, _ = precision_recall_curve(y, s)
-    # sklearn lists thresholds increasing and ends with (recall 0, precision 1)
-    assert np.allclose(rec, r_sk[::-1]) and np.allclose(prec, p_sk[::-1])
+# --- temporary private fallback (remove with it once pranker.null_curve lands) ----
 
 
 def test_fallback_null_curve_matches_enumeration():

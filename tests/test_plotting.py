@@ -204,3 +204,20 @@ def test_long_curves_are_thinned_keeping_ends():
         x = ln.get_xdata()
         assert len(x) <= 2 * plotting._MAX_POINTS
         assert x[0] == 0.0 and x[-1] == 1.0
+
+
+def test_wrappers_take_curve_objects(tmp_path, curve):
+    from pranker.curves import pr_curve, roc_curve
+
+    s, y, rec, prec, fpr = curve  # loop oracle (continuous scores: no ties)
+    pr, roc = pr_curve(s, y), roc_curve(s, y)
+    fig = plotting.plot_pr_from_curve(pr, path=tmp_path / "a.png")
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(f"P/N = {y.mean():.3g}" in t for t in labels)  # prevalence from the counts
+    raw = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "ranking (raw)"][0]
+    assert np.allclose(raw.get_xdata(), rec) and np.allclose(raw.get_ydata(), prec)
+    fig = plotting.plot_roc_pr_from_curves(roc, pr, path=tmp_path / "b.png")
+    assert f"{roc.auc:.3f}" in fig.axes[0].get_title()
+    roc_line = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "ranking"][0]
+    assert np.allclose(roc_line.get_xdata(), fpr) and np.allclose(roc_line.get_ydata(), rec)
+    assert png_size(tmp_path / "b.png") == (1000, 500)
