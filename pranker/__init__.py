@@ -6,6 +6,7 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
 
 __version__ = "0.1.0"
@@ -22,4 +23,7 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "expected_null_pr_curve",
+    "NullInterpolatedAP",
+    "null_interpolated_ap",
 ]
