@@ -5,6 +5,7 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 """
 
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .many import ManyResult, pranker_many
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
@@ -26,4 +27,6 @@ __all__ = [
     "expected_null_pr_curve",
     "NullInterpolatedAP",
     "null_interpolated_ap",
+    "ManyResult",
+    "pranker_many",
 ]

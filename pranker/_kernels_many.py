@@ -9,7 +9,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import MODE_STABLE, ap_from_groups, ap_from_ranks, harmonic
+from ._kernels import (
+    MODE_STABLE,
+    ap_from_groups,
+    ap_from_ranks,
+    harmonic,
+    min_ap,
+    null_moments,
+)
 
 # status codes per row
 ROW_OK = 0
@@ -255,8 +262,6 @@ def beta_params(N, P, mean, var, a, one_minus_a):
 @njit(cache=True, parallel=True)
 def null_table_kernel(N, P, mean, var, a, one_minus_a, alpha, beta, ok):
     """Exact null moments, min AP and beta shapes for every (N[i], P[i]), in parallel."""
-    from ._kernels import min_ap, null_moments
-
     for i in prange(N.shape[0]):
         n = float(N[i])
         p = float(P[i])
