@@ -4,10 +4,18 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
+from . import compat
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
 from .many import ManyResult, pranker_many
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
+from .retrieval import (
+    RadiusCurves,
+    hamming_distances,
+    hamming_radius_curves,
+    pack_codes,
+    radius_curves,
+)
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
 
 __version__ = "0.1.0"
@@ -29,4 +37,10 @@ __all__ = [
     "null_interpolated_ap",
     "ManyResult",
     "pranker_many",
+    "compat",
+    "RadiusCurves",
+    "radius_curves",
+    "hamming_radius_curves",
+    "hamming_distances",
+    "pack_codes",
 ]
