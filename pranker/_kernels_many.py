@@ -265,8 +265,9 @@ def null_table_kernel(N, P, mean, var, a, one_minus_a, alpha, beta, ok):
     for i in prange(N.shape[0]):
         n = float(N[i])
         p = float(P[i])
-        mu, v = null_moments(n, p)
-        lo, span = min_ap(n, p)
+        m = float(N[i] - P[i])
+        mu, v = null_moments(n, p, m)
+        lo, span = min_ap(n, p, m)
         al, be, good = beta_params(n, p, mu, v, lo, span)
         mean[i] = mu
         var[i] = v

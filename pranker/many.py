@@ -40,12 +40,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from . import _kernels, _kernels_many
 from ._progress import progress_bar
 from ._validation import _as_numeric_array, check_ties
-from .significance import PrankerResult, _check_conf_level
+from .significance import BetaFit, PrankerResult, _check_conf_level
 
 __all__ = ["ManyResult", "pranker_many"]
 
@@ -323,9 +323,9 @@ def pranker_many(
     >>> from pranker import pranker
     >>> bool(np.isclose(res.pvalue[1], pranker(scores[1], y[1]).pvalue, rtol=1e-12))
     True
-    >>> ragged = pranker_many([[0.9, 0.1, 0.5], [0.3, 0.8]], [[1, 0, 0], [0, 1]])
-    >>> ragged.auprc.tolist(), ragged.n.tolist()
-    ([1.0, 1.0], [3, 2])
+    >>> ragged = pranker_many([[0.9, 0.1, 0.5], [0.3, 0.8, 0.1, 0.2]], [[1, 0, 0], [0, 1, 0, 1]])
+    >>> ragged.auprc.round(4).tolist(), ragged.n.tolist(), ragged.n_pos.tolist()
+    ([1.0, 0.8333], [3, 4], [1, 2])
     """
     check_ties(ties)
     conf_level = _check_conf_level(conf_level)
@@ -376,8 +376,9 @@ def pranker_many(
 def _null_and_pvalues(ap, n, npos, valid, conf_level):
     """Null moments and beta fit once per distinct (N, P); beta p-value per ranking.
 
-    Mirrors :func:`pranker.significance.beta_fit` and ``BetaFit.sf`` step for
-    step, so each ranking's p-value equals :func:`pranker.pranker`'s.
+    Mirrors :func:`pranker.significance.beta_fit`, ``BetaFit.sf`` (including
+    its floor at 1 / C(N, P)) and ``BetaFit.interval`` step for step, so each
+    ranking's p-value equals :func:`pranker.pranker`'s (the tests check it).
     """
     R = ap.shape[0]
     res = {
@@ -397,17 +398,33 @@ def _null_and_pvalues(ap, n, npos, valid, conf_level):
     mean, var, a, span, alpha, beta = (np.empty(u) for _ in range(6))
     ok = np.empty(u, dtype=np.bool_)
     _kernels_many.null_table_kernel(un, up, mean, var, a, span, alpha, beta, ok)
-    if not ok.all():  # cannot happen for exact moments; guard against silent NaN
+    if not ok.all():
+        # only the two-point null of N = 2, P = 1 (AP is 1 or 1/2): its variance is the
+        # largest any law on [a, 1] can have, so no beta fits; pranker() raises too
         i = int(np.flatnonzero(~ok)[0])
-        raise RuntimeError(f"beta fit failed for N={un[i]}, P={up[i]}; please report this.")
+        rows = np.flatnonzero(valid)[inv == i]
+        raise ValueError(
+            f"the beta approximation is undefined for N={un[i]}, P={up[i]} (ranking(s) "
+            f"{rows[:5].tolist()}): the null has two points only. Drop or mask such "
+            "rankings, or assess them exactly (p = rank of the positive / N)."
+        )
     degenerate = ~((var > 0.0) & (span > 0.0))
     lo_q, hi_q = (1.0 - conf_level) / 2.0, (1.0 + conf_level) / 2.0
     fit = ~degenerate
     c_lo = mean.copy()
     c_hi = mean.copy()
     if fit.any():
-        c_lo[fit] = a[fit] + span[fit] * stats.beta.ppf(lo_q, alpha[fit], beta[fit])
-        c_hi[fit] = a[fit] + span[fit] * stats.beta.ppf(hi_q, alpha[fit], beta[fit])
+        c_lo[fit] = a[fit] + span[fit] * special.betaincinv(alpha[fit], beta[fit], lo_q)
+        c_hi[fit] = a[fit] + span[fit] * special.betaincinv(alpha[fit], beta[fit], hi_q)
+    # floor of the upper tail, 1 / C(N, P), exactly as BetaFit.sf applies it
+    p_best = np.array(
+        [
+            BetaFit(al, be, lo, sc, mu, v, int(nn), int(pp)).p_best if f else 0.0
+            for al, be, lo, sc, mu, v, nn, pp, f in zip(
+                alpha, beta, a, span, mean, var, un, up, fit, strict=True
+            )
+        ]
+    )
     x = ap[valid]
     m_r, a_r, s_r = mean[inv], a[inv], span[inv]
     deg_r = degenerate[inv]
@@ -415,7 +432,7 @@ def _null_and_pvalues(ap, n, npos, valid, conf_level):
     f = ~deg_r
     if f.any():
         z = np.clip((x[f] - a_r[f]) / s_r[f], 0.0, 1.0)
-        p[f] = stats.beta.sf(z, alpha[inv][f], beta[inv][f])
+        p[f] = np.maximum(special.betaincc(alpha[inv][f], beta[inv][f], z), p_best[inv][f])
     for name, vals in (
         ("pvalue", p),
         ("null_mean", m_r),
