@@ -17,6 +17,7 @@ from .retrieval import (
     radius_curves,
 )
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,10 @@ __all__ = [
     "null_interpolated_ap",
     "ManyResult",
     "pranker_many",
+    "NullTable",
+    "null_params_table",
+    "load_null_params_table",
+    "parse_int_ranges",
     "compat",
     "RadiusCurves",
     "radius_curves",
