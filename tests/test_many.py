@@ -249,3 +249,13 @@ def test_bad_input():
         pranker_many(np.array([[0.2, 0.1]]), np.array([[1, 0]]))
     with pytest.raises(ValueError):
         pranker_many(s, y, conf_level=1.5)
+
+
+def test_progress_bar_blocks_give_same_results():
+    pytest.importorskip("tqdm")
+    rng = np.random.default_rng(12)
+    s, y = random_batch(rng, 120, 30, frac=0.2)
+    a = pranker_many(s, y, progress=True)
+    b = pranker_many(s, y)
+    np.testing.assert_array_equal(a.auprc, b.auprc)
+    np.testing.assert_array_equal(a.pvalue_bh, b.pvalue_bh)

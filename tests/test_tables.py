@@ -169,3 +169,10 @@ def test_parse_int_ranges():
             parse_int_ranges(bad, max_values=10**6)
     with pytest.raises(TypeError):
         parse_int_ranges(5)
+
+
+def test_progress_blocks_give_same_table():
+    pytest.importorskip("tqdm")
+    a = null_params_table(np.arange(100, 5001, 100), np.arange(1, 200), progress=True)
+    b = null_params_table(np.arange(100, 5001, 100), np.arange(1, 200))
+    assert_tables_equal(a, b)
