@@ -25,18 +25,6 @@ ROW_NAN = 2
 
 
 @njit(cache=True)
-def _lower_bound(u, lo, hi, x):
-    """Smallest g in [lo, hi] with g == hi or u[g] >= x, for sorted u (binary search)."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if u[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True)
 def _bucket_table(u, G, K, scale):
     """table[b] = #{g : bucket(u[g]) < b}, bucket(x) = min(int((x - u[0]) * scale), K - 1).
 

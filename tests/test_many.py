@@ -259,3 +259,20 @@ def test_progress_bar_blocks_give_same_results():
     b = pranker_many(s, y)
     np.testing.assert_array_equal(a.auprc, b.auprc)
     np.testing.assert_array_equal(a.pvalue_bh, b.pvalue_bh)
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_search_paths_crowded_infinite_and_single_value(ties):
+    rng = np.random.default_rng(31)
+    R, n = 6, 400
+    s = rng.standard_cauchy((R, n)) ** 3  # crowded buckets: a few extremes set the range
+    y = rng.random((R, n)) < 0.2
+    y[:, 0] = True
+    s[1, 0] = np.inf  # a positive at +inf: infinite range, plain binary search
+    s[2, 0] = -np.inf
+    s[3] = np.round(s[3])  # heavy ties
+    s[4, y[4]] = 0.25  # one distinct positive score (G = 1)
+    s[5] = rng.integers(0, 3, n) * 5e-324  # range of a few subnormals: scale overflows
+    res = pranker_many(s, y, ties=ties)
+    for i in range(R):
+        assert_row_matches_pranker(res, i, s[i], y[i], ties)
