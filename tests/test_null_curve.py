@@ -149,3 +149,23 @@ def test_interpolated_ap_bad_input():
         null_interpolated_ap(10, 2, n_draws=1)
     with pytest.raises(ValueError):
         null_interpolated_ap(10, 11)
+
+
+@pytest.mark.parametrize("N,P", [(100_000, 30), (2000, 1500)])
+def test_interpolated_ap_against_independent_simulation(N, P):
+    # numpy's generator, not pranker's sampler; the two estimates must agree within
+    # their combined standard error (5 sigma)
+    rng = np.random.default_rng(77)
+    n = 4000
+    if 2 * P <= N:
+        ranks = np.floor(rng.random((3 * n // 2, P)) * N).astype(np.int64) + 1
+        ranks.sort(axis=1)
+        ranks = ranks[np.all(np.diff(ranks, axis=1) > 0, axis=1)][:n]
+    else:
+        ranks = np.sort(np.argsort(rng.random((n, N)), axis=1)[:, :P] + 1, axis=1)
+    prec = np.arange(1, P + 1) / ranks
+    interp = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    ap = interp.mean(axis=1)
+    est = null_interpolated_ap(N, P, n_draws=20_000, seed=5)
+    se = np.hypot(est.se, ap.std(ddof=1) / np.sqrt(ap.size))
+    assert abs(est.mean - ap.mean()) < 5 * se
