@@ -6,6 +6,16 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 
 from . import compat
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .curves import (
+    BestF,
+    PRCurve,
+    ROCCurve,
+    average_precision_many,
+    pr_curve,
+    roc_auc,
+    roc_auc_many,
+    roc_curve,
+)
 from .many import ManyResult, pranker_many
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
@@ -18,6 +28,7 @@ from .retrieval import (
 )
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
 from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
+from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
 
@@ -48,4 +59,17 @@ __all__ = [
     "hamming_radius_curves",
     "hamming_distances",
     "pack_codes",
+    "PRCurve",
+    "ROCCurve",
+    "BestF",
+    "pr_curve",
+    "roc_curve",
+    "roc_auc",
+    "average_precision_many",
+    "roc_auc_many",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
 ]
