@@ -115,36 +115,36 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
             nan += 1
             continue
         n += 1
-        # position of x among u[:G] (written out here: a call per item that
-        # passes arrays costs reference counting, ~10x the work itself)
+        if x > top:
+            gap[G] += 1
+            continue
         if x < u0:
+            gap[0] += 1
+            continue
+        # position of x among u[:G], u0 <= x <= top (written out here: a call per
+        # item that passes arrays costs reference counting, ~10x the work itself)
+        if K == 0:
             g = 0
-        elif x > top:
-            g = G
+            h = G
         else:
-            if K == 0:
-                g = 0
-                h = G
-            else:
-                b = int((x - u0) * scale)
-                if b >= K:
-                    b = K - 1
-                g = table[b]
-                h = table[b + 1]
-            if h - g > 8:  # crowded bucket: binary search
-                while g < h:
-                    mid = (g + h) >> 1
-                    if u[mid] < x:
-                        g = mid + 1
-                    else:
-                        h = mid
-            else:
-                while g < h and u[g] < x:
-                    g += 1
-        if g < G and u[g] == x:
-            tied[g] += 1
+            b = int((x - u0) * scale)
+            if b >= K:
+                b = K - 1
+            g = table[b]
+            h = table[b + 1]
+        if h - g > 8:  # crowded bucket: binary search
+            while g < h:
+                mid = (g + h) >> 1
+                if u[mid] < x:
+                    g = mid + 1
+                else:
+                    h = mid
         else:
-            gap[g] += 1
+            while u[g] < x:  # stops by g = G - 1 since x <= top
+                g += 1
+        e = 1 if u[g] == x else 0
+        tied[g] += e
+        gap[g] += 1 - e
     greater = np.empty(G, dtype=np.int64)
     n_tied = np.empty(G, dtype=np.int64)
     pos_greater = np.empty(G, dtype=np.int64)
@@ -171,31 +171,28 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         if use_mask and not mr[j]:
             continue
         x = s[j]
-        if x < u0:
+        if x > top or x < u0:
+            continue  # not tied with any positive
+        if K == 0:
             g = 0
-        elif x > top:
-            g = G
+            h = G
         else:
-            if K == 0:
-                g = 0
-                h = G
-            else:
-                b = int((x - u0) * scale)
-                if b >= K:
-                    b = K - 1
-                g = table[b]
-                h = table[b + 1]
-            if h - g > 8:  # crowded bucket: binary search
-                while g < h:
-                    mid = (g + h) >> 1
-                    if u[mid] < x:
-                        g = mid + 1
-                    else:
-                        h = mid
-            else:
-                while g < h and u[g] < x:
-                    g += 1
-        if g < G and u[g] == x:
+            b = int((x - u0) * scale)
+            if b >= K:
+                b = K - 1
+            g = table[b]
+            h = table[b + 1]
+        if h - g > 8:
+            while g < h:
+                mid = (g + h) >> 1
+                if u[mid] < x:
+                    g = mid + 1
+                else:
+                    h = mid
+        else:
+            while u[g] < x:
+                g += 1
+        if u[g] == x:
             seen[g] += 1
             if yr[j]:
                 ranks[c] = greater[G - 1 - g] + seen[g]
