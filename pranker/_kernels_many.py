@@ -46,6 +46,55 @@ def _bucket_table(u, G, K, scale):
 
 
 @njit(cache=True)
+def _sort_floats(a, lo, hi):
+    """Sorted copy of ``a`` (no NaN; ``lo``/``hi`` its min and max), O(len) expected.
+
+    A counting pass over len(a) equal-width buckets on [lo, hi], a scatter,
+    then an insertion sort inside each bucket (np.sort when a bucket holds more
+    than 32 values, so a skewed distribution costs O(n log n), never O(n^2)).
+    The bucket map is monotone, so the buckets concatenate in order. Falls back
+    to np.sort for short inputs and infinite or subnormal ranges.
+    """
+    p = a.shape[0]
+    span = hi - lo
+    if p <= 64 or not span > 0.0:
+        return np.sort(a)
+    scale = p / span
+    if not (scale > 0.0 and scale < np.inf and span * scale < 2.0 * p):
+        return np.sort(a)
+    counts = np.zeros(p + 1, dtype=np.int64)
+    for i in range(p):
+        b = int((a[i] - lo) * scale)
+        if b >= p:
+            b = p - 1
+        counts[b + 1] += 1
+    for b in range(p):
+        counts[b + 1] += counts[b]
+    fill = counts[:p].copy()
+    out = np.empty(p)
+    for i in range(p):
+        b = int((a[i] - lo) * scale)
+        if b >= p:
+            b = p - 1
+        out[fill[b]] = a[i]
+        fill[b] += 1
+    for b in range(p):
+        s0 = counts[b]
+        e0 = counts[b + 1]
+        if e0 - s0 > 32:
+            out[s0:e0] = np.sort(out[s0:e0])
+        else:
+            for k in range(s0 + 1, e0):
+                v = out[k]
+                j = k - 1
+                while j >= s0 and out[j] > v:
+                    out[j + 1] = out[j]
+                    j -= 1
+                out[j + 1] = v
+    return out
+
+
+@njit(cache=True)
 def row_ap(s, yr, mr, use_mask, mode, pos_buf):
     """AP of one ranking (a 1-D view) without sorting it.
 
@@ -64,6 +113,8 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
     n_items = s.shape[0]
     p = 0
     nan = 0
+    pmin = np.inf
+    pmax = -np.inf
     # pass 1 reads only the labels (1 byte per item) and gathers the positives
     for j in range(n_items):
         if yr[j] and (not use_mask or mr[j]):
@@ -73,6 +124,8 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
             else:
                 pos_buf[p] = x
                 p += 1
+                pmin = min(pmin, x)
+                pmax = max(pmax, x)
     if nan > 0 or p == 0:
         n = 0
         for j in range(n_items):
@@ -83,7 +136,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
             else:
                 n += 1
         return np.nan, n, p, nan
-    pos = np.sort(pos_buf[:p])
+    pos = _sort_floats(pos_buf[:p], pmin, pmax)
     u = np.empty(p)
     ptied = np.zeros(p, dtype=np.int64)
     G = 0

@@ -276,3 +276,21 @@ def test_search_paths_crowded_infinite_and_single_value(ties):
     res = pranker_many(s, y, ties=ties)
     for i in range(R):
         assert_row_matches_pranker(res, i, s[i], y[i], ties)
+
+
+def test_positive_score_sort_kernel_matches_numpy_sort():
+    from pranker._kernels_many import _sort_floats
+
+    rng = np.random.default_rng(40)
+    cases = [
+        rng.random(1000),
+        rng.standard_cauchy(3000) ** 3,  # most values in one bucket
+        np.round(rng.standard_normal(2000), 1),  # many duplicates
+        np.concatenate([np.zeros(500), np.ones(500)]),
+        rng.random(65) * 1e-300,
+        np.array([5e-324, 0.0, 1e-323] * 40),  # subnormal range
+        np.concatenate([rng.random(100), [np.inf, -np.inf]]),
+        rng.random(10),
+    ]
+    for a in cases:
+        np.testing.assert_array_equal(_sort_floats(a, a.min(), a.max()), np.sort(a))
