@@ -255,8 +255,10 @@ def _prepare(scores, y, axis, mask):
     batch = s.shape[:ax] + s.shape[ax + 1 :]
     width = s.shape[ax]
 
+    rows = int(np.prod(batch, dtype=np.int64))
+
     def to2d(a):
-        return np.moveaxis(a, ax, -1).reshape(-1, width)
+        return np.moveaxis(a, ax, -1).reshape(rows, width)
 
     return to2d(s), to2d(yb), (None if m is None else to2d(m)), batch
 

@@ -294,3 +294,10 @@ def test_positive_score_sort_kernel_matches_numpy_sort():
     ]
     for a in cases:
         np.testing.assert_array_equal(_sort_floats(a, a.min(), a.max()), np.sort(a))
+
+
+def test_empty_rankings_count_as_no_positive():
+    res = pranker_many(np.zeros((3, 0)), np.zeros((3, 0)), no_positive="nan")
+    assert res.n.tolist() == [0, 0, 0] and not res.valid.any()
+    with pytest.raises(ValueError, match="no positive"):
+        pranker_many(np.zeros((3, 0)), np.zeros((3, 0)))
