@@ -37,8 +37,7 @@ from ._progress import progress_bar
 
 # ----------------------------------------------------------------------------
 # Adapters to the library. Each is the single place to switch when the
-# corresponding module lands on main (pranker.null_curve,
-# pranker.tables, the Monte Carlo method of pranker()).
+# corresponding module lands on main (the Monte Carlo method of pranker()).
 # ----------------------------------------------------------------------------
 
 METHODS = ("beta", "montecarlo")
@@ -83,88 +82,28 @@ def _curves(s: np.ndarray, y: np.ndarray):
 
 
 def _null_curve(N: int, P: int):
-    """Expected precision of a random ranking at recall j/P, or None.
+    """Expected precision of a random ranking at recall k/P
+    (:func:`pranker.null_curve.expected_null_pr_curve`), or None where that
+    would be slow (very large N with few positives; the figure then shows P/N)."""
+    from .null_curve import expected_null_pr_curve
 
-    TEMPORARY private fallback until ``pranker.null_curve.expected_null_pr_curve``
-    lands. The j-th positive's rank R_j is negative-hypergeometric,
-    ``P(R_j = k) = C(k-1, j-1) C(N-k, P-j) / C(N, P)``, so
-    ``E[j / R_j] = sum_k (j/k) P(R_j = k)``: O(N) per level, used for at most
-    100 levels and N <= 200000.
-    """
-    from scipy.special import gammaln
-
-    if N > 200_000:
+    try:
+        return expected_null_pr_curve(N, P)
+    except ValueError:
         return None
-    js = np.unique(np.linspace(1, P, min(P, 100)).round().astype(np.int64))
-    lc = gammaln(N + 1.0) - gammaln(P + 1.0) - gammaln(N - P + 1.0)
-    out = np.empty(js.size)
-    for t, j in enumerate(js):
-        k = np.arange(j, N - P + j + 1, dtype=np.float64)
-        logp = (gammaln(k) - gammaln(j) - gammaln(k - j + 1.0)
-                + gammaln(N - k + 1.0) - gammaln(P - j + 1.0) - gammaln(N - k - P + j + 1.0)
-                - lc)
-        out[t] = float(np.sum(np.exp(logp) * (j / k)))
-    return np.r_[0.0, js / P], np.r_[1.0, out]
 
 
-def parse_int_ranges(text: str, name: str) -> np.ndarray:
-    """``"1,5,10:100:10"`` -> sorted unique ints; ``start:stop[:step]`` includes stop.
+def _ranges(text: str, name: str) -> np.ndarray:
+    """``--N``/``--P`` text -> sorted distinct ints >= 1 (:func:`pranker.tables.parse_int_ranges`)."""
+    from .tables import parse_int_ranges
 
-    TEMPORARY private fallback until ``pranker.tables.parse_int_ranges`` lands.
-    """
-    values: list[np.ndarray] = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            raise UserError(f"--{name} {text!r}: empty item; use e.g. 1,5,10:100:10.")
-        parts = item.split(":")
-        try:
-            nums = [int(p) for p in parts]
-        except ValueError:
-            raise UserError(
-                f"--{name} {text!r}: {item!r} is not an integer or start:stop[:step] range."
-            ) from None
-        if len(nums) == 1:
-            values.append(np.array(nums, dtype=np.int64))
-            continue
-        if len(nums) > 3:
-            raise UserError(f"--{name}: {item!r} has too many ':' (use start:stop[:step]).")
-        start, stop = nums[0], nums[1]
-        step = nums[2] if len(nums) == 3 else 1
-        if step <= 0 or stop < start:
-            raise UserError(
-                f"--{name}: range {item!r} needs start <= stop and step >= 1."
-            )
-        values.append(np.arange(start, stop + 1, step, dtype=np.int64))
-    out = np.unique(np.concatenate(values))
-    if out[0] < 1:
-        raise UserError(f"--{name} values must be >= 1; got {out[0]}.")
-    return out
-
-
-def _null_table(Ns: np.ndarray, Ps: np.ndarray, progress):
-    """Rows (N, P, mean, var) for every P <= N, N-major.
-
-    TEMPORARY until ``pranker.tables.null_params_table`` lands: vectorised
-    :func:`pranker.null_params` in chunks of rows, with a progress bar.
-    """
-    from .null import null_params
-
-    nn, pp = np.meshgrid(Ns, Ps, indexing="ij")
-    keep = pp <= nn
-    nn, pp = nn[keep], pp[keep]
-    if nn.size == 0:
-        raise UserError("no (N, P) pair with P <= N in these ranges.")
-    mean = np.empty(nn.size)
-    var = np.empty(nn.size)
-    chunk = 200_000
-    with progress_bar(nn.size, "null table", progress) as bar:
-        for a in range(0, nn.size, chunk):
-            b = min(a + chunk, nn.size)
-            m, v = null_params(nn[a:b], pp[a:b])
-            mean[a:b], var[a:b] = m, v
-            bar.update(b - a)
-    return {"N": nn, "P": pp, "mean": mean, "var": var}
+    try:
+        values = parse_int_ranges(text)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"--{name}: {exc}") from None
+    if values[0] < 1:
+        raise UserError(f"--{name} values must be >= 1; got {int(values[0])}.")
+    return values
 
 
 # ----------------------------------------------------------------------------
@@ -341,49 +280,43 @@ def cmd_score(args) -> int:
 
 
 def cmd_table(args) -> int:
-    Ns = parse_int_ranges(args.N, "N")
-    Ps = parse_int_ranges(args.P, "P")
+    from .tables import COLUMNS, null_params_table
+
+    Ns = _ranges(args.N, "N")
+    Ps = _ranges(args.P, "P")
     out = args.output
     if out is not None:
         _check_writable(out, args.force)
         if not out.lower().endswith((".csv", ".npz")):
             raise UserError(f"-o {out}: the table is written as .csv or .npz; name it so.")
-    n_pairs = int(np.count_nonzero(Ps[None, :] <= Ns[:, None]))
+    n_pairs = int(np.searchsorted(Ps, Ns, side="right").sum())
+    if n_pairs == 0:
+        raise UserError(f"no (N, P) pair with P <= N (smallest N {Ns[0]}, smallest P {Ps[0]}).")
     if n_pairs > args.max_rows:
         raise UserError(
             f"the grid has {n_pairs:,} (N, P) rows, more than --max-rows {args.max_rows:,}; "
             "use a coarser step or raise --max-rows."
         )
-    cols = _null_table(Ns, Ps, args.progress)
+    table = null_params_table(Ns, Ps, progress=args.progress)
     if out is None:
-        _write_csv(sys.stdout, cols)
+        _write_csv(sys.stdout, table, COLUMNS)
         return 0
-    if out.lower().endswith(".npz"):
-        _atomic_write(out, lambda tmp: _save_npz(tmp, cols))
-    else:
-        def write(tmp):
-            with open(tmp, "w", newline="") as fh:
-                _write_csv(fh, cols)
-        _atomic_write(out, write)
-    print(f"wrote {cols['N'].size:,} rows (N, P, mean, var) to {out}", file=sys.stderr)
+    try:
+        table.save(out, overwrite=args.force)
+    except FileExistsError as exc:  # appeared since the check
+        raise UserError(str(exc)) from None
+    print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}", file=sys.stderr)
     return 0
 
 
-def _save_npz(tmp: str, cols) -> None:
-    with open(tmp, "wb") as fh:  # a file object: np.savez would append .npz to a name
-        np.savez(fh, **cols)
-
-
-def _write_csv(fh, cols) -> None:
-    fh.write("N,P,mean,var\n")
+def _write_csv(fh, table, columns) -> None:
+    """The table as CSV text (same layout as ``NullTable.save``): header, then rows."""
+    fh.write(",".join(columns) + "\n")
+    cols = [getattr(table, c) for c in columns]
     block = 100_000
-    n = cols["N"].size
-    for a in range(0, n, block):
-        b = min(a + block, n)
-        lines = [f"{N},{P},{m!r},{v!r}" for N, P, m, v in zip(
-            cols["N"][a:b].tolist(), cols["P"][a:b].tolist(),
-            cols["mean"][a:b].tolist(), cols["var"][a:b].tolist(), strict=True)]
-        fh.write("\n".join(lines) + "\n")
+    for a in range(0, len(table), block):
+        rows = zip(*(c[a:a + block].tolist() for c in cols), strict=True)
+        fh.write("".join(",".join(repr(v) for v in r) + "\n" for r in rows))
 
 
 def _require_matplotlib() -> None:
