@@ -210,14 +210,26 @@ def _result_dict(r, column, label, source, padj=None) -> dict:
 
 
 def _score_arrays(score_cols, s_list, y, args):
-    results = []
-    for s in s_list:
-        try:
-            results.append(_significance(
-                s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
-                draws=args.draws, seed=args.seed, progress=args.progress))
-        except ValueError as exc:  # library validation, e.g. no positive label
-            raise UserError(str(exc)) from None
+    """One PrankerResult per score column, and BH-adjusted p-values when several.
+
+    Several columns with the beta p-value go through :func:`pranker.many.pranker_many`
+    (one pass, shared null parameters, its BH adjustment, a progress bar for
+    many columns); other methods score column by column and adjust with
+    :func:`bh_adjust`.
+    """
+    try:
+        if len(s_list) > 1 and args.method == "beta":
+            from .many import pranker_many
+
+            many = pranker_many(np.stack(s_list), np.broadcast_to(y, (len(s_list), y.size)),
+                                ties=args.ties, conf_level=args.conf_level,
+                                progress=args.progress)
+            return [many.row(i) for i in range(len(s_list))], np.asarray(many.pvalue_bh)
+        results = [_significance(
+            s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
+            draws=args.draws, seed=args.seed, progress=args.progress) for s in s_list]
+    except ValueError as exc:  # library validation, e.g. no positive label
+        raise UserError(str(exc)) from None
     padj = bh_adjust([r.pvalue for r in results]) if len(results) > 1 else None
     return results, padj
 
