@@ -306,8 +306,10 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
     --------
     >>> vals = np.array([0.3, 0.5])
     >>> c = count_chunk([0.1, 0.5, 0.5, 0.9, 0.3], [0, 1, 0, 0, 1], vals)
-    >>> ap_from_counts(c, "optimistic")  # positives at ranks 2 and 5: (1/2 + 2/5) / 2
-    0.45
+    >>> ap_from_counts(c, "optimistic")  # positives at ranks 2 and 4: (1/2 + 2/4) / 2
+    0.5
+    >>> ap_from_counts(c, "pessimistic")  # ranks 3 and 4: (1/3 + 2/4) / 2
+    0.4166666666666667
     """
     check_ties(ties)
     if c.n_pos == 0:
