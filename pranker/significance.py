@@ -64,12 +64,26 @@ class BetaFit:
         return not (self.var > 0.0 and self.scale > 0.0)
 
     def sf(self, x):
-        """P(AP_null >= x) under the fitted beta."""
+        """P(AP_null >= x) under the fitted beta, floored at 1 / C(N, P).
+
+        The floor is exact, not an approximation: every observed AP is at most
+        1, and the null puts probability 1 / C(N, P) on AP = 1 (all positives
+        first), so no upper-tail probability can be smaller. Without it the
+        beta gives p = 0 to a perfect ranking.
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x <= self.mean, 1.0, 0.0)[()]
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
-        return stats.beta.sf(z, self.alpha, self.beta)[()]
+        return np.maximum(stats.beta.sf(z, self.alpha, self.beta), self.p_best)[()]
+
+    @property
+    def p_best(self) -> float:
+        """1 / C(N, P): the null probability of the best possible ranking."""
+        log_c = (
+            math.lgamma(self.N + 1.0) - math.lgamma(self.P + 1.0) - math.lgamma(self.N - self.P + 1.0)
+        )
+        return math.exp(-log_c) if log_c < 745.0 else 0.0
 
     def cdf(self, x):
         x = np.asarray(x, dtype=np.float64)
@@ -292,7 +306,7 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)
     if params is None:
-        mean, var = _kernels.null_moments(float(n), float(n_pos))
+        mean, var = _kernels.null_moments(float(n), float(n_pos), float(n - n_pos))
     else:
         mean, var = params
     fit = beta_fit(mean, var, n, n_pos)
