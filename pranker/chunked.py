@@ -75,6 +75,7 @@ import numpy as np
 from . import _kernels
 from ._validation import _as_numeric_array, check_labels, check_ties
 from .ap import _stable_ranks, tie_groups
+from .null import null_params
 from .significance import PrankerResult, _check_conf_level, _check_params, beta_fit
 
 __all__ = [
@@ -688,7 +689,7 @@ def result_from_ap(auprc: float, n: int, n_pos: int, params, conf_level: float,
                    ties: str) -> PrankerResult:
     """The :class:`pranker.PrankerResult` of an AP computed elsewhere (needs only N, P)."""
     if params is None:
-        mean, var = _kernels.null_moments(float(n), float(n_pos))
+        mean, var = null_params(int(n), int(n_pos))
     else:
         mean, var = params
     fit = beta_fit(mean, var, n, n_pos)
