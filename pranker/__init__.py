@@ -4,7 +4,9 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
+from . import chunked, dask  # submodules; pranker.dask imports the dask library lazily
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .chunked import auprc_ap_chunked, pranker_chunked
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
 
@@ -22,4 +24,8 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "chunked",
+    "dask",
+    "auprc_ap_chunked",
+    "pranker_chunked",
 ]
