@@ -202,3 +202,13 @@ def test_data_changing_between_passes_is_an_error():
 
     with pytest.raises((RuntimeError, ValueError), match="changed between"):
         auprc_ap_chunked(chunks)
+
+
+def test_import_does_not_load_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys, pranker; assert pranker.dask.auprc_ap; "
+            "print(sorted(m for m in ('dask', 'distributed', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
