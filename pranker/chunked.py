@@ -88,7 +88,9 @@ __all__ = [
 ]
 
 DEFAULT_CHUNK_SIZE = 1 << 22
-DEFAULT_MAX_POSITIVES = 1 << 25
+# Per chunk / partition the count vectors take about 24 bytes per distinct positive
+# score (G <= P): 2**22 positives -> ~100 MB, on top of the chunk itself.
+DEFAULT_MAX_POSITIVES = 1 << 22
 DEFAULT_ROWS_PER_RANGE = 1 << 24
 SAMPLE_PER_CHUNK = 1024
 
@@ -651,12 +653,14 @@ def auprc_ap_chunked(
         Parquet column names.
     chunk_size : int
         Rows per chunk for arrays and parquet files; memory is about
-        ``chunk_size * 17`` bytes plus ``O(P)``.
+        ``chunk_size * 17`` bytes (float64 scores) plus ``~50 * G`` bytes for
+        ``G <= P`` distinct positive scores (two count vector sets of 24 bytes
+        per value) and the gathered positives.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows the order of the chunks.
     max_positives : int
-        Gather at most this many positive scores; above it, use the
-        range-partition fallback (rows shuffled to temporary files).
+        Gather at most this many positive scores (default 2**22); above it,
+        use the range-partition fallback (rows shuffled to temporary files).
     rows_per_range : int
         Fallback only: target rows per score range (memory of the last pass).
     tmp_dir : path, optional

@@ -283,8 +283,10 @@ def auprc_ap(
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows partition order.
     max_positives : int
-        Largest number of positive scores gathered on the client; beyond it
-        the range-partition fallback (a shuffle) is used.
+        Largest number of positive scores gathered on the client (default
+        2**22); beyond it the range-partition fallback (a shuffle) is used.
+        Each partition's count vectors take about 24 bytes per distinct
+        positive score, so this also bounds the memory of a task.
     rows_per_range : int
         Fallback only: target rows per score range (memory of one range task).
     split_every : int
