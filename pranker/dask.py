@@ -119,6 +119,21 @@ def _range_task(pieces, items_above, pos_above, ties):
     return _ch.range_ap_sum(xs, ys, items_above, pos_above, ties)
 
 
+def _shared(dask, value, scheduler):
+    """One copy of ``value`` for every task: scattered to the workers when a
+    distributed client runs the computation, else a single graph literal."""
+    if scheduler is None:
+        try:
+            from distributed import default_client
+
+            client = default_client()
+        except (ImportError, ValueError):
+            client = None
+        if client is not None:
+            return client.scatter(value, broadcast=True, hash=False)
+    return dask.delayed(value, pure=True)
+
+
 def _tree(dask, fn, items, split_every):
     """Ordered tree reduction of a list of delayed objects."""
     level = list(items)
@@ -221,7 +236,7 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
         del scans
         vals, pos_counts = _ch.distinct_positive_scores(np.concatenate(positives))
         del positives
-        vals_d = delayed(vals)
+        vals_d = _shared(dask, vals, scheduler)
         counts = [
             delayed(_count_task)(p, cols, vals_d, ties == "stable", w)
             for p, w in zip(parts, names, strict=True)
@@ -236,7 +251,7 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     weights = [m[0] / max(1, m[3].shape[0]) for m in meta]
     bounds = _ch.range_boundaries(samples, weights, n, rows_per_range)
     k = bounds.shape[0] + 1
-    bounds_d = delayed(bounds)
+    bounds_d = _shared(dask, bounds, scheduler)
     hists = [delayed(_hist_task)(p, cols, bounds_d, w) for p, w in zip(parts, names, strict=True)]
     ((n_r, p_r),) = dask.compute(_tree(dask, _sum_hist, hists, split_every), **kw)
     if int(n_r.sum()) != n or int(p_r.sum()) != n_pos:

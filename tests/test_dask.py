@@ -199,3 +199,22 @@ def test_worker_dying_once_is_retried_exactly(cl, tmp_path):
     with open(marker) as fh:
         assert int(fh.read()) in pids_before
     _check(got, s, y, "stable")  # ... and the answer is still exact
+
+
+def _changes_after_first_read(block, marker_dir, block_info=None):
+    """Labels that differ on every read after the first (a source that changed)."""
+    i = block_info[0]["chunk-location"][0]
+    marker = os.path.join(marker_dir, f"read-{i}")
+    if os.path.exists(marker):
+        return np.roll(block, 1)
+    with open(marker, "w"):
+        pass
+    return block
+
+
+def test_data_changing_between_passes_is_an_error(cl, tmp_path):
+    s, y = _data(7)
+    yd = da.from_array(y, chunks=50).map_blocks(_changes_after_first_read, str(tmp_path),
+                                                meta=y[:0])
+    with pytest.raises((RuntimeError, ValueError), match="changed between"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), yd)
