@@ -4,11 +4,29 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
-from . import chunked, dask  # submodules; pranker.dask imports the dask library lazily
+from . import chunked, compat, dask  # pranker.dask imports the dask library lazily
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
 from .chunked import auprc_ap_chunked, pranker_chunked
+from .curves import (
+    BestF,
+    PRCurve,
+    ROCCurve,
+    average_precision_many,
+    pr_curve,
+    roc_auc,
+    roc_auc_many,
+    roc_curve,
+)
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .retrieval import (
+    RadiusCurves,
+    hamming_distances,
+    hamming_radius_curves,
+    pack_codes,
+    radius_curves,
+)
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
 
@@ -28,4 +46,23 @@ __all__ = [
     "dask",
     "auprc_ap_chunked",
     "pranker_chunked",
+    "compat",
+    "RadiusCurves",
+    "radius_curves",
+    "hamming_radius_curves",
+    "hamming_distances",
+    "pack_codes",
+    "PRCurve",
+    "ROCCurve",
+    "BestF",
+    "pr_curve",
+    "roc_curve",
+    "roc_auc",
+    "average_precision_many",
+    "roc_auc_many",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
 ]

@@ -245,6 +245,85 @@ def ap_from_groups(greater, n_tied, pos_greater, pos_tied, n_pos, mode):
 
 
 @njit(cache=True)
+def gather_positive_scores(scores, y):
+    """scores[y] and its length in one pass (y: bool)."""
+    n_pos = 0
+    for i in range(y.shape[0]):
+        if y[i]:
+            n_pos += 1
+    out = np.empty(n_pos, dtype=np.float64)
+    j = 0
+    for i in range(y.shape[0]):
+        if y[i]:
+            out[j] = scores[i]
+            j += 1
+    return out
+
+
+@njit(cache=True)
+def _gallop_left(a, v, lo):
+    """First index i >= lo with a[i] >= v (a ascending), by exponential search from lo."""
+    n = a.shape[0]
+    if lo >= n or a[lo] >= v:
+        return lo
+    step = 1
+    prev = lo
+    cur = lo + 1
+    while cur < n and a[cur] < v:
+        prev = cur
+        step *= 2
+        cur = lo + step
+    hi = cur if cur < n else n
+    lo = prev + 1
+    while lo < hi:  # a[prev] < v; answer in [prev+1, hi]
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _gallop_right(a, v, lo):
+    """First index i >= lo with a[i] > v (a ascending)."""
+    n = a.shape[0]
+    if lo >= n or a[lo] > v:
+        return lo
+    step = 1
+    prev = lo
+    cur = lo + 1
+    while cur < n and a[cur] <= v:
+        prev = cur
+        step *= 2
+        cur = lo + step
+    hi = cur if cur < n else n
+    lo = prev + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def sorted_search_both(a, vals, lo_out, hi_out):
+    """searchsorted(a, vals, 'left') and (..., 'right') for ascending vals.
+
+    Walks ``a`` once from left to right with galloping steps, which stays in
+    cache where independent binary searches would not.
+    """
+    pos = 0
+    for k in range(vals.shape[0]):
+        pos = _gallop_left(a, vals[k], pos)
+        lo_out[k] = pos
+        pos = _gallop_right(a, vals[k], pos)
+        hi_out[k] = pos
+
+
+@njit(cache=True)
 def ap_from_ranks(ranks, n_pos):
     """AP = (1/P) sum_k k / r_k for sorted 1-based ranks r_1 < ... < r_P."""
     total = 0.0

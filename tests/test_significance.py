@@ -129,3 +129,15 @@ def test_huge_n_params_stay_finite():
     fit = beta_fit(m, v, 10**12, 10**6)
     assert fit.alpha > 0 and fit.beta > 0 and np.isfinite(fit.sf(2e-6))
     assert fit.sf(m) == pytest.approx(0.5, abs=0.05)
+
+
+def test_betafit_functions_match_scipy_stats_beta():
+    fit = beta_fit(*null_params(300, 12), 300, 12)
+    ref = stats.beta(fit.alpha, fit.beta, loc=fit.lower, scale=fit.scale)
+    x = np.linspace(0.0, 1.0, 41)
+    np.testing.assert_allclose(fit.cdf(x), ref.cdf(x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fit.pdf(x), ref.pdf(x), rtol=1e-10, atol=1e-12)
+    sf_ref = np.maximum(ref.sf(x), fit.p_best)
+    np.testing.assert_allclose(fit.sf(x), sf_ref, rtol=1e-12, atol=1e-15)
+    q = np.linspace(0.01, 0.99, 9)
+    np.testing.assert_allclose(fit.ppf(q), ref.ppf(q), rtol=1e-10)
