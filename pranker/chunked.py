@@ -159,25 +159,36 @@ class ChunkCounts:
     ----------
     n, n_pos : int
         Rows and positives in the span.
-    between : ndarray of int64, shape (G + 1,)
+    between : ndarray of int32 or int64, shape (G + 1,)
         ``between[j]``: rows with ``v[j-1] < score < v[j]``.
-    tied : ndarray of int64, shape (G,)
+    tied : ndarray of int32 or int64, shape (G,)
         Rows with score ``v[g]``.
-    pos_tied : ndarray of int64, shape (G,)
-        Positives with score ``v[g]``.
-    group, before : ndarray of int64 or None
-        ``ties="stable"`` only: for each positive of the span in input order,
-        its group ``g`` and the number of rows with score ``v[g]`` before it in
-        the span.
+    group : ndarray of int64, shape (n_pos,)
+        For each positive of the span, in input order, its group ``g``.
+    before : ndarray of int64 or None
+        ``ties="stable"`` only: for each positive, the number of rows with
+        score ``v[g]`` before it in the span.
+
+    The dense vectors are int32 while the span has fewer than 2**31 rows
+    (half the memory and transfer of int64), int64 beyond; the positives are
+    kept per positive (``O(P)`` in all), not as a third dense vector.
     """
 
     n: int
     n_pos: int
     between: np.ndarray
     tied: np.ndarray
-    pos_tied: np.ndarray
-    group: np.ndarray | None = None
+    group: np.ndarray
     before: np.ndarray | None = None
+
+    @property
+    def pos_tied(self) -> np.ndarray:
+        """Positives with score ``v[g]`` (int64, shape (G,))."""
+        return np.bincount(self.group, minlength=self.tied.shape[0]).astype(np.int64)
+
+
+def _count_dtype(n: int):
+    return np.int32 if n < 2**31 else np.int64
 
 
 def _search_values(x: np.ndarray, vals: np.ndarray):
@@ -233,8 +244,9 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
     lo = np.searchsorted(xs, v, side="left").astype(np.int64)
     hi = np.searchsorted(xs, v, side="right").astype(np.int64)
     del xs
-    tied = hi - lo
-    between = np.empty(G + 1, dtype=np.int64)
+    dt = _count_dtype(n)
+    tied = (hi - lo).astype(dt)
+    between = np.empty(G + 1, dtype=dt)
     between[0] = lo[0]
     between[1:G] = lo[1:] - hi[:-1]
     between[G] = n - hi[G - 1]
@@ -247,8 +259,8 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
                 f"{where}: a positive's score is not among the positives' scores gathered in "
                 "the first pass; the data changed between the two passes over it."
             )
-    pos_tied = np.bincount(gp, minlength=G).astype(np.int64)
-    group = before = None
+    group = gp.astype(np.int64)
+    before = None
     if stable:
         g_all = np.searchsorted(v, x, side="left")
         on = v[np.minimum(g_all, G - 1)] == x
@@ -259,10 +271,8 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
         b_sorted = np.arange(gs.shape[0], dtype=np.int64) - np.searchsorted(gs, gs, side="left")
         b = np.empty_like(b_sorted)
         b[order] = b_sorted
-        is_pos = yb[idx]
-        group = gt[is_pos].astype(np.int64)
-        before = b[is_pos]
-    return ChunkCounts(n, int(pos.shape[0]), between, tied, pos_tied, group, before)
+        before = b[yb[idx]]  # positives are tied rows; same input order as group
+    return ChunkCounts(n, int(pos.shape[0]), between, tied, group, before)
 
 
 def combine_counts(a: ChunkCounts, b: ChunkCounts) -> ChunkCounts:
@@ -277,28 +287,30 @@ def combine_counts(a: ChunkCounts, b: ChunkCounts) -> ChunkCounts:
     >>> ab.n, ab.tied.tolist(), ab.before.tolist()  # one tied row before the positive
     (4, [2], [1])
     """
-    group = before = None
-    if a.group is not None and b.group is not None:
-        group = np.concatenate((a.group, b.group))
+    before = None
+    if a.before is not None and b.before is not None:
         before = np.concatenate((a.before, b.before + a.tied[b.group]))
+    n = a.n + b.n
+    dt = _count_dtype(n)
     return ChunkCounts(
-        a.n + b.n,
+        n,
         a.n_pos + b.n_pos,
-        a.between + b.between,
-        a.tied + b.tied,
-        a.pos_tied + b.pos_tied,
-        group,
+        np.add(a.between, b.between, dtype=dt),
+        np.add(a.tied, b.tied, dtype=dt),
+        np.concatenate((a.group, b.group)),
         before,
     )
 
 
 def _greater_counts(c: ChunkCounts):
     """Items / positives strictly above each group (ascending group order)."""
-    sb = np.cumsum(c.between[::-1])[::-1]  # sb[j] = sum_{j' >= j} between
-    st = np.cumsum(c.tied[::-1])[::-1]
-    sp = np.cumsum(c.pos_tied[::-1])[::-1]
-    greater = sb[1:] + (st - c.tied)
-    pos_greater = sp - c.pos_tied
+    tied = c.tied.astype(np.int64)
+    pos_tied = c.pos_tied
+    sb = np.cumsum(c.between[::-1], dtype=np.int64)[::-1]  # sb[j] = sum_{j' >= j} between
+    st = np.cumsum(tied[::-1])[::-1]
+    sp = np.cumsum(pos_tied[::-1])[::-1]
+    greater = sb[1:] + (st - tied)
+    pos_greater = sp - pos_tied
     return greater, pos_greater
 
 
@@ -319,7 +331,7 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
         raise ValueError("no positive instance (no nonzero label): AUPRC is undefined.")
     greater, pos_greater = _greater_counts(c)
     if ties == "stable":
-        if c.group is None:
+        if c.before is None:
             raise ValueError("ties='stable' needs counts made with count_chunk(..., stable=True).")
         ranks = np.sort(greater[c.group] + c.before + 1)
         return float(_kernels.ap_from_ranks(ranks, c.n_pos))

@@ -163,6 +163,7 @@ def test_callable_source_and_pranker_result():
     s, y = _data(7, n=900)
 
     def chunks():
+        yield s[:0], y[:0]  # an empty chunk is fine
         for lo in range(0, 900, 128):
             yield s[lo:lo + 128], y[lo:lo + 128]
 
@@ -212,3 +213,18 @@ def test_import_does_not_load_dask():
             "print(sorted(m for m in ('dask', 'distributed', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_counts_switch_to_int64_before_int32_overflows():
+    from pranker.chunked import combine_counts, count_chunk
+
+    vals = np.array([0.5])
+    a = count_chunk([0.5, 0.2, 0.9], [1, 0, 0], vals, stable=True)
+    assert a.tied.dtype == np.int32
+    a.n = 2**31 - 2  # pretend the span is huge: the sum must not wrap around
+    a.between = np.array([2**31 - 3, 1], dtype=np.int32)
+    b = count_chunk([0.5, 0.1], [1, 0], vals, stable=True)
+    ab = combine_counts(a, b)
+    assert ab.between.dtype == np.int64 and ab.between.tolist() == [2**31 - 2, 1]
+    assert ab.tied.tolist() == [2] and ab.before.tolist() == [0, 1]
+    assert ab.pos_tied.tolist() == [2]

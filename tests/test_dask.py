@@ -103,7 +103,7 @@ def test_workers_are_processes(cl):
 @pytest.mark.parametrize("ties", TIES)
 def test_dask_array_every_mode(cl, ties):
     s, y = _data(1)
-    sd = da.from_array(s, chunks=50)
+    sd = da.from_array(s, chunks=((50, 50, 0, 100, 200),))  # an empty partition too
     yd = da.from_array(y, chunks=70)  # different chunking: rechunked to the scores'
     _check(pdask.auprc_ap(sd, yd, ties=ties, split_every=3), s, y, ties)
 
