@@ -17,7 +17,9 @@ from .curves import (
     roc_auc_many,
     roc_curve,
 )
+from .many import ManyResult, pranker_many
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .retrieval import (
     RadiusCurves,
     hamming_distances,
@@ -26,6 +28,7 @@ from .retrieval import (
     radius_curves,
 )
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
 from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
@@ -46,6 +49,15 @@ __all__ = [
     "dask",
     "auprc_ap_chunked",
     "pranker_chunked",
+    "expected_null_pr_curve",
+    "NullInterpolatedAP",
+    "null_interpolated_ap",
+    "ManyResult",
+    "pranker_many",
+    "NullTable",
+    "null_params_table",
+    "load_null_params_table",
+    "parse_int_ranges",
     "compat",
     "RadiusCurves",
     "radius_curves",
