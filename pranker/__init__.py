@@ -4,8 +4,9 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
-from . import compat
+from . import chunked, compat, dask  # pranker.dask imports the dask library lazily
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .chunked import auprc_ap_chunked, pranker_chunked
 from .curves import (
     BestF,
     PRCurve,
@@ -44,6 +45,10 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "chunked",
+    "dask",
+    "auprc_ap_chunked",
+    "pranker_chunked",
     "expected_null_pr_curve",
     "NullInterpolatedAP",
     "null_interpolated_ap",

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import harmonic, random_positive_ranks
+from ._kernels import harmonic, random_positive_ranks, sampler_work_arrays
 
 _TAIL_TOL = 1e-17
 
@@ -159,13 +159,11 @@ def interpolated_ap_draws(seed, n_draws, N, P, out, curve_sum, curve_sumsq, want
     Pi = P
     Pf = float(P)
     for c in prange(n_chunks):
-        ranks = np.empty(Pi, dtype=np.float64)
-        buf = np.empty(2 * Pi, dtype=np.float64)
-        counts = np.empty(Pi + 1, dtype=np.int64)
+        ranks, buf, counts, perm, mark = sampler_work_arrays(N, Pi)
         lo = c * per
         hi = min(n_draws, lo + per)
         for j in range(lo, hi):
-            random_positive_ranks(seed, j, N, Pi, ranks, buf, counts)
+            random_positive_ranks(seed, j, N, Pi, ranks, buf, counts, perm, mark)
             m = 0.0
             total = 0.0
             for i in range(Pi - 1, -1, -1):
