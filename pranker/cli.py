@@ -396,6 +396,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pranker",
         description="AUPRC (average precision) of a ranking and its p-value against random "
                     "ranking (Lopes & Bontempi, ECML PKDD 2014).",
+        epilog="examples:\n"
+               "  pranker demo                                  # real data, figures in "
+               "pranker-demo/\n"
+               "  pranker score preds.csv --plot pr.png         # columns score, label\n"
+               "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
+               "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
+               "Input errors exit with status 2 and write nothing.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pranker {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{score,table,demo}")
