@@ -40,26 +40,38 @@ from ._progress import progress_bar
 # corresponding module lands on main (the Monte Carlo method of pranker()).
 # ----------------------------------------------------------------------------
 
-METHODS = ("beta", "montecarlo")
+def _library_methods():
+    """``pranker.significance.METHODS`` once ``pranker(method=...)`` is on main, else None."""
+    from . import significance
+
+    return getattr(significance, "METHODS", None)
+
+
+# TEMPORARY: the fallback tuple and branch below go once pranker(method=...) is merged.
+METHODS = _library_methods() or ("beta", "montecarlo")
 
 
 def _significance(s, y, *, method, conf_level, ties, draws, seed, progress):
-    """PrankerResult for one score column.
+    """PrankerResult for one score column: :func:`pranker.pranker` with ``method``.
 
-    ``beta``: :func:`pranker.pranker` (exact null moments, beta fit).
-    ``montecarlo``: TEMPORARY until ``pranker(method=...)`` lands: the beta
-    result with the p-value replaced by the Monte Carlo estimate
-    ``(1 + #{AP_null >= AP_obs}) / (1 + draws)`` (never 0; Phipson & Smyth
-    2010) from seeded random rankings, drawn in batches with a progress bar.
+    TEMPORARY fallback while ``pranker()`` has no ``method`` argument:
+    ``montecarlo`` is the beta result with the p-value replaced by the Monte
+    Carlo estimate ``(1 + #{AP_null >= AP_obs}) / (1 + draws)`` (never 0;
+    Phipson & Smyth 2010) from seeded random rankings, drawn in batches with
+    a progress bar.
     """
     import dataclasses
 
     from .null import null_ap_samples
     from .significance import pranker
 
+    if _library_methods() is not None:
+        return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
+                       seed=seed, progress=progress)
     res = pranker(s, y, conf_level=conf_level, ties=ties)
     if method == "beta":
         return res
+    draws = 100_000 if draws is None else draws
     if seed is None:
         seed = int(np.random.default_rng().integers(0, 2**62))
     batch = 50_000
@@ -190,7 +202,13 @@ def format_results(columns, results, padj, label, source) -> str:
         row += [_fmt(r.null_mean), _fmt(r.null_var, 3),
                 f"[{r.conf_int[0]:.4f}, {r.conf_int[1]:.4f}]"]
         rows.append(row)
-    return head + "\n" + _render_table(headers, rows)
+    notes = []
+    for c, r in zip(columns, results, strict=True):
+        ci = getattr(r, "pvalue_ci", None)
+        if ci is not None:
+            notes.append(f"{c}: Monte Carlo p-value from {getattr(r, 'n_draws', 0):,} random "
+                         f"rankings, {pct} interval [{_fmt(ci[0], 3)}, {_fmt(ci[1], 3)}]")
+    return head + "\n" + _render_table(headers, rows) + "".join("\n" + n for n in notes)
 
 
 def _result_dict(r, column, label, source, padj=None) -> dict:
@@ -229,7 +247,10 @@ def _score_arrays(score_cols, s_list, y, args):
             s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
             draws=args.draws, seed=args.seed, progress=args.progress) for s in s_list]
     except ValueError as exc:  # library validation, e.g. no positive label
-        raise UserError(str(exc)) from None
+        hint = ""
+        if type(exc).__name__ == "ExactBudgetExceeded":
+            hint = " On the command line: --method montecarlo or --method auto."
+        raise UserError(str(exc) + hint) from None
     padj = bh_adjust([r.pvalue for r in results]) if len(results) > 1 else None
     return results, padj
 
@@ -383,9 +404,11 @@ def _significance_args(p) -> None:
     p.add_argument("--ties", choices=TIE_MODES, default="average",
                    help="how tied scores count (default: average over orderings)")
     p.add_argument("--method", choices=METHODS, default="beta",
-                   help="p-value: beta fit to the exact null moments (default) or Monte Carlo")
-    p.add_argument("--draws", type=_positive_int, default=100_000,
-                   help="random rankings for --method montecarlo (default 100000)")
+                   help="how the p-value is computed, as pranker(method=...): beta fit to the "
+                        "exact null moments (default)" + (", " + ", ".join(METHODS[1:])
+                                                         if len(METHODS) > 1 else ""))
+    p.add_argument("--draws", type=_positive_int, default=None,
+                   help="random rankings for --method montecarlo (library default 100000)")
     p.add_argument("--seed", type=int, default=None, help="seed for --method montecarlo")
     p.add_argument("--conf-level", type=_conf_level, default=0.95,
                    help="coverage of the null AUPRC interval (default 0.95)")
