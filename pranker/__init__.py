@@ -5,8 +5,16 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 """
 
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .exact import (
+    ExactBudgetExceeded,
+    ExactNullDistribution,
+    exact_null_distribution,
+    exact_pvalue,
+)
+from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
 from .null import NullParams, min_auprc, null_ap_samples, null_params
-from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .significance import BetaFit, PrankerResult, auto_method, beta_fit, pranker
+from .skew import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
 
 __version__ = "0.1.0"
 
@@ -22,4 +30,16 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "auto_method",
+    "ExactNullDistribution",
+    "ExactBudgetExceeded",
+    "exact_null_distribution",
+    "exact_pvalue",
+    "MonteCarloPvalue",
+    "montecarlo_pvalue",
+    "clopper_pearson",
+    "SkewBetaFit",
+    "skew_beta_fit",
+    "null_third_moment",
+    "null_skewness",
 ]
