@@ -338,8 +338,8 @@ def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
     if total > EXACT_DISTRIBUTION_LIMIT:
         raise ValueError(
             f"C(N={n}, P={p}) = {float(min(total, 10**300)):.3g} placements exceeds "
-            f"EXACT_DISTRIBUTION_LIMIT={EXACT_DISTRIBUTION_LIMIT:.0e}; use exact_pvalue (tail count, no storage) or "
-            "method='montecarlo'."
+            f"EXACT_DISTRIBUTION_LIMIT={EXACT_DISTRIBUTION_LIMIT:.0e}; use exact_pvalue "
+            "(tail count, no storage) or method='montecarlo'."
         )
     sums = np.empty(total, dtype=np.float64)
     got = _enumerate_sums(n, p, sums)

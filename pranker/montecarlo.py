@@ -16,7 +16,7 @@ Clopper–Pearson interval on ``b / m`` is a confidence interval for p_true.
 
 Sequential early stopping
 -------------------------
-Given a level ``alpha``, draws are taken in batches at the cumulative sizes
+Given a level ``alpha`` (or a precision ``abs_tol``), draws are taken in batches at the cumulative sizes
 ``m_1 < m_2 < ... < m_K = n_draws`` (doubling from 1000, so K is about
 log2(n_draws / 1000) + 1). At look j the Clopper–Pearson interval is computed
 at confidence ``1 - (1 - conf_level) / K``; sampling stops as soon as the
@@ -25,7 +25,11 @@ interval lies entirely below or above ``alpha``. Stopping on the wrong side
 at some look to miss p_true; by the union bound over the K looks
 (Bonferroni) that has probability at most ``1 - conf_level``. The reported
 ``pvalue_ci`` is the last interval (at that adjusted confidence), so it is
-valid whenever sampling stopped.
+valid whenever sampling stopped. With ``abs_tol``, sampling also stops once
+the interval is within ``abs_tol`` of ``b / m`` on both sides; by the same
+union bound ``|b/m - p_true| <= abs_tol`` then holds with probability at
+least ``conf_level``. The estimate ``(b+1)/(m+1)`` differs from ``b/m`` by
+at most ``1/(m+1)``.
 
 References
 ----------
@@ -126,6 +130,7 @@ def montecarlo_pvalue(
     n_draws: int = 100_000,
     seed: int | None = None,
     alpha: float | None = None,
+    abs_tol: float | None = None,
     conf_level: float = 0.95,
     progress: bool | None = False,
 ) -> MonteCarloPvalue:
@@ -146,6 +151,10 @@ def montecarlo_pvalue(
         Level for sequential early stopping (module docstring): stop once the
         confidence interval for p lies entirely below or above ``alpha``.
         Stopping on the wrong side has probability at most ``1 - conf_level``.
+    abs_tol : float, optional
+        Also stop once the confidence interval lies within ``abs_tol`` of
+        the estimate ``b / m`` on both sides (precision reached), so that
+        ``|b/m - p_true| <= abs_tol`` with confidence ``conf_level``.
     conf_level : float
         Confidence of ``pvalue_ci`` (and of the stopping decision).
     progress : bool or None
@@ -197,7 +206,11 @@ def montecarlo_pvalue(
         seed = check_count(seed, "seed")
         if seed < 0:
             raise ValueError(f"seed must be >= 0; got {seed}.")
-    looks = _schedule(n_draws, alpha is not None)
+    if abs_tol is not None:
+        abs_tol = float(abs_tol)
+        if not (0.0 < abs_tol < 1.0):
+            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol}.")
+    looks = _schedule(n_draws, alpha is not None or abs_tol is not None)
     level = 1.0 - (1.0 - c) / len(looks)
     thr = a * (1.0 - REL_TOL)
     b = 0
@@ -220,6 +233,8 @@ def montecarlo_pvalue(
                 if ci[0] > alpha:
                     decision = "above"
                     break
+            if abs_tol is not None and max(ci[1] - b / m, b / m - ci[0]) <= abs_tol:
+                break
     if alpha is not None and decision is None:
         decision = "undecided"
     return MonteCarloPvalue(

@@ -305,9 +305,9 @@ def pranker(
         calibration shows it within 0.005 of the truth, Monte Carlo
         otherwise (rule in ``docs/calibration.md`` and :func:`auto_method`).
     n_draws : int, optional
-        Monte Carlo draws (default 100,000; 200,000 for ``"auto"``, which
-        keeps the Monte Carlo error below 0.005 at any p with probability
-        > 99.9 %).
+        Monte Carlo draws (default 100,000). ``"auto"`` draws at most
+        400,000 and stops as soon as the ``conf_level`` interval for p is
+        within 0.004 of the estimate (a few thousand draws for small p).
     seed : int, optional
         Monte Carlo seed.
     alpha : float, optional
@@ -388,6 +388,7 @@ def pranker(
             n_draws=n_draws,
             seed=seed,
             alpha=alpha,
+            abs_tol=AUTO_MC_TOL if method == "auto" else None,
             conf_level=conf_level,
             progress=progress,
         )
@@ -418,7 +419,8 @@ AUTO_ENUMERATE = 20_000_000  # C(N, P) at or below this: exact (tail count is th
 AUTO_MAX_NODES = 2_000_000  # exact tail-count budget before falling back (~0.1 s)
 AUTO_SKEW_MIN_P = 1000  # three-moment beta when P >= this ...
 AUTO_SKEW_MAX_RATIO = 10.0  # ... and N / P <= this
-AUTO_MC_DRAWS = 200_000
+AUTO_MC_DRAWS = 400_000  # at most; stops once the CI is within AUTO_MC_TOL
+AUTO_MC_TOL = 0.004
 
 
 def auto_method(N: int, P: int) -> str:
@@ -426,7 +428,8 @@ def auto_method(N: int, P: int) -> str:
 
     ``"exact"`` when P = 1, P = N or C(N, P) <= 2e7; ``"skewbeta"`` when
     P >= 1000 and N / P <= 10; otherwise ``"exact-or-montecarlo"``: an exact
-    tail count with a 2e6-step budget, then Monte Carlo with 200,000 draws.
+    tail count with a 2e6-step budget, then Monte Carlo (<= 400,000 draws,
+    stopping once the p-value is known to +-0.004).
 
     Examples
     --------
