@@ -427,7 +427,8 @@ def auto_method(N: int, P: int) -> str:
     """The method ``pranker(..., method="auto")`` tries first for N instances, P positives.
 
     ``"exact"`` when P = 1, P = N or C(N, P) <= 2e7; ``"skewbeta"`` when
-    P >= 1000 and N / P <= 10; otherwise ``"exact-or-montecarlo"``: an exact
+    P >= 1000 and N / P <= 10 (the two-moment beta instead when N P > 2e9,
+    beyond the third-moment budget); otherwise ``"exact-or-montecarlo"``: an exact
     tail count with a 2e6-step budget, then Monte Carlo (<= 400,000 draws,
     stopping once the p-value is known to +-0.004).
 
@@ -453,9 +454,14 @@ def _auto_pvalue(ap: float, n: int, p: int, max_nodes=None):
     if rule == "exact":
         return "exact", exact_pvalue(ap, n, p, max_nodes=2**62)
     if rule == "skewbeta":
-        from .skew import skew_beta_fit
+        from .skew import THIRD_MOMENT_MAX_WORK, skew_beta_fit
 
-        return "skewbeta", float(skew_beta_fit(n, p).sf(ap))
+        if n * p <= THIRD_MOMENT_MAX_WORK:
+            return "skewbeta", float(skew_beta_fit(n, p).sf(ap))
+        # beyond the third-moment budget (P > ~1.4e4 here) the two-moment beta,
+        # whose error falls like 1/sqrt(P) at fixed N/P (docs/calibration.md)
+        mean, var = _kernels.null_moments(float(n), float(p))
+        return "beta", float(beta_fit(mean, var, n, p).sf(ap))
     try:
         nodes = AUTO_MAX_NODES if max_nodes is None else max_nodes
         return "exact", exact_pvalue(ap, n, p, max_nodes=nodes)
