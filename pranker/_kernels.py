@@ -245,6 +245,85 @@ def ap_from_groups(greater, n_tied, pos_greater, pos_tied, n_pos, mode):
 
 
 @njit(cache=True)
+def gather_positive_scores(scores, y):
+    """scores[y] and its length in one pass (y: bool)."""
+    n_pos = 0
+    for i in range(y.shape[0]):
+        if y[i]:
+            n_pos += 1
+    out = np.empty(n_pos, dtype=np.float64)
+    j = 0
+    for i in range(y.shape[0]):
+        if y[i]:
+            out[j] = scores[i]
+            j += 1
+    return out
+
+
+@njit(cache=True)
+def _gallop_left(a, v, lo):
+    """First index i >= lo with a[i] >= v (a ascending), by exponential search from lo."""
+    n = a.shape[0]
+    if lo >= n or a[lo] >= v:
+        return lo
+    step = 1
+    prev = lo
+    cur = lo + 1
+    while cur < n and a[cur] < v:
+        prev = cur
+        step *= 2
+        cur = lo + step
+    hi = cur if cur < n else n
+    lo = prev + 1
+    while lo < hi:  # a[prev] < v; answer in [prev+1, hi]
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _gallop_right(a, v, lo):
+    """First index i >= lo with a[i] > v (a ascending)."""
+    n = a.shape[0]
+    if lo >= n or a[lo] > v:
+        return lo
+    step = 1
+    prev = lo
+    cur = lo + 1
+    while cur < n and a[cur] <= v:
+        prev = cur
+        step *= 2
+        cur = lo + step
+    hi = cur if cur < n else n
+    lo = prev + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def sorted_search_both(a, vals, lo_out, hi_out):
+    """searchsorted(a, vals, 'left') and (..., 'right') for ascending vals.
+
+    Walks ``a`` once from left to right with galloping steps, which stays in
+    cache where independent binary searches would not.
+    """
+    pos = 0
+    for k in range(vals.shape[0]):
+        pos = _gallop_left(a, vals[k], pos)
+        lo_out[k] = pos
+        pos = _gallop_right(a, vals[k], pos)
+        hi_out[k] = pos
+
+
+@njit(cache=True)
 def ap_from_ranks(ranks, n_pos):
     """AP = (1/P) sum_k k / r_k for sorted 1-based ranks r_1 < ... < r_P."""
     total = 0.0
@@ -279,15 +358,18 @@ def _null_moments_small(N, P):
 
 
 @njit(cache=True)
-def null_moments(N, P):
-    """Exact (mean, variance) of AP over all C(N, P) rankings; see pranker.null."""
-    if P >= N:
+def null_moments(N, P, m):
+    """Exact (mean, variance) of AP over all C(N, P) rankings; see pranker.null.
+
+    ``m = N - P`` is passed separately, formed in integer arithmetic, so that it
+    stays exact when N exceeds 2**53.
+    """
+    if m <= 0.0:
         return 1.0, 0.0
     if N < 4.0:
         return _null_moments_small(N, P)
     h1 = harmonic(N)
     h2 = harmonic2(N)
-    m = N - P
     d1 = N - 1.0
     d2 = N - 2.0
     d3 = N - 3.0
@@ -299,7 +381,7 @@ def null_moments(N, P):
     pm1 = P - 1.0
     e1 = (2.0 * P - 3.0) * N - 3.0 * pm1
     e2 = N * (N - 2.0 * P - 1.0) + 3.0 * P
-    dd = N - 2.0 * P
+    dd = m - P
     e3 = N * N * (dd * (P - 2.0) + 2.0 * (P + 1.0)) - N * P * (2.0 * P + 9.0) + 6.0 * P * P
     bracket = (
         -2.0 * pm1 * e1 / d1
@@ -307,7 +389,7 @@ def null_moments(N, P):
         + 5.0 * pm1 * (P - 2.0)
         + e3 * (h1 / N) * (h1 / N) / d1
         + 3.0 * pm1 * (N - 2.0 * P + 1.0) * h1 / N
-        + (N - 3.0 * P) * (m - 1.0) * h2 / N
+        + (m - 2.0 * P) * (m - 1.0) * h2 / N
     )
     var = m / (P * d1 * d2 * d3) * bracket
     if var < 0.0:
@@ -318,19 +400,18 @@ def null_moments(N, P):
 @njit(cache=True)
 def null_moments_array(N, P, mean_out, var_out):
     for i in range(N.shape[0]):
-        mu, v = null_moments(float(N[i]), float(P[i]))
+        mu, v = null_moments(float(N[i]), float(P[i]), float(N[i] - P[i]))
         mean_out[i] = mu
         var_out[i] = v
 
 
 @njit(cache=True)
-def min_ap(N, P):
+def min_ap(N, P, M):
     """Smallest AP: all positives ranked last. a = (1/P) sum_k k/(M+k), M = N-P.
 
     sum_k k/(M+k) = h(M, P) + g(M, P); also returns 1 - a = (M/P) h(M, P),
-    which is accurate when a is close to 1.
+    which is accurate when a is close to 1. ``M`` is formed in integer arithmetic.
     """
-    M = N - P
     h, g = harmonic_sums(M, P)
     return (h + g) / P, M / P * h
 
@@ -470,29 +551,89 @@ def _subset_sorted(state, N, P, out, buf, counts):
     return state
 
 
+_DENSE_MAX_N = 1 << 24  # largest N for the O(N)-memory dense sampler
+_DENSE_RATIO = 64  # dense sampler when N <= _DENSE_RATIO * P
+
+
 @njit(cache=True)
-def random_positive_ranks(seed, i, N, P, out, buf, counts):
-    """Fill out[:P] with the sorted ranks of a uniform random P-subset of 1..N (draw i)."""
-    state = _draw_seed(seed, i)
-    if 2 * P <= N:
-        _subset_sorted(state, N, P, out, buf, counts)
-        return
-    # P > N/2: draw the N - P negatives; the positives fill the gaps, O(N)
-    M = N - P
-    if M == 0:
-        for k in range(P):
-            out[k] = k + 1.0
-        return
-    neg = np.empty(M, dtype=np.float64)
-    _subset_sorted(state, N, M, neg, np.empty(2 * M, dtype=np.float64), np.empty(M + 1, dtype=np.int64))
-    j = 0
+def use_dense_sampler(N, P):
+    return N <= _DENSE_MAX_N and (N <= _DENSE_RATIO * P or 2 * P > N)
+
+
+@njit(cache=True)
+def _dense_subset(state, N, P, out, perm, mark):
+    """Sorted uniform P-subset of 1..N via a partial Fisher-Yates shuffle, O(N + P).
+
+    ``perm`` holds any permutation of 0..N-1 (it is left permuted, which keeps
+    later draws uniform); ``mark`` is all False on entry and on exit. The
+    smaller of the subset and its complement is drawn, marked, and a scan
+    emits the positives in increasing rank.
+    """
+    k = P if 2 * P <= N else N - P
+    for j in range(k):
+        state, u = _uniform01(state)
+        t = j + int(u * (N - j))
+        if t >= N:
+            t = N - 1
+        tmp = perm[j]
+        perm[j] = perm[t]
+        perm[t] = tmp
+        mark[perm[j]] = True
+    want = k == P
     c = 0
-    for r in range(1, N + 1):
-        if j < M and neg[j] == r:
-            j += 1
-        else:
-            out[c] = r
+    for r in range(N):
+        if mark[r] == want:
+            out[c] = r + 1.0
             c += 1
+    for j in range(k):
+        mark[perm[j]] = False
+    return state
+
+
+@njit(cache=True)
+def random_positive_ranks(seed, i, N, P, out, buf, counts, perm, mark):
+    """Fill out[:P] with the sorted ranks of a uniform random P-subset of 1..N (draw i).
+
+    Sparse case: iid draws kept when distinct, O(P) expected. Dense case
+    (N <= 64 P, or P > N/2, with N <= 2**24): partial Fisher-Yates, O(N).
+    ``perm``/``mark`` are the dense sampler's work arrays (size N, or 0 when
+    unused).
+    """
+    state = _draw_seed(seed, i)
+    if use_dense_sampler(N, P):
+        _dense_subset(state, N, P, out, perm, mark)
+    elif 2 * P <= N:
+        _subset_sorted(state, N, P, out, buf, counts)
+    else:
+        # P > N/2 with N > 2**24: draw the negatives, positives fill the gaps
+        M = N - P
+        neg = np.empty(M, dtype=np.float64)
+        _subset_sorted(
+            state, N, M, neg, np.empty(2 * M, dtype=np.float64), np.empty(M + 1, dtype=np.int64)
+        )
+        j = 0
+        c = 0
+        for r in range(1, N + 1):
+            if j < M and neg[j] == r:
+                j += 1
+            else:
+                out[c] = r
+                c += 1
+
+
+@njit(cache=True)
+def sampler_work_arrays(N, P):
+    """Work arrays for random_positive_ranks: ranks, buf, counts, perm, mark."""
+    ranks = np.empty(P, dtype=np.float64)
+    buf = np.empty(2 * P, dtype=np.float64)
+    counts = np.empty(P + 1, dtype=np.int64)
+    if use_dense_sampler(N, P):
+        perm = np.arange(N).astype(np.int32)
+        mark = np.zeros(N, dtype=np.bool_)
+    else:
+        perm = np.empty(0, dtype=np.int32)
+        mark = np.zeros(0, dtype=np.bool_)
+    return ranks, buf, counts, perm, mark
 
 
 @njit(cache=True, fastmath=True)
@@ -511,22 +652,20 @@ def null_ap_draws(seed, start, n_draws, N, P, out):
     Draw j depends only on (seed, start + j), so results do not depend on the
     number of threads.
     """
-    n_chunks = min(n_draws, 64)
+    n_chunks = min(n_draws, 64 if not use_dense_sampler(N, P) else 4)
     per = (n_draws + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        ranks = np.empty(P, dtype=np.float64)
-        buf = np.empty(2 * P, dtype=np.float64)
-        counts = np.empty(P + 1, dtype=np.int64)
+        ranks, buf, counts, perm, mark = sampler_work_arrays(N, P)
         lo = c * per
         hi = min(n_draws, lo + per)
         for j in range(lo, hi):
-            random_positive_ranks(seed, start + j, N, P, ranks, buf, counts)
+            random_positive_ranks(seed, start + j, N, P, ranks, buf, counts, perm, mark)
             out[j] = _ap_sum(ranks) / P
 
 
 @njit(cache=True)
 def min_ap_array(N, P, a_out, one_minus_a_out):
     for i in range(N.shape[0]):
-        a, b = min_ap(float(N[i]), float(P[i]))
+        a, b = min_ap(float(N[i]), float(P[i]), float(N[i] - P[i]))
         a_out[i] = a
         one_minus_a_out[i] = b

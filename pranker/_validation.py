@@ -51,9 +51,13 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
     if flat.size == 0:
         raise ValueError(f"{name} is empty: at least one instance is needed.")
-    nan = np.isnan(flat)
-    if nan.any():
-        raise ValueError(_first_nan_message(nan, name))
+    # a sum without NaN proves there is none (inf - inf also gives NaN: then look)
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = flat.sum()
+    if np.isnan(total):
+        nan = np.isnan(flat)
+        if nan.any():
+            raise ValueError(_first_nan_message(nan, name))
     return flat
 
 
@@ -110,6 +114,19 @@ def check_count(value, name: str) -> int:
     return out
 
 
+def check_count_pair(N, P, *, max_n: int = 2**62) -> tuple[int, int]:
+    """Scalar N and P as Python ints with 1 <= P <= N <= max_n, or a clear error."""
+    n = check_count(N, "N")
+    p = check_count(P, "P")
+    if p < 1:
+        raise ValueError(f"P (number of positives) must be >= 1; got {p}.")
+    if n > max_n:
+        raise ValueError(f"N must be <= 2**62; got {n}.")
+    if p > n:
+        raise ValueError(f"P must be <= N; got P={p} > N={n}.")
+    return n, p
+
+
 def check_counts(N, P, *, max_n: int = 2**62):
     """Broadcast N and P to int64 arrays and check 1 <= P <= N <= 2**62.
 
@@ -117,8 +134,8 @@ def check_counts(N, P, *, max_n: int = 2**62):
     """
     scalar = np.ndim(N) == 0 and np.ndim(P) == 0
     if scalar:
-        n_arr = np.array([check_count(N, "N")], dtype=object)
-        p_arr = np.array([check_count(P, "P")], dtype=object)
+        n, p = check_count_pair(N, P, max_n=max_n)
+        return np.array([n], dtype=np.int64), np.array([p], dtype=np.int64), True
     else:
         n_arr = _as_integer_array(N, "N")
         p_arr = _as_integer_array(P, "P")

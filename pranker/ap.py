@@ -50,7 +50,8 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
         score, and the same two counts restricted to positives.
     """
     n = scores.shape[0]
-    pos = np.sort(scores[y])
+    pos = _kernels.gather_positive_scores(scores, y)
+    pos.sort()
     n_pos = pos.shape[0]
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -60,8 +61,9 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
     starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
     ends = np.concatenate((starts[1:], [n_pos]))
     vals = pos[starts]
-    lo = np.searchsorted(all_sorted, vals, side="left")
-    hi = np.searchsorted(all_sorted, vals, side="right")
+    lo = np.empty(vals.shape[0], dtype=np.int64)
+    hi = np.empty(vals.shape[0], dtype=np.int64)
+    _kernels.sorted_search_both(all_sorted, vals, lo, hi)
     greater = (n - hi)[::-1].astype(np.int64)
     n_tied = (hi - lo)[::-1].astype(np.int64)
     pos_greater = (n_pos - ends)[::-1].astype(np.int64)

@@ -70,7 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels
-from ._validation import check_count, check_counts
+from ._validation import check_count, check_count_pair, check_counts
 
 __all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
 
@@ -144,6 +144,11 @@ def null_params(
     (2,)
     """
     if method == "exact":
+        if np.ndim(N) == 0 and np.ndim(P) == 0:
+            # scalars (the common case): no array round trip
+            n, p = check_count_pair(N, P)
+            mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
+            return NullParams(mean, var)
         n_arr, p_arr, scalar = check_counts(N, P)
         shape = n_arr.shape
         nf = n_arr.ravel()

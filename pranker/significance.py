@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from . import _kernels
 from ._validation import check_counts, check_scores_labels, check_ties
@@ -64,19 +64,36 @@ class BetaFit:
         return not (self.var > 0.0 and self.scale > 0.0)
 
     def sf(self, x):
-        """P(AP_null >= x) under the fitted beta."""
+        """P(AP_null >= x) under the fitted beta, floored at 1 / C(N, P).
+
+        The floor is exact, not an approximation: every observed AP is at most
+        1, and the null puts probability 1 / C(N, P) on AP = 1 (all positives
+        first), so no upper-tail probability can be smaller. Without it the
+        beta gives p = 0 to a perfect ranking.
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x <= self.mean, 1.0, 0.0)[()]
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
-        return stats.beta.sf(z, self.alpha, self.beta)[()]
+        return np.maximum(special.betaincc(self.alpha, self.beta, z), self.p_best)[()]
+
+    @property
+    def p_best(self) -> float:
+        """1 / C(N, P): the null probability of the best possible ranking."""
+        k = min(self.P, self.N - self.P)
+        log_c = math.lgamma(self.N + 1.0) - math.lgamma(k + 1.0) - math.lgamma(self.N - k + 1.0)
+        if log_c > 745.0:
+            return 0.0
+        # 1 / C(N, k) = prod_i i / (N - k + i): k is small here (C(N, k) < e^745)
+        i = np.arange(1, k + 1, dtype=np.float64)
+        return float(np.prod(i / ((self.N - k) + i)))
 
     def cdf(self, x):
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x >= self.mean, 1.0, 0.0)[()]
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
-        return stats.beta.cdf(z, self.alpha, self.beta)[()]
+        return special.betainc(self.alpha, self.beta, z)[()]
 
     def pdf(self, x):
         """Density on the AUPRC scale (NaN for a point mass)."""
@@ -84,14 +101,21 @@ class BetaFit:
         if self.degenerate:
             return np.full(x.shape, np.nan)[()]
         z = (x - self.lower) / self.scale
-        return (stats.beta.pdf(z, self.alpha, self.beta) / self.scale)[()]
+        inside = (z > 0.0) & (z < 1.0)
+        zc = np.where(inside, z, 0.5)
+        logpdf = (
+            special.xlogy(self.alpha - 1.0, zc)
+            + special.xlog1py(self.beta - 1.0, -zc)
+            - special.betaln(self.alpha, self.beta)
+        )
+        return (np.where(inside, np.exp(logpdf), 0.0) / self.scale)[()]
 
     def ppf(self, q):
         """Quantiles on the AUPRC scale."""
         q = np.asarray(q, dtype=np.float64)
         if self.degenerate:
             return np.full(q.shape, self.mean)[()]
-        return (self.lower + self.scale * stats.beta.ppf(q, self.alpha, self.beta))[()]
+        return (self.lower + self.scale * special.betaincinv(self.alpha, self.beta, q))[()]
 
     def interval(self, conf_level: float = 0.95):
         """Central interval holding ``conf_level`` of the null AUPRC."""
@@ -102,6 +126,8 @@ class BetaFit:
         """The equivalent ``scipy.stats.beta`` frozen distribution (not for a point mass)."""
         if self.degenerate:
             raise ValueError("the null distribution is a point mass; there is no beta to freeze.")
+        from scipy import stats
+
         return stats.beta(self.alpha, self.beta, loc=self.lower, scale=self.scale)
 
 
@@ -353,7 +379,7 @@ def pranker(
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)
     if params is None:
-        mean, var = _kernels.null_moments(float(n), float(n_pos))
+        mean, var = _kernels.null_moments(float(n), float(n_pos), float(n - n_pos))
     else:
         mean, var = params
     fit = beta_fit(mean, var, n, n_pos)

@@ -1,0 +1,105 @@
+"""Core rows: auprc_ap vs numpy.sort and scikit-learn, null_params, pranker(), Monte Carlo."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from pranker import auprc_ap, null_ap_samples, null_params, pranker
+
+
+def _interleaved(fns: dict, rounds: int = 3) -> dict:
+    """Best time of each function, measured in alternation so load hits all alike."""
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
+def rows(quick: bool):
+    rng = np.random.default_rng(0)
+    n = 10**6 if quick else 10**7
+    s = rng.standard_normal(n)
+    y = rng.random(n) < 0.01
+    auprc_ap(s[:100], y[:100])  # compile / load caches
+    pranker(s[:100], y[:100])
+    t = _interleaved(
+        {
+            "sort": lambda: np.sort(s),
+            "ap": lambda: auprc_ap(s, y),
+            "pranker": lambda: pranker(s, y),
+        },
+        rounds=3 if quick else 5,
+    )
+    r = t["ap"] / t["sort"]
+    yield (f"auprc_ap / numpy.sort, N={n:.0e}, 1% pos", f"{r:.2f}x ({t['ap']:.3f}s)", "<= 1.5x", r <= 1.5)
+    r = t["pranker"] / t["ap"]
+    yield ("pranker() / auprc_ap, same data", f"{r:.2f}x", "<= 1.2x", r <= 1.2)
+
+    try:
+        from sklearn.metrics import average_precision_score
+    except ImportError:
+        yield ("sklearn average_precision_score / auprc_ap", "sklearn missing", ">= 30x", None)
+    else:
+        t2 = _interleaved(
+            {"ap": lambda: auprc_ap(s, y), "sk": lambda: average_precision_score(y, s)}, rounds=2
+        )
+        r = t2["sk"] / t2["ap"]
+        yield (f"sklearn average_precision_score / auprc_ap, N={n:.0e}", f"{r:.1f}x", ">= 30x", r >= 30)
+
+    # null_params: scalar calls after warm-up, and vectorised pairs
+    null_params(1000, 10)
+    reps = 20_000
+    t0 = time.perf_counter()
+    for i in range(reps):
+        null_params(10**6 + i, 100)
+    us = (time.perf_counter() - t0) / reps * 1e6
+    yield ("null_params scalar call", f"{us:.1f} us", "<= 20 us", us <= 20)
+    m = 10**6
+    N = rng.integers(2, 10**12, size=m)
+    P = np.maximum(1, (N * rng.random(m)).astype(np.int64))
+    null_params(N[:10], P[:10])
+    best = min(_timeit(lambda: null_params(N, P)) for _ in range(3))
+    rate = m / best
+    yield ("null_params vectorised", f"{rate:.2e} pairs/s", ">= 1e6 pairs/s", rate >= 1e6)
+
+    # Monte Carlo null draws, P = 100
+    null_ap_samples(10**6, 100, 1000, seed=0)
+    draws = 200_000 if quick else 2_000_000
+    best = min(_timeit(lambda: null_ap_samples(10**6, 100, draws, seed=1)) for _ in range(2))
+    rate = draws / best
+    yield ("montecarlo null draws, N=1e6, P=100", f"{rate:.2e} draws/s", ">= 1e6 /s", rate >= 1e6)
+
+    # import + first call in a fresh interpreter, cold (empty numba cache) and warm
+    for label, cache in [("cold numba cache", None), ("warm numba cache", "")]:
+        secs = _first_call_seconds(cache)
+        yield (f"import + first pranker() call, {label}", f"{secs:.1f} s", "a few s", None)
+
+
+def _timeit(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _first_call_seconds(cache_dir) -> float:
+    code = (
+        "import time; t=time.perf_counter(); import pranker; "
+        "pranker.pranker([0.9,0.1,0.5],[1,0,1]); print(time.perf_counter()-t)"
+    )
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        if cache_dir is None:
+            env["NUMBA_CACHE_DIR"] = tmp  # empty cache: what a fresh install sees
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        return float("nan")
+    return float(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,143 @@
+"""pranker() and the beta fit: structure, degenerate cases, and Monte Carlo checks."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pranker import auprc_ap, beta_fit, min_auprc, null_ap_samples, null_params, pranker
+
+Y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
+S = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]
+
+
+def test_result_fields_on_seed_example():
+    res = pranker(S, Y)
+    assert res.auprc == pytest.approx(29 / 30)
+    assert res.statistic == res.auprc
+    assert (res.n, res.n_pos) == (10, 5)
+    m, v = null_params(10, 5)
+    assert (res.null_mean, res.null_var) == (m, v)
+    assert res.min_auprc == pytest.approx(min_auprc(10, 5))
+    assert res.min_auprc < res.conf_int[0] < res.null_mean < res.conf_int[1] < 1
+    # the p-value is the beta upper tail, computed here with scipy directly
+    a = res.min_auprc
+    mm = (m - a) / (1 - a)
+    vv = v / (1 - a) ** 2
+    c = mm * (1 - mm) / vv - 1
+    want = stats.beta.sf((res.auprc - a) / (1 - a), mm * c, (1 - mm) * c)
+    # ... floored at the null probability of the perfect ranking, 1 / C(10, 5)
+    assert want < 1 / 252
+    assert res.pvalue == pytest.approx(1 / 252, rel=1e-12)
+    # the exact p-value is 2/252 (the perfect ranking and this one): the beta
+    # tail is too light at P = 5, as the seed warns for small P
+    assert res.beta_alpha == pytest.approx(mm * c) and res.beta_beta == pytest.approx((1 - mm) * c)
+    with pytest.raises(AttributeError):
+        res.pvalue = 0.5  # frozen
+    d = res.to_dict()
+    assert d["auprc"] == res.auprc and d["conf_int"] == list(res.conf_int)
+
+
+def test_fitted_beta_has_the_exact_moments():
+    for N, P in [(100, 10), (10**6, 37), (50, 49)]:
+        m, v = null_params(N, P)
+        fit = beta_fit(m, v, N, P)
+        dist = fit.frozen()
+        assert dist.mean() == pytest.approx(m, rel=1e-9)
+        assert dist.var() == pytest.approx(v, rel=1e-9)
+        assert dist.support() == pytest.approx((min_auprc(N, P), 1.0))
+
+
+def test_params_argument_reuses_and_matches():
+    m, v = null_params(10, 5)
+    assert pranker(S, Y, params=(m, v)) == pranker(S, Y)
+    assert pranker(S, Y, params=null_params(10, 5)) == pranker(S, Y)
+
+
+def test_bad_params_and_conf_level():
+    with pytest.raises(ValueError, match="pair"):
+        pranker(S, Y, params=0.5)
+    with pytest.raises(ValueError, match="outside"):
+        pranker(S, Y, params=(0.05, 0.01))
+    with pytest.raises(ValueError, match="do not fit"):
+        pranker(S, Y, params=(0.6, 0.5))
+    with pytest.raises(ValueError, match=">= 0"):
+        pranker(S, Y, params=(0.6, -1.0))
+    with pytest.raises(ValueError, match="conf_level"):
+        pranker(S, Y, conf_level=1.5)
+
+
+def test_conf_int_is_on_the_auprc_scale_and_covers_monte_carlo():
+    N, P = 500, 40
+    res = pranker(np.arange(N), np.arange(N) % (N // P) == 0, conf_level=0.9)
+    draws = null_ap_samples(N, P, 40_000, seed=5)
+    lo, hi = res.conf_int
+    inside = np.mean((draws >= lo) & (draws <= hi))
+    # beta approximation of a 90% interval; Monte Carlo SE ~0.0015
+    assert abs(inside - 0.9) < 0.01
+    assert lo > res.min_auprc and hi < 1
+
+
+def test_pvalue_close_to_monte_carlo_for_moderate_p():
+    N, P = 2000, 100
+    rng = np.random.default_rng(0)
+    y = np.zeros(N, bool)
+    y[rng.choice(N, P, replace=False)] = True
+    s = rng.standard_normal(N) + 0.2 * y
+    res = pranker(s, y)
+    draws = null_ap_samples(N, P, 50_000, seed=9)
+    p_mc = (np.sum(draws >= res.auprc) + 1) / (draws.size + 1)
+    assert 1e-3 < p_mc < 0.5
+    assert res.pvalue == pytest.approx(p_mc, abs=0.01)
+
+
+def test_degenerate_all_positive_and_single_instance():
+    res = pranker([0.3, 0.1, 0.2], [1, 1, 1])
+    assert res.auprc == 1.0 and res.pvalue == 1.0 and res.null_var == 0.0
+    assert res.conf_int == (1.0, 1.0) and math.isnan(res.beta_alpha)
+    assert math.isnan(res.zscore)
+    res = pranker([0.3], [1])
+    assert res.auprc == 1.0 and res.pvalue == 1.0
+
+
+def test_single_positive_pvalue_is_close_to_rank_over_n():
+    # P = 1: the exact p-value of a positive at rank r is r / N; the beta fit
+    # approximates it (the significance methods add the exact value).
+    N = 1000
+    for r in [1, 10, 100, 500]:
+        s = -np.arange(N, dtype=float)
+        y = np.zeros(N)
+        y[r - 1] = 1
+        res = pranker(s, y)
+        assert res.auprc == pytest.approx(1 / r)
+        assert 1 / N <= res.pvalue <= 1
+        if r == 1:  # a perfect ranking: p = P(AP_null = 1) = 1 / C(N, 1) exactly
+            assert res.pvalue == pytest.approx(1 / N, rel=1e-12)
+
+
+def test_tie_mode_passed_through():
+    s = [1.0, 1.0, 0.0]
+    y = [0, 1, 0]
+    assert pranker(s, y, ties="optimistic").auprc == 1.0
+    assert pranker(s, y, ties="pessimistic").auprc == 0.5
+    assert pranker(s, y).auprc == auprc_ap(s, y) == 0.75
+
+
+def test_huge_n_params_stay_finite():
+    m, v = null_params(10**12, 10**6)
+    fit = beta_fit(m, v, 10**12, 10**6)
+    assert fit.alpha > 0 and fit.beta > 0 and np.isfinite(fit.sf(2e-6))
+    assert fit.sf(m) == pytest.approx(0.5, abs=0.05)
+
+
+def test_betafit_functions_match_scipy_stats_beta():
+    fit = beta_fit(*null_params(300, 12), 300, 12)
+    ref = stats.beta(fit.alpha, fit.beta, loc=fit.lower, scale=fit.scale)
+    x = np.linspace(0.0, 1.0, 41)
+    np.testing.assert_allclose(fit.cdf(x), ref.cdf(x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fit.pdf(x), ref.pdf(x), rtol=1e-10, atol=1e-12)
+    sf_ref = np.maximum(ref.sf(x), fit.p_best)
+    np.testing.assert_allclose(fit.sf(x), sf_ref, rtol=1e-12, atol=1e-15)
+    q = np.linspace(0.01, 0.99, 9)
+    np.testing.assert_allclose(fit.ppf(q), ref.ppf(q), rtol=1e-10)
