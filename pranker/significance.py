@@ -486,7 +486,7 @@ def _auto_pvalue(ap: float, n: int, p: int, max_nodes=None):
             return "skewbeta", float(skew_beta_fit(n, p).sf(ap))
         # beyond the third-moment budget (P > ~1.4e4 here) the two-moment beta,
         # whose error falls like 1/sqrt(P) at fixed N/P (docs/calibration.md)
-        mean, var = _kernels.null_moments(float(n), float(p))
+        mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
         return "beta", float(beta_fit(mean, var, n, p).sf(ap))
     try:
         nodes = AUTO_MAX_NODES if max_nodes is None else max_nodes

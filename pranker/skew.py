@@ -155,7 +155,7 @@ def null_third_moment(N: int, P: int) -> float:
             f"the third moment costs O(N P); N*P = {n * p:.3g} exceeds "
             f"THIRD_MOMENT_MAX_WORK={THIRD_MOMENT_MAX_WORK:.0e}."
         )
-    mean, _ = _kernels.null_moments(float(n), float(p))
+    mean, _ = _kernels.null_moments(float(n), float(p), float(n - p))
     _, m3 = _central_moments_dp(n, p, mean * p)
     return m3 / float(p) ** 3
 
@@ -169,7 +169,7 @@ def null_skewness(N: int, P: int) -> float:
     True
     """
     n, p = _scalar_np(N, P)
-    _, var = _kernels.null_moments(float(n), float(p))
+    _, var = _kernels.null_moments(float(n), float(p), float(n - p))
     if var <= 0.0:
         return 0.0
     return null_third_moment(n, p) / var**1.5
@@ -248,8 +248,8 @@ def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
     (True, True)
     """
     n, p = _scalar_np(N, P)
-    mean, var = _kernels.null_moments(float(n), float(p))
-    a_min, _ = _kernels.min_ap(float(n), float(p))
+    mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
+    a_min, _ = _kernels.min_ap(float(n), float(p), float(n - p))
     if var <= 0.0 or p == n:
         return SkewBetaFit(math.nan, math.nan, a_min, mean, var, 0.0, False, n, p)
     sd = math.sqrt(var)
