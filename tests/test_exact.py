@@ -41,16 +41,20 @@ def test_distribution_matches_brute_force(N, P):
 @pytest.mark.parametrize("N,P", SMALL)
 def test_pvalue_counts_match_brute_force(N, P):
     ref = brute_force(N, P)
-    for v in ref:
-        tail = sum(c for k, c in ref.items() if k >= v)
-        pv, count, total = exact_pvalue(float(v), N, P, return_count=True)
-        assert (count, total) == (tail, math.comb(N, P))
-        assert pv == tail / total
+    keys = sorted(ref)
+    total = math.comb(N, P)
+    # tail[i] = placements with AP >= keys[i], summed from the top
+    tail = [0] * (len(keys) + 1)
+    for i in range(len(keys) - 1, -1, -1):
+        tail[i] = tail[i + 1] + ref[keys[i]]
+    for i, v in enumerate(keys):
+        pv, count, tot = exact_pvalue(float(v), N, P, return_count=True)
+        assert (count, tot) == (tail[i], total)
+        assert pv == tail[i] / total
         # a value strictly between attained values: ties are not involved
-        above = [k for k in ref if k > v]
-        if above:
-            mid = (v + min(above)) / 2
-            assert exact_pvalue(float(mid), N, P) == sum(c for k, c in ref.items() if k > v) / total
+        if i + 1 < len(keys):
+            mid = (v + keys[i + 1]) / 2
+            assert exact_pvalue(float(mid), N, P) == tail[i + 1] / total
 
 
 def test_ties_counted_as_greater_or_equal():
