@@ -91,8 +91,8 @@ def test_p1_against_closed_form():
     assert r.pvalue_ci[0] <= 7 / 50 <= r.pvalue_ci[1]
 
 
-@pytest.mark.parametrize("target", [0.035, 0.07])
-def test_early_stopping_never_on_wrong_side(target):
+@pytest.mark.parametrize("target,trials", [(0.035, 200), (0.07, 200), (0.045, 60)])
+def test_early_stopping_never_on_wrong_side(target, trials):
     # an AP whose exact p is near (but not at) the level 0.05
     N, P, alpha = 20, 3, 0.05
     d = exact_null_distribution(N, P)
@@ -102,13 +102,13 @@ def test_early_stopping_never_on_wrong_side(target):
     assert abs(p_true - alpha) < 0.03
     wrong = 0
     stopped = 0
-    for seed in range(200):
+    for seed in range(trials):
         r = montecarlo_pvalue(ap, N, P, n_draws=100_000, seed=seed, alpha=alpha)
         if r.decision in ("below", "above"):
             stopped += 1
             truth = "below" if p_true < alpha else "above"
             wrong += r.decision != truth
-    assert stopped > 160  # the test is not vacuous: most trials do decide
+    assert stopped > 0.8 * trials  # the test is not vacuous: most trials do decide
     assert wrong == 0
 
 
