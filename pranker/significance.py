@@ -340,7 +340,7 @@ def pranker(
         Monte Carlo early stopping: stop once the p-value is clearly below
         or above ``alpha`` (wrong-side probability <= 1 - conf_level).
     max_nodes : int, optional
-        Step budget of the exact tail count (default 2e8; ``"auto"`` uses
+        Step budget of the exact tail count (default 1e9; ``"auto"`` uses
         2e6 before falling back to Monte Carlo).
     progress : bool or None
         Progress bar for Monte Carlo (needs tqdm).
@@ -441,7 +441,8 @@ def pranker(
 
 
 # --- the "auto" rule (numbers from benchmarks/calibration.py, docs/calibration.md) ---
-AUTO_ENUMERATE = 20_000_000  # C(N, P) at or below this: exact (tail count is then < 0.1 s)
+AUTO_ENUMERATE = 20_000_000  # C(N, P) at or below this (and N <= AUTO_EXACT_MAX_N): exact
+AUTO_EXACT_MAX_N = 20_000  # bounds the O(P) cost per search step when P is close to N
 AUTO_MAX_NODES = 2_000_000  # exact tail-count budget before falling back (~0.1 s)
 AUTO_SKEW_MIN_P = 1000  # three-moment beta when P >= this ...
 AUTO_SKEW_MAX_RATIO = 10.0  # ... and N / P <= this
@@ -452,11 +453,12 @@ AUTO_MC_TOL = 0.004
 def auto_method(N: int, P: int) -> str:
     """The method ``pranker(..., method="auto")`` tries first for N instances, P positives.
 
-    ``"exact"`` when P = 1, P = N or C(N, P) <= 2e7; ``"skewbeta"`` when
-    P >= 1000 and N / P <= 10 (the two-moment beta instead when N P > 2e9,
-    beyond the third-moment budget); otherwise ``"exact-or-montecarlo"``: an exact
-    tail count with a 2e6-step budget, then Monte Carlo (<= 400,000 draws,
-    stopping once the p-value is known to +-0.004).
+    ``"exact"`` when P = 1, P = N, or C(N, P) <= 2e7 with N <= 20,000;
+    ``"skewbeta"`` when P >= 1000 and N / P <= 10 (the two-moment beta
+    instead when N P > 2e9, beyond the third-moment budget); otherwise
+    ``"exact-or-montecarlo"``: an exact tail count with a 2e6-step budget,
+    then Monte Carlo (<= 400,000 draws, stopping once the p-value is known
+    to +-0.004).
 
     Examples
     --------
@@ -465,7 +467,7 @@ def auto_method(N: int, P: int) -> str:
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
-    if p == 1 or p == n or math.comb(n, p) <= AUTO_ENUMERATE:
+    if p == 1 or p == n or (n <= AUTO_EXACT_MAX_N and math.comb(n, p) <= AUTO_ENUMERATE):
         return "exact"
     if p >= AUTO_SKEW_MIN_P and n <= AUTO_SKEW_MAX_RATIO * p:
         return "skewbeta"
