@@ -4,8 +4,9 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
-from . import compat
+from . import chunked, compat, dask  # pranker.dask imports the dask library lazily
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .chunked import auprc_ap_chunked, pranker_chunked
 from .curves import (
     BestF,
     PRCurve,
@@ -22,8 +23,10 @@ from .exact import (
     exact_null_distribution,
     exact_pvalue,
 )
+from .many import ManyResult, pranker_many
 from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .retrieval import (
     RadiusCurves,
     hamming_distances,
@@ -33,6 +36,7 @@ from .retrieval import (
 )
 from .significance import BetaFit, PrankerResult, auto_method, beta_fit, pranker
 from .skew import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
+from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
 from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
@@ -61,6 +65,19 @@ __all__ = [
     "skew_beta_fit",
     "null_third_moment",
     "null_skewness",
+    "chunked",
+    "dask",
+    "auprc_ap_chunked",
+    "pranker_chunked",
+    "expected_null_pr_curve",
+    "NullInterpolatedAP",
+    "null_interpolated_ap",
+    "ManyResult",
+    "pranker_many",
+    "NullTable",
+    "null_params_table",
+    "load_null_params_table",
+    "parse_int_ranges",
     "compat",
     "RadiusCurves",
     "radius_curves",
