@@ -218,6 +218,12 @@ def test_pvalue_and_null_moments_match_enumeration(tmp_path, capsys):
     assert d["null_mean"] == pytest.approx(float(mean), rel=1e-12)
     assert d["null_var"] == pytest.approx(float(var), rel=1e-10)
     assert d["min_auprc"] == pytest.approx(float(min(aps)), rel=1e-12)
+    # default --method auto: the exact tail of the enumerated null
+    assert d["method"] == "exact"
+    assert d["pvalue"] == pytest.approx(sum(a >= obs for a in aps) / len(aps), rel=1e-12)
+    code, out, _ = run(["score", f, "--json", "--method", "beta"], capsys)
+    d = json.loads(out)
+    assert d["method"] == "beta"
     assert d["pvalue"] == pytest.approx(p_expected, rel=1e-8)
 
 
