@@ -450,7 +450,7 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     assert np.unique(arr[res[1]["score_column"]]).size < arr.size
     assert json.loads(js)["auprc"] == pytest.approx(
         average_precision_score(arr["label"], arr[res[1]["score_column"]]))
-    assert res[0]["pvalue"] < 1e-6
+    assert res[0]["pvalue"] < 0.01 and res[0]["method"] in ("exact", "montecarlo", "skewbeta", "beta")
     before = (out / "scores.csv").read_bytes()
     code, _, err = run(["demo", "-o", out], capsys)
     assert code == 2 and "--force" in err
