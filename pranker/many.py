@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from . import _kernels, _kernels_many
 from ._progress import progress_bar
@@ -369,7 +369,9 @@ def pranker_many(
     out = _null_and_pvalues(ap, n, npos, valid, conf_level)
     pvalue_bh = np.full(R, np.nan)
     if valid.any():
-        pvalue_bh[valid] = stats.false_discovery_control(out["pvalue"][valid], method="bh")
+        from scipy.stats import false_discovery_control  # lazy: scipy.stats is slow to import
+
+        pvalue_bh[valid] = false_discovery_control(out["pvalue"][valid], method="bh")
     cols = dict(out, auprc=ap, pvalue_bh=pvalue_bh, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
     return ManyResult(**shaped, conf_level=conf_level, ties=ties, method="beta")
