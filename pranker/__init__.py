@@ -4,9 +4,32 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 "On the null distribution of the precision and recall curve", ECML PKDD 2014).
 """
 
+from . import chunked, compat, dask  # pranker.dask imports the dask library lazily
 from .ap import ap_from_tie_groups, auprc_ap, tie_groups
+from .chunked import auprc_ap_chunked, pranker_chunked
+from .curves import (
+    BestF,
+    PRCurve,
+    ROCCurve,
+    average_precision_many,
+    pr_curve,
+    roc_auc,
+    roc_auc_many,
+    roc_curve,
+)
+from .many import ManyResult, pranker_many
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
+from .retrieval import (
+    RadiusCurves,
+    hamming_distances,
+    hamming_radius_curves,
+    pack_codes,
+    radius_curves,
+)
 from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
+from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __version__ = "0.1.0"
 
@@ -22,4 +45,36 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "chunked",
+    "dask",
+    "auprc_ap_chunked",
+    "pranker_chunked",
+    "expected_null_pr_curve",
+    "NullInterpolatedAP",
+    "null_interpolated_ap",
+    "ManyResult",
+    "pranker_many",
+    "NullTable",
+    "null_params_table",
+    "load_null_params_table",
+    "parse_int_ranges",
+    "compat",
+    "RadiusCurves",
+    "radius_curves",
+    "hamming_radius_curves",
+    "hamming_distances",
+    "pack_codes",
+    "PRCurve",
+    "ROCCurve",
+    "BestF",
+    "pr_curve",
+    "roc_curve",
+    "roc_auc",
+    "average_precision_many",
+    "roc_auc_many",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
 ]

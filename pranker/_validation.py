@@ -52,7 +52,9 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     if flat.size == 0:
         raise ValueError(f"{name} is empty: at least one instance is needed.")
     # a sum without NaN proves there is none (inf - inf also gives NaN: then look)
-    if np.isnan(flat.sum()):
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = flat.sum()
+    if np.isnan(total):
         nan = np.isnan(flat)
         if nan.any():
             raise ValueError(_first_nan_message(nan, name))

@@ -63,6 +63,19 @@ class BetaFit:
         """True when the null AP is a point mass (variance 0, e.g. P = N)."""
         return not (self.var > 0.0 and self.scale > 0.0)
 
+    @property
+    def two_point(self) -> bool:
+        """True when the null puts all its mass on ``lower`` and 1 (N = 2, P = 1).
+
+        The beta family reaches this only in the limit alpha, beta -> 0; the
+        fit is then the two-point distribution itself (``alpha = beta = 0``),
+        with P(AP = 1) equal to the standardised mean.
+        """
+        return self.alpha == 0.0 and self.beta == 0.0
+
+    def _p_top(self) -> float:
+        return (self.mean - self.lower) / self.scale
+
     def sf(self, x):
         """P(AP_null >= x) under the fitted beta, floored at 1 / C(N, P).
 
@@ -74,6 +87,8 @@ class BetaFit:
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x <= self.mean, 1.0, 0.0)[()]
+        if self.two_point:
+            return np.where(x <= self.lower, 1.0, np.where(x <= 1.0, self._p_top(), 0.0))[()]
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
         return np.maximum(special.betaincc(self.alpha, self.beta, z), self.p_best)[()]
 
@@ -92,13 +107,15 @@ class BetaFit:
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x >= self.mean, 1.0, 0.0)[()]
+        if self.two_point:
+            return np.where(x < self.lower, 0.0, np.where(x < 1.0, 1.0 - self._p_top(), 1.0))[()]
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
         return special.betainc(self.alpha, self.beta, z)[()]
 
     def pdf(self, x):
         """Density on the AUPRC scale (NaN for a point mass)."""
         x = np.asarray(x, dtype=np.float64)
-        if self.degenerate:
+        if self.degenerate or self.two_point:
             return np.full(x.shape, np.nan)[()]
         z = (x - self.lower) / self.scale
         inside = (z > 0.0) & (z < 1.0)
@@ -115,6 +132,8 @@ class BetaFit:
         q = np.asarray(q, dtype=np.float64)
         if self.degenerate:
             return np.full(q.shape, self.mean)[()]
+        if self.two_point:
+            return np.where(q <= 1.0 - self._p_top(), self.lower, 1.0)[()]
         return (self.lower + self.scale * special.betaincinv(self.alpha, self.beta, q))[()]
 
     def interval(self, conf_level: float = 0.95):
@@ -124,8 +143,8 @@ class BetaFit:
 
     def frozen(self):
         """The equivalent ``scipy.stats.beta`` frozen distribution (not for a point mass)."""
-        if self.degenerate:
-            raise ValueError("the null distribution is a point mass; there is no beta to freeze.")
+        if self.degenerate or self.two_point:
+            raise ValueError("the null distribution is discrete here; there is no beta to freeze.")
         from scipy import stats
 
         return stats.beta(self.alpha, self.beta, loc=self.lower, scale=self.scale)
@@ -186,6 +205,9 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     one_minus_m = one_minus_mean / one_minus_a
     v = var / (one_minus_a * one_minus_a)
     c = m * one_minus_m / v - 1.0
+    if m > 0.0 and one_minus_m > 0.0 and abs(c) <= 1e-9:
+        # variance at its maximum (mean - a)(1 - mean): all mass on a and 1
+        return BetaFit(0.0, 0.0, a, one_minus_a, mean, var, n, p)
     if not (m > 0.0 and one_minus_m > 0.0 and c > 0.0):
         raise ValueError(
             f"null moments mean={mean}, var={var} do not fit a beta distribution on "

@@ -141,3 +141,14 @@ def test_betafit_functions_match_scipy_stats_beta():
     np.testing.assert_allclose(fit.sf(x), sf_ref, rtol=1e-12, atol=1e-15)
     q = np.linspace(0.01, 0.99, 9)
     np.testing.assert_allclose(fit.ppf(q), ref.ppf(q), rtol=1e-10)
+
+
+def test_two_point_null_n2_p1():
+    # N = 2, P = 1: AP is 1 or 1/2 with probability 1/2 each; no beta fits
+    fit = beta_fit(*null_params(2, 1), 2, 1)
+    assert fit.two_point
+    assert fit.sf(1.0) == pytest.approx(0.5) and fit.sf(0.5) == 1.0
+    assert fit.cdf(0.5) == pytest.approx(0.5) and fit.cdf(1.0) == 1.0
+    assert pranker([0.9, 0.1], [1, 0]).pvalue == pytest.approx(0.5)
+    assert pranker([0.1, 0.9], [1, 0]).pvalue == 1.0
+    assert pranker([0.1, 0.9], [1, 0]).conf_int == (0.5, 1.0)

@@ -1,0 +1,220 @@
+"""pranker.dask on a real distributed LocalCluster (two worker processes).
+
+Every AP is checked against a plain-loop AP written here and against the
+in-memory pranker.auprc_ap, in every tie mode, to 1e-12.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import numpy as np
+import pytest
+
+import pranker
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+import pranker.dask as pdask  # noqa: E402
+
+TIES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
+
+
+def plain_ap(scores, y, ties):
+    """AP by its definition with explicit loops (independent of pranker's kernels)."""
+    s = [float(v) for v in np.ravel(scores)]
+    lab = [bool(v) for v in np.ravel(y)]
+    n, P = len(s), sum(lab)
+    if ties in ("stable", "optimistic", "pessimistic"):
+        tie = {"stable": lambda i: 0, "optimistic": lambda i: -lab[i],
+               "pessimistic": lambda i: lab[i]}[ties]
+        order = sorted(range(n), key=lambda i: (-s[i], tie(i), i))
+        total, hits = 0.0, 0
+        for rank, i in enumerate(order, start=1):
+            if lab[i]:
+                hits += 1
+                total += hits / rank
+        return total / P
+    total = 0.0
+    seen = tp = 0
+    for v in sorted(set(s), reverse=True):
+        grp = [i for i in range(n) if s[i] == v]
+        m, p = len(grp), sum(lab[i] for i in grp)
+        if ties == "threshold":
+            seen += m
+            tp += p
+            total += p * tp / seen
+            continue
+        # average: position A + t with probability 1/m; the other p - 1 tied
+        # positives fill the t - 1 places before it with mean (t-1)(p-1)/(m-1)
+        for t in range(1, m + 1):
+            extra = (t - 1) * (p - 1) / (m - 1) if m > 1 else 0.0
+            total += p / m * (tp + 1 + extra) / (seen + t)
+        seen += m
+        tp += p
+    return total / P
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    # one retry per task: a worker dying once is recovered, twice is KilledWorker
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+        c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture
+def cl(client):
+    client.wait_for_workers(2, timeout=60)
+    return client
+
+
+def _data(seed, n=400, levels=6):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, levels, n).astype(np.float64)
+    s[rng.random(n) < 0.05] = np.inf
+    s[rng.random(n) < 0.05] = -np.inf
+    y = rng.random(n) < 0.25
+    y[:120] = False  # the first partitions hold no positive
+    y[-1] = True
+    return s, y
+
+
+def _check(got, s, y, ties):
+    assert got == pytest.approx(plain_ap(s, y, ties), abs=1e-12)
+    assert got == pytest.approx(pranker.auprc_ap(s, y, ties=ties), abs=1e-12)
+
+
+def test_workers_are_processes(cl):
+    pids = cl.run(os.getpid)
+    assert len(pids) == 2 and os.getpid() not in pids.values()
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_dask_array_every_mode(cl, ties):
+    s, y = _data(1)
+    sd = da.from_array(s, chunks=((50, 50, 0, 100, 200),))  # an empty partition too
+    yd = da.from_array(y, chunks=70)  # different chunking: rechunked to the scores'
+    _check(pdask.auprc_ap(sd, yd, ties=ties, split_every=3), s, y, ties)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_fallback_every_mode(cl, ties):
+    s, y = _data(2)
+    sd = da.from_array(s.reshape(20, 20), chunks=(5, 20))  # 2-d: flattened in C order
+    got = pdask.auprc_ap(sd, y.reshape(20, 20), ties=ties, max_positives=10, rows_per_range=120)
+    _check(got, s, y, ties)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_all_ties(cl, ties):
+    s = np.full(90, -np.inf)
+    y = np.zeros(90, dtype=bool)
+    y[[5, 44, 80]] = True
+    # the fallback puts every row in one range; once is enough to check it
+    kw = {"max_positives": 1, "rows_per_range": 10} if ties == "stable" else {}
+    _check(pdask.auprc_ap(da.from_array(s, chunks=20), y, ties=ties, **kw), s, y, ties)
+
+
+def test_parquet_dataframe(cl, tmp_path):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("pyarrow")
+    s, y = _data(3, n=500)
+    s = s.astype(np.float32)
+    for i, lo in enumerate(range(0, 500, 100)):
+        pd.DataFrame({"score": s[lo:lo + 100], "label": y[lo:lo + 100].astype(np.int8)}).to_parquet(
+            tmp_path / f"part-{i:03d}.parquet"
+        )
+    ddf = dd.read_parquet(str(tmp_path))
+    assert ddf.npartitions == 5
+    s64 = s.astype(np.float64)
+    for ties in ("average", "threshold"):
+        _check(pdask.auprc_ap(ddf, ties=ties), s64, y, ties)
+    res = pdask.pranker(ddf, ties="stable", conf_level=0.9)
+    assert res == pranker.pranker(s64, y, ties="stable", conf_level=0.9)
+    fb = pdask.pranker(ddf, max_positives=3, rows_per_range=120)
+    ref = pranker.pranker(s64, y)
+    assert fb.auprc == pytest.approx(ref.auprc, abs=1e-12)
+    assert (fb.n, fb.n_pos, fb.null_mean, fb.null_var) == (ref.n, ref.n_pos, ref.null_mean,
+                                                           ref.null_var)
+
+
+def test_errors(cl):
+    s, y = _data(4)
+    bad = s.copy()
+    bad[263] = np.nan
+    with pytest.raises(ValueError, match=r"NaN value\(s\) in partition 5; the first is at index 13"):
+        pdask.auprc_ap(da.from_array(bad, chunks=50), y)
+    with pytest.raises(ValueError, match="no positive"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), np.zeros(400))
+    with pytest.raises(ValueError, match="same number of elements"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), y[:-1])
+    with pytest.raises(TypeError, match="dask array"):
+        pdask.auprc_ap(s, y)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), y, ties="first")
+
+
+def test_missing_dask_message(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(ImportError, match=r"pip install 'pranker\[dask\]'"):
+        pdask._require_dask()
+
+
+def _on_worker() -> bool:
+    try:
+        distributed.get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _kill_once(block, marker):
+    """Kill this worker process the first time any task runs it; then be the identity."""
+    if _on_worker() and not os.path.exists(marker):
+        with open(marker, "w") as fh:
+            fh.write(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return block
+
+
+def test_worker_dying_once_is_retried_exactly(cl, tmp_path):
+    s, y = _data(5)
+    marker = str(tmp_path / "killed")
+    sd = da.from_array(s, chunks=50).map_blocks(_kill_once, marker, meta=s[:0])
+    pids_before = set(cl.run(os.getpid).values())
+    got = pdask.auprc_ap(sd, y, ties="stable")
+    assert os.path.exists(marker)  # a worker really was killed ...
+    with open(marker) as fh:
+        assert int(fh.read()) in pids_before
+    _check(got, s, y, "stable")  # ... and the answer is still exact
+
+
+def _changes_after_first_read(block, marker_dir, block_info=None):
+    """Labels that differ on every read after the first (a source that changed)."""
+    i = block_info[0]["chunk-location"][0]
+    marker = os.path.join(marker_dir, f"read-{i}")
+    if os.path.exists(marker):
+        return np.roll(block, 1)
+    with open(marker, "w"):
+        pass
+    return block
+
+
+def test_data_changing_between_passes_is_an_error(cl, tmp_path):
+    s, y = _data(7)
+    yd = da.from_array(y, chunks=50).map_blocks(_changes_after_first_read, str(tmp_path),
+                                                meta=y[:0])
+    with pytest.raises((RuntimeError, ValueError), match="changed between"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), yd)

@@ -1,0 +1,201 @@
+"""Tests of pranker.uncertainty against oracles written here.
+
+- the seed-004 mean over positives, computed by looping over positives and
+  thresholds with exact fractions;
+- the same area as a closed polygon (shoelace formula) in exact fractions;
+- Boyd, Eng & Page intervals worked by hand with the normal quantile as a
+  literal constant.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pranker
+from pranker import ap_interval, auprc_trapezoid, boyd_interval
+
+Z95 = 1.959963984540054  # standard normal 0.975 quantile
+SEEDS = range(8)
+
+
+def _data(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(3, 30))
+    s = rng.integers(0, int(rng.integers(2, 10)), n).astype(float)
+    y = rng.random(n) < 0.4
+    y[0] = True
+    return s, y
+
+
+def operating_points(s, y, grid=None):
+    """Exact (precision, recall, retrieved-set predicate) per threshold, highest first."""
+    P = int(np.sum(y))
+    if grid is None:
+        thr = sorted(set(s.tolist()), reverse=True)
+        retrieved = [lambda v, t=t: v >= t for t in thr]
+    else:
+        thr = sorted(set(np.asarray(grid, float).tolist()), reverse=True)
+        retrieved = [lambda v, t=t: v > t for t in thr]
+    pts = []
+    for inside in retrieved:
+        tp = sum(1 for v, b in zip(s, y, strict=True) if b and inside(v))
+        n = sum(1 for v in s if inside(v))
+        prec = Fraction(tp, n) if n else Fraction(1)
+        pts.append((prec, Fraction(tp, P), inside))
+    return pts
+
+
+def seed004_loop(s, y, grid=None):
+    """f_j per positive by looping over thresholds (weights from the seed's borders)."""
+    pts = operating_points(s, y, grid)
+    K = len(pts)
+    prec = [p for p, _, _ in pts]
+    ext = [prec[0]] + prec + [Fraction(0)] * 2  # prec_0 = prec_1; final point at precision 0
+    # final point keeps the last recall, so a positive retrieved at K is retrieved there too
+    w = [(ext[k - 1] - ext[k + 1]) / 2 for k in range(1, K + 2)]
+    f = []
+    for v, b in zip(s, y, strict=True):
+        if not b:
+            continue
+        fj = Fraction(0)
+        for k in range(K):
+            if pts[k][2](v):
+                fj += w[k]
+        if pts[K - 1][2](v):
+            fj += w[K]  # the closing point at precision 0
+        f.append(fj)
+    return f
+
+
+def shoelace_area(s, y, grid=None):
+    """Area of the closed rotated curve (x = precision, y = recall) by the shoelace formula."""
+    pts = operating_points(s, y, grid)
+    poly = [(Fraction(0), Fraction(0)), (pts[0][0], Fraction(0))]
+    poly += [(p, r) for p, r, _ in pts]
+    poly += [(Fraction(0), pts[-1][1])]
+    area = Fraction(0)
+    for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1], strict=True):
+        area += x0 * y1 - x1 * y0
+    return area / 2  # counterclockwise: along the x axis, up the curve, back along y
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trapezoid_mean_over_positives(seed):
+    s, y = _data(seed)
+    f = seed004_loop(s, y)
+    r = auprc_trapezoid(s, y)
+    mean = sum(f) / len(f)
+    assert r.estimate == pytest.approx(float(mean), rel=1e-13)
+    assert r.estimate == pytest.approx(float(shoelace_area(s, y)), rel=1e-13)
+    if len(f) > 1:
+        sd = statistics.stdev([float(v) for v in f])
+        assert r.sd == pytest.approx(sd, rel=1e-9, abs=1e-15)
+        assert r.se == pytest.approx(sd / math.sqrt(len(f)), rel=1e-9, abs=1e-15)
+    assert r.n_pos == int(y.sum())
+    assert r.n_thresholds == len(set(s.tolist()))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trapezoid_on_a_grid(seed):
+    s, y = _data(seed)
+    grid = [-1.0, 0.5, 2.5, 4.0, 100.0]  # strict ">", the top one retrieves nothing
+    f = seed004_loop(s, y, grid)
+    r = auprc_trapezoid(s, y, thresholds=grid)
+    assert r.estimate == pytest.approx(float(sum(f) / len(f)), rel=1e-13, abs=1e-15)
+    assert r.estimate == pytest.approx(float(shoelace_area(s, y, grid)), rel=1e-13, abs=1e-15)
+    if len(f) > 1:
+        sd = statistics.stdev([float(v) for v in f])
+        assert r.se == pytest.approx(sd / math.sqrt(len(f)), rel=1e-9, abs=1e-15)
+
+
+def test_trapezoid_hand_examples():
+    r = auprc_trapezoid([4, 3, 2, 1], [1, 1, 0, 0])
+    assert r.estimate == pytest.approx(1.0, rel=1e-15) and r.se == pytest.approx(0.0, abs=1e-15)
+    # all tied: one point (P/N, 1): a rectangle of area P/N, every f_j = P/N
+    r = auprc_trapezoid([1, 1, 1, 1, 1], [1, 0, 1, 0, 0])
+    assert r.estimate == pytest.approx(0.4, rel=1e-15) and r.se == 0.0
+    # ranking N P: operating points (prec, rec) = (0, 0) and (1/2, 1); the closed curve is
+    # the triangle (0,0) (1/2,1) (0,1) of area 1/4; weights w = (-1/4, 1/4), f = 1/4
+    r = auprc_trapezoid([2, 1], [0, 1])
+    assert r.estimate == pytest.approx(0.25, rel=1e-15)
+    assert math.isnan(r.se)  # one positive: no spread estimate
+
+
+def test_trapezoid_interval_and_bad_input():
+    r = auprc_trapezoid(np.arange(10.0), np.arange(10) % 3 == 0)
+    lo, hi = r.interval(0.95)
+    assert lo == pytest.approx(r.estimate - Z95 * r.se, rel=1e-12)
+    assert hi == pytest.approx(r.estimate + Z95 * r.se, rel=1e-12)
+    with pytest.raises(ValueError, match="conf_level"):
+        r.interval(1.5)
+    with pytest.raises(ValueError, match="no positive"):
+        auprc_trapezoid([1, 2], [0, 0])
+    with pytest.raises(ValueError, match="NaN"):
+        auprc_trapezoid([1, 2], [1, 0], thresholds=[np.nan])
+
+
+def test_boyd_hand_worked():
+    # theta = 0.5, n = 100: binomial 0.5 +/- Z95 * 0.05; logit eta = 0, tau = 0.2
+    b = boyd_interval(0.5, 100, method="binomial")
+    assert (b.low, b.high) == pytest.approx((0.5 - Z95 * 0.05, 0.5 + Z95 * 0.05), rel=1e-12)
+    lg = boyd_interval(0.5, 100, method="logit")
+    e = math.exp(Z95 * 0.2)
+    assert (lg.low, lg.high) == pytest.approx((1 / (1 + e), e / (1 + e)), rel=1e-12)
+    # theta = 0.9, n = 25: tau = 1 / sqrt(25 * 0.09) = 1/1.5; eta = ln 9
+    lg = boyd_interval(0.9, 25)
+    lo = 9 * math.exp(-Z95 / 1.5)
+    hi = 9 * math.exp(Z95 / 1.5)
+    assert (lg.low, lg.high) == pytest.approx((lo / (1 + lo), hi / (1 + hi)), rel=1e-12)
+    # the binomial interval is clipped to [0, 1]
+    b = boyd_interval(0.95, 5, method="binomial")
+    assert b.high == 1.0 and b.low == pytest.approx(0.95 - Z95 * math.sqrt(0.95 * 0.05 / 5))
+    # other confidence level (0.90 -> 1.6448536269514722)
+    b = boyd_interval(0.3, 50, conf_level=0.9, method="binomial")
+    half = 1.6448536269514722 * math.sqrt(0.3 * 0.7 / 50)
+    assert (b.low, b.high) == pytest.approx((0.3 - half, 0.3 + half), rel=1e-12)
+
+
+@pytest.mark.parametrize("theta", [0.01, 0.2, 0.5, 0.77, 0.999])
+@pytest.mark.parametrize("n", [1, 10, 1000])
+def test_boyd_properties(theta, n):
+    lg = boyd_interval(theta, n)
+    assert 0.0 < lg.low < theta < lg.high <= 1.0  # expit may round to 1.0
+    wide = boyd_interval(theta, n, conf_level=0.99)
+    assert wide.low < lg.low and wide.high >= lg.high
+    b = boyd_interval(theta, n, method="binomial")
+    assert 0.0 <= b.low <= theta <= b.high <= 1.0
+    low, high = lg  # unpacks
+    assert (low, high) == (lg.low, lg.high)
+
+
+def test_boyd_limits_and_errors():
+    assert tuple(boyd_interval(1.0, 10)) == (0.0, 1.0)
+    assert tuple(boyd_interval(1.0, 10, method="binomial")) == (1.0, 1.0)
+    assert tuple(boyd_interval(0.0, 10, method="binomial")) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="estimate"):
+        boyd_interval(1.2, 10)
+    with pytest.raises(ValueError, match="n_pos"):
+        boyd_interval(0.5, 0)
+    with pytest.raises(ValueError, match="n_pos"):
+        boyd_interval(0.5, 2.5)
+    with pytest.raises(ValueError, match="method"):
+        boyd_interval(0.5, 10, method="wald")
+    with pytest.raises(ValueError, match="conf_level"):
+        boyd_interval(0.5, 10, conf_level=1.0)
+
+
+@pytest.mark.parametrize("ties", ["average", "threshold"])
+def test_ap_interval(ties):
+    s, y = _data(3)
+    r = ap_interval(s, y, ties=ties, method="logit", conf_level=0.9)
+    ap = pranker.auprc_ap(s, y, ties=ties)
+    assert r.estimate == ap and r.n_pos == int(y.sum())
+    ref = boyd_interval(ap, int(y.sum()), conf_level=0.9)
+    assert (r.low, r.high) == (ref.low, ref.high)
+    with pytest.raises(ValueError, match="ties"):
+        ap_interval(s, y, ties="nope")
