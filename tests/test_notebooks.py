@@ -18,12 +18,13 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = [
+    "01_null_distribution.ipynb",
+    "02_pr_curve_conventions.ipynb",
+    "03_hashing_retrieval.ipynb",
+    "04_auprc_uncertainty.ipynb",
+]
 CELL_TIMEOUT = 300  # seconds per cell (a cold numba cache compiles inside the first cells)
-
-
-def test_notebooks_exist():
-    assert len(NOTEBOOKS) == 4, NOTEBOOKS
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
