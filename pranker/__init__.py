@@ -17,7 +17,14 @@ from .curves import (
     roc_auc_many,
     roc_curve,
 )
+from .exact import (
+    ExactBudgetExceeded,
+    ExactNullDistribution,
+    exact_null_distribution,
+    exact_pvalue,
+)
 from .many import ManyResult, pranker_many
+from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
 from .null import NullParams, min_auprc, null_ap_samples, null_params
 from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .retrieval import (
@@ -27,7 +34,8 @@ from .retrieval import (
     pack_codes,
     radius_curves,
 )
-from .significance import BetaFit, PrankerResult, beta_fit, pranker
+from .significance import BetaFit, PrankerResult, auto_method, beta_fit, pranker
+from .skew import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
 from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
 from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
@@ -45,6 +53,18 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "auto_method",
+    "ExactNullDistribution",
+    "ExactBudgetExceeded",
+    "exact_null_distribution",
+    "exact_pvalue",
+    "MonteCarloPvalue",
+    "montecarlo_pvalue",
+    "clopper_pearson",
+    "SkewBetaFit",
+    "skew_beta_fit",
+    "null_third_moment",
+    "null_skewness",
     "chunked",
     "dask",
     "auprc_ap_chunked",

@@ -238,9 +238,15 @@ class PrankerResult:
     min_auprc : float
         Lower end of the null support (all positives ranked last).
     method : str
-        How the p-value was obtained (``"beta"``).
+        How the p-value was obtained: ``"beta"``, ``"skewbeta"``, ``"exact"``
+        or ``"montecarlo"`` (for ``method="auto"``, the one actually used).
     ties : str
         Tie mode used for the observed AUPRC.
+    pvalue_ci : tuple of float or None
+        Monte Carlo only: Clopper–Pearson interval for the true p-value.
+    n_draws : int or None
+        Monte Carlo only: number of null draws taken (fewer than asked when
+        sampling stopped early).
     """
 
     auprc: float
@@ -256,6 +262,8 @@ class PrankerResult:
     min_auprc: float
     method: str = "beta"
     ties: str = "average"
+    pvalue_ci: tuple | None = None
+    n_draws: int | None = None
 
     @property
     def statistic(self) -> float:
@@ -275,6 +283,8 @@ class PrankerResult:
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["conf_int"] = list(self.conf_int)
+        if self.pvalue_ci is not None:
+            d["pvalue_ci"] = list(self.pvalue_ci)
         return d
 
 
@@ -297,7 +307,23 @@ def _check_params(params):
     return mean, var
 
 
-def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "average"):
+METHODS = ("beta", "skewbeta", "exact", "montecarlo", "auto")
+
+
+def pranker(
+    scores,
+    y,
+    params=None,
+    conf_level: float = 0.95,
+    *,
+    ties: str = "average",
+    method: str = "beta",
+    n_draws: int | None = None,
+    seed: int | None = None,
+    alpha: float | None = None,
+    max_nodes: int | None = None,
+    progress: bool | None = False,
+):
     """AUPRC of a ranking and its p-value against random ranking.
 
     Parameters
@@ -308,11 +334,38 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
         Gold standard: nonzero marks a positive.
     params : (mean, var), optional
         Precomputed null parameters (e.g. from :func:`null_params` or a null
-        table) for this N and P; skips computing them, as in R.
+        table) for this N and P; skips computing them, as in R. Used by the
+        beta fit and ``conf_int``.
     conf_level : float
-        Coverage of the central null interval ``conf_int``.
+        Coverage of the central null interval ``conf_int`` and of the Monte
+        Carlo ``pvalue_ci``.
     ties : str
-        Tie mode of the observed AUPRC; see :func:`auprc_ap`.
+        Tie mode of the observed AUPRC; see :func:`auprc_ap`. The null is
+        always untied random ranking.
+    method : {"beta", "skewbeta", "exact", "montecarlo", "auto"}
+        ``"beta"`` (default): the two-moment beta of Lopes & Bontempi.
+        ``"skewbeta"``: the three-moment beta (:func:`pranker.skew_beta_fit`).
+        ``"exact"``: exact tail count (:func:`pranker.exact_pvalue`); fails
+        with ``ExactBudgetExceeded`` when it would take more than
+        ``max_nodes`` steps.
+        ``"montecarlo"``: permutation p-value (:func:`pranker.montecarlo_pvalue`).
+        ``"auto"``: exact when cheap, the three-moment beta where the
+        calibration shows it within 0.005 of the truth, Monte Carlo
+        otherwise (rule in ``docs/calibration.md`` and :func:`auto_method`).
+    n_draws : int, optional
+        Monte Carlo draws (default 100,000). ``"auto"`` draws at most
+        400,000 and stops as soon as the ``conf_level`` interval for p is
+        within 0.004 of the estimate (a few thousand draws for small p).
+    seed : int, optional
+        Monte Carlo seed.
+    alpha : float, optional
+        Monte Carlo early stopping: stop once the p-value is clearly below
+        or above ``alpha`` (wrong-side probability <= 1 - conf_level).
+    max_nodes : int, optional
+        Step budget of the exact tail count (default 1e9; ``"auto"`` uses
+        2e6 before falling back to Monte Carlo).
+    progress : bool or None
+        Progress bar for Monte Carlo (needs tqdm).
 
     Returns
     -------
@@ -330,9 +383,17 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
     >>> res = pranker(s, y)
     >>> round(res.auprc, 4), res.n, res.n_pos, res.pvalue < 0.05
     (0.9667, 10, 5, True)
+    >>> ex = pranker(s, y, method="exact")
+    >>> ex.method, round(ex.pvalue, 4)
+    ('exact', 0.0079)
+    >>> mc = pranker(s, y, method="montecarlo", seed=1)
+    >>> mc.pvalue_ci[0] < ex.pvalue < mc.pvalue_ci[1]
+    True
     """
     check_ties(ties)
     conf_level = _check_conf_level(conf_level)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     if params is not None:
         params = _check_params(params)
     s, yb = check_scores_labels(scores, y)
@@ -344,11 +405,47 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
     else:
         mean, var = params
     fit = beta_fit(mean, var, n, n_pos)
-    pvalue = float(fit.sf(auprc))
     conf_int = fit.interval(conf_level)
+    pvalue_ci = None
+    used_draws = None
+    used = method
+    if method == "auto":
+        used, pvalue = _auto_pvalue(auprc, n, n_pos, max_nodes)
+        if used == "montecarlo":
+            pvalue = None
+    if method == "beta":
+        pvalue = float(fit.sf(auprc))
+    elif method == "skewbeta":
+        from .skew import skew_beta_fit
+
+        pvalue = float(skew_beta_fit(n, n_pos).sf(auprc))
+    elif method == "exact":
+        from .exact import EXACT_MAX_NODES, exact_pvalue
+
+        nodes = EXACT_MAX_NODES if max_nodes is None else max_nodes
+        pvalue = float(exact_pvalue(auprc, n, n_pos, max_nodes=nodes))
+    if used == "montecarlo":
+        from .montecarlo import montecarlo_pvalue
+
+        if n_draws is None:
+            n_draws = AUTO_MC_DRAWS if method == "auto" else 100_000
+        mc = montecarlo_pvalue(
+            auprc,
+            n,
+            n_pos,
+            n_draws=n_draws,
+            seed=seed,
+            alpha=alpha,
+            abs_tol=AUTO_MC_TOL if method == "auto" else None,
+            conf_level=conf_level,
+            progress=progress,
+        )
+        pvalue = mc.pvalue
+        pvalue_ci = mc.pvalue_ci
+        used_draws = mc.n_draws
     return PrankerResult(
         auprc=auprc,
-        pvalue=pvalue,
+        pvalue=float(pvalue),
         null_mean=float(mean),
         null_var=float(var),
         n=n,
@@ -358,6 +455,65 @@ def pranker(scores, y, params=None, conf_level: float = 0.95, *, ties: str = "av
         beta_alpha=float(fit.alpha),
         beta_beta=float(fit.beta),
         min_auprc=float(fit.lower),
-        method="beta",
+        method=used,
         ties=ties,
+        pvalue_ci=pvalue_ci,
+        n_draws=used_draws,
     )
+
+
+# --- the "auto" rule (numbers from benchmarks/calibration.py, docs/calibration.md) ---
+AUTO_ENUMERATE = 20_000_000  # C(N, P) at or below this (and N <= AUTO_EXACT_MAX_N): exact
+AUTO_EXACT_MAX_N = 20_000  # bounds the O(P) cost per search step when P is close to N
+AUTO_MAX_NODES = 2_000_000  # exact tail-count budget before falling back (~0.1 s)
+AUTO_SKEW_MIN_P = 1000  # three-moment beta when P >= this ...
+AUTO_SKEW_MAX_RATIO = 10.0  # ... and N / P <= this
+AUTO_MC_DRAWS = 400_000  # at most; stops once the CI is within AUTO_MC_TOL
+AUTO_MC_TOL = 0.004
+
+
+def auto_method(N: int, P: int) -> str:
+    """The method ``pranker(..., method="auto")`` tries first for N instances, P positives.
+
+    ``"exact"`` when P = 1, P = N, or C(N, P) <= 2e7 with N <= 20,000;
+    ``"skewbeta"`` when P >= 1000 and N / P <= 10 (the two-moment beta
+    instead when N P > 2e9, beyond the third-moment budget); otherwise
+    ``"exact-or-montecarlo"``: an exact tail count with a 2e6-step budget,
+    then Monte Carlo (<= 400,000 draws, stopping once the p-value is known
+    to +-0.004).
+
+    Examples
+    --------
+    >>> auto_method(20, 5), auto_method(10**4, 1000), auto_method(10**5, 30)
+    ('exact', 'skewbeta', 'exact-or-montecarlo')
+    """
+    (n_arr, p_arr, _) = check_counts(N, P)
+    n, p = int(n_arr[0]), int(p_arr[0])
+    if p == 1 or p == n or (n <= AUTO_EXACT_MAX_N and math.comb(n, p) <= AUTO_ENUMERATE):
+        return "exact"
+    if p >= AUTO_SKEW_MIN_P and n <= AUTO_SKEW_MAX_RATIO * p:
+        return "skewbeta"
+    return "exact-or-montecarlo"
+
+
+def _auto_pvalue(ap: float, n: int, p: int, max_nodes=None):
+    """(method used, p-value or None when Monte Carlo is needed)."""
+    from .exact import ExactBudgetExceeded, exact_pvalue
+
+    rule = auto_method(n, p)
+    if rule == "exact":
+        return "exact", exact_pvalue(ap, n, p, max_nodes=2**62)
+    if rule == "skewbeta":
+        from .skew import THIRD_MOMENT_MAX_WORK, skew_beta_fit
+
+        if n * p <= THIRD_MOMENT_MAX_WORK:
+            return "skewbeta", float(skew_beta_fit(n, p).sf(ap))
+        # beyond the third-moment budget (P > ~1.4e4 here) the two-moment beta,
+        # whose error falls like 1/sqrt(P) at fixed N/P (docs/calibration.md)
+        mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
+        return "beta", float(beta_fit(mean, var, n, p).sf(ap))
+    try:
+        nodes = AUTO_MAX_NODES if max_nodes is None else max_nodes
+        return "exact", exact_pvalue(ap, n, p, max_nodes=nodes)
+    except ExactBudgetExceeded:
+        return "montecarlo", None

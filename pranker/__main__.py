@@ -1,0 +1,7 @@
+"""``python -m pranker`` runs the command line (same as the ``pranker`` script)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

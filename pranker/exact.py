@@ -1,0 +1,428 @@
+r"""The exact null distribution of AP by enumerating placements of the positives.
+
+Under random ranking each of the C(N, P) sets of ranks ``r_1 < ... < r_P`` of
+the positives is equally likely, and
+
+.. math::
+
+    AP = \frac{1}{P} \sum_{k=1}^{P} \frac{k}{r_k} .
+
+Two exact computations are offered.
+
+Full distribution (:func:`exact_null_distribution`)
+    Every placement is visited in lexicographic order. Keeping the prefix sums
+    ``pre[k] = sum_{j<k} (j+1)/r_j`` means that advancing the combination only
+    recomputes the terms that changed, and the innermost loop (the last
+    positive's rank) costs one division and one addition per placement. The
+    sums are sorted and equal values merged (see *Ties* below). Memory is
+    8 bytes per placement, so this is limited to
+    ``C(N, P) <= EXACT_DISTRIBUTION_LIMIT`` (2e7).
+
+Tail count (:func:`exact_pvalue`)
+    Only ``#{placements : AP >= ap}`` is needed. A depth-first search over the
+    positives' ranks carries the partial sum ``s`` of the first k terms and
+    bounds what the remaining positives can add, given the k-th rank ``c``:
+
+    - at least ``sum_{j>k} j / (N - P + j)`` (they are ranked last), so if
+      ``s`` plus this reaches the threshold, all ``C(N - c, P - k)``
+      completions are counted at once;
+    - at most ``sum_{j>k} j / (c + j - k)`` (they follow immediately), so if
+      ``s`` plus this misses the threshold, this ``c`` and every larger one
+      is cut (both ``s`` and the bound decrease in ``c``);
+    - the last positive is never enumerated: ``P / r >= t - s`` holds exactly
+      for ``r <= floor(P / (t - s))`` (checked against the same floating
+      comparison at the boundary), so that level costs O(1).
+
+    The work is then far below C(N, P) (roughly the number of placements of
+    the first P - 1 positives that straddle the threshold). Counts are float64:
+    exact integers below 2**53, ~1e-16 relative beyond. The search stops after
+    ``max_nodes`` steps (``EXACT_MAX_NODES`` = 1e9 by default).
+
+Ties
+----
+AP values are sums of fractions, so mathematically equal values computed in
+different orders can differ in the last bits. Two values are treated as equal
+when they differ by at most ``REL_TOL = 1e-12`` relative; the p-value counts
+ties as ``>=``: ``p = P(AP_null >= ap (1 - 1e-12))``. Rounding differences
+are ~1e-16 relative, far below the tolerance. Distinct values can be close:
+the smallest relative gap between distinct AP values measured is 3e-9 at
+(N, P) = (20, 10), 3e-10 at (30, 6) and (100, 3), 7e-12 at (50, 5); for larger
+N and P two distinct values closer than 1e-12 would be treated as tied, which
+moves p by at most the null probability of those values.
+
+P = 1
+-----
+AP = 1/r with r uniform on 1..N, so ``p = #{r : 1/r >= ap} / N``; for an
+observed positive at rank r this is ``r / N``.
+
+Measured speed (shared 2-core machine, one thread): full enumeration
+~1e9 placements per minute (C(40, 5) = 658,008 in 0.04 s); the tail count
+visits ~2.5e7 search steps per second, and e.g. N = 100, P = 5 (7.5e7
+placements) takes ~0.01-0.02 s at the hardest ap, N = 1e5, P = 3 at p = 0.01 ~0.2 s.
+There is no exact DP over distinct AP values here: the number of distinct
+values grows like C(N, P) itself for small P, so it would not beat the tail
+count.
+
+References
+----------
+M. Lopes and G. Bontempi, "On the null distribution of the precision and
+recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._validation import check_counts
+
+__all__ = [
+    "ExactNullDistribution",
+    "exact_null_distribution",
+    "exact_pvalue",
+    "exact_feasible",
+    "ExactBudgetExceeded",
+    "EXACT_DISTRIBUTION_LIMIT",
+    "EXACT_MAX_NODES",
+    "REL_TOL",
+]
+
+REL_TOL = 1e-12
+EXACT_DISTRIBUTION_LIMIT = 20_000_000
+EXACT_MAX_NODES = 1_000_000_000
+
+
+# ---------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _enumerate_sums(N, P, out):
+    """out[i] = sum_k k / r_k for every placement, in lexicographic order; returns count."""
+    r = np.empty(P, dtype=np.int64)
+    pre = np.zeros(P + 1, dtype=np.float64)
+    for k in range(P):
+        r[k] = k + 1
+    for k in range(P - 1):
+        pre[k + 1] = pre[k] + (k + 1.0) / r[k]
+    fP = float(P)
+    idx = 0
+    while True:
+        base = pre[P - 1]
+        for rl in range(r[P - 1], N + 1):
+            out[idx] = base + fP / rl
+            idx += 1
+        k = P - 2
+        while k >= 0 and r[k] == N - P + k + 1:
+            k -= 1
+        if k < 0:
+            break
+        r[k] += 1
+        pre[k + 1] = pre[k] + (k + 1.0) / r[k]
+        for j in range(k + 1, P):
+            r[j] = r[j - 1] + 1
+            if j < P - 1:
+                pre[j + 1] = pre[j] + (j + 1.0) / r[j]
+    return idx
+
+
+@njit(cache=True)
+def _binom(n, m):
+    """C(n, m) as float64: exact while below 2**53 (every partial product is a
+    binomial coefficient times an integer < n), ~1e-15 relative beyond."""
+    if m < 0 or m > n:
+        return 0.0
+    if m > n - m:
+        m = n - m
+    c = 1.0
+    for i in range(m):
+        c = c * (n - i) / (i + 1.0)
+    return c
+
+
+@njit(cache=True)
+def _last_level_count(base, lo, N, fP, thr):
+    """#{r in [lo, N] : base + P/r >= thr}, with the same float comparison as enumeration."""
+    if lo > N:
+        return 0
+    need = thr - base
+    if need <= 0.0:
+        return N - lo + 1
+    x = fP / need
+    if x >= N + 1.0:
+        rmax = N
+    else:
+        rmax = int(math.floor(x))
+    # settle the boundary with the exact comparison used everywhere else
+    while rmax >= 1 and not (base + fP / rmax >= thr):
+        rmax -= 1
+    while rmax < N and base + fP / (rmax + 1) >= thr:
+        rmax += 1
+    if rmax < lo:
+        return 0
+    return rmax - lo + 1
+
+
+@njit(cache=True)
+def _tail_count(N, P, thr, max_nodes):
+    """#{placements : sum_k k / r_k >= thr} by bounded depth-first search.
+
+    Returns (count as float64, work); work counts visited nodes plus the terms
+    of the upper bounds summed (O(P - k) each); count = -1 when the work would
+    exceed ``max_nodes``.
+    """
+    fP = float(P)
+    if P == 1:
+        return float(_last_level_count(0.0, 1, N, fP, thr)), 1
+    mintail = np.zeros(P + 1, dtype=np.float64)
+    for k in range(P - 1, -1, -1):
+        mintail[k] = mintail[k + 1] + (k + 1.0) / (N - P + k + 1.0)
+    cur = np.zeros(P, dtype=np.int64)
+    pre = np.zeros(P + 1, dtype=np.float64)
+    count = 0.0
+    nodes = 0
+    k = 0
+    cur[0] = 1
+    while True:
+        nodes += 1
+        if nodes > max_nodes:
+            return -1.0, nodes
+        if k == P - 1:
+            count += _last_level_count(pre[k], cur[k], N, fP, thr)
+            k -= 1
+            cur[k] += 1
+            continue
+        c = cur[k]
+        if c > N - P + k + 1:
+            if k == 0:
+                break
+            k -= 1
+            cur[k] += 1
+            continue
+        s = pre[k] + (k + 1.0) / c
+        if s + mintail[k + 1] >= thr:
+            count += _binom(N - c, P - k - 1)
+            cur[k] += 1
+            continue
+        maxt = 0.0
+        for j in range(P - 1, k, -1):
+            maxt += (j + 1.0) / (c + j - k)
+        nodes += P - 1 - k  # the bound costs O(P - k): count it as work
+        if s + maxt < thr:
+            if k == 0:
+                break
+            k -= 1
+            cur[k] += 1
+            continue
+        pre[k + 1] = s
+        k += 1
+        cur[k] = c + 1
+    return count, nodes
+
+
+# ---------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactNullDistribution:
+    """The exact null distribution of AP for N instances and P positives.
+
+    Attributes
+    ----------
+    values : ndarray
+        Distinct AP values, increasing (values within ``REL_TOL`` merged).
+    counts : ndarray of int64
+        Number of placements giving each value; sums to ``C(N, P)``.
+    total : int
+        ``C(N, P)``.
+    N, P : int
+    """
+
+    values: np.ndarray
+    counts: np.ndarray
+    total: int
+    N: int
+    P: int
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return self.counts / float(self.total)
+
+    def sf(self, ap):
+        """P(AP_null >= ap), ties (within ``REL_TOL``) counted as >=."""
+        ap = np.asarray(ap, dtype=np.float64)
+        thr = ap * (1.0 - REL_TOL)
+        tail = np.concatenate([np.cumsum(self.counts[::-1])[::-1], [0]])
+        idx = np.searchsorted(self.values, thr, side="left")
+        return (tail[idx] / float(self.total))[()]
+
+    def moment(self, order: int, central: bool = True) -> float:
+        """Raw or central moment of the exact distribution (float64)."""
+        p = self.probabilities
+        mu = float(p @ self.values)
+        if order == 1:
+            return mu if not central else 0.0
+        x = self.values - mu if central else self.values
+        return float(p @ x**order)
+
+
+def _check_ap(ap) -> float:
+    try:
+        a = float(ap)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
+    if not math.isfinite(a):
+        raise ValueError(f"ap must be finite; got {a}.")
+    return a
+
+
+def _scalar_counts(N, P):
+    n_arr, p_arr, scalar = check_counts(N, P)
+    if not scalar:
+        raise ValueError("N and P must be scalars here.")
+    return int(n_arr[0]), int(p_arr[0])
+
+
+def exact_feasible(N: int, P: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> bool:
+    """True when all C(N, P) placements can be enumerated (``C(N, P) <= limit``).
+
+    :func:`exact_pvalue` reaches much further (it counts a tail without
+    enumerating it); whether it finishes within its node budget depends on
+    the observed AP.
+
+    Examples
+    --------
+    >>> exact_feasible(50, 5), exact_feasible(10**6, 10)
+    (True, False)
+    """
+    n, p = _scalar_counts(N, P)
+    return math.comb(n, p) <= limit
+
+
+def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
+    """Exact null distribution of AP: every one of the C(N, P) placements enumerated.
+
+    Parameters
+    ----------
+    N, P : int
+        Instances and positives, with ``C(N, P) <= EXACT_DISTRIBUTION_LIMIT``
+        (2e7; 8 bytes of memory per placement).
+
+    Returns
+    -------
+    ExactNullDistribution
+        Distinct AP values with their counts (ties within 1e-12 relative merged).
+
+    Raises
+    ------
+    ValueError
+        If C(N, P) is above the limit (use :func:`exact_pvalue`, which counts
+        a tail without storing it, or Monte Carlo).
+
+    References
+    ----------
+    M. Lopes and G. Bontempi, "On the null distribution of the precision and
+    recall curve", ECML PKDD 2014.
+
+    Examples
+    --------
+    >>> d = exact_null_distribution(4, 2)
+    >>> d.values.round(4).tolist(), d.counts.tolist()
+    ([0.4167, 0.5, 0.5833, 0.75, 0.8333, 1.0], [1, 1, 1, 1, 1, 1])
+    >>> float(d.sf(5 / 6)) == 2 / 6  # ties counted as >=
+    True
+    """
+    n, p = _scalar_counts(N, P)
+    total = math.comb(n, p)
+    if total > EXACT_DISTRIBUTION_LIMIT:
+        raise ValueError(
+            f"C(N={n}, P={p}) = {float(min(total, 10**300)):.3g} placements exceeds "
+            f"EXACT_DISTRIBUTION_LIMIT={EXACT_DISTRIBUTION_LIMIT:.0e}; use exact_pvalue "
+            "(tail count, no storage) or method='montecarlo'."
+        )
+    sums = np.empty(total, dtype=np.float64)
+    got = _enumerate_sums(n, p, sums)
+    assert got == total
+    sums.sort()
+    # merge runs whose values are within REL_TOL of the run's first value
+    gaps = np.diff(sums) > REL_TOL * np.abs(sums[1:])
+    starts = np.concatenate([[0], np.flatnonzero(gaps) + 1])
+    counts = np.diff(np.concatenate([starts, [total]])).astype(np.int64)
+    values = sums[starts] / p
+    return ExactNullDistribution(values, counts, total, n, p)
+
+
+class ExactBudgetExceeded(ValueError):
+    """The exact tail count needs more nodes than allowed."""
+
+
+def exact_pvalue(
+    ap: float, N: int, P: int, *, max_nodes: int = EXACT_MAX_NODES, return_count: bool = False
+):
+    """Exact p-value P(AP_null >= ap) under random ranking of N instances with P positives.
+
+    Ties (AP values within 1e-12 relative of ``ap``) are counted as ``>=``.
+    P = 1 uses the closed form ``#{r : 1/r >= ap} / N`` (= r/N for an observed
+    positive at rank r); otherwise a bounded depth-first count over the
+    positives' ranks (module docstring). Its cost depends on N, P and how
+    many placements straddle ``ap``: it is instant in the far tail and for
+    P <= 2 at any N, and needs all C(N, P) / N steps at worst. It stops with
+    :class:`ExactBudgetExceeded` after ``max_nodes`` search steps (nodes
+    visited plus terms of the bounds summed; default 1e9: 2.5e7 node-visits
+    per second measured on one core, ~10x more bound terms per second, so
+    from ~3 s to ~40 s at the budget).
+
+    Parameters
+    ----------
+    ap : float
+        Observed average precision.
+    N, P : int
+    max_nodes : int
+        Search-step budget (default ``EXACT_MAX_NODES`` = 1e9).
+    return_count : bool
+        Also return the number of placements counted and ``C(N, P)``.
+
+    Returns
+    -------
+    float, or (float, int, int) when ``return_count``
+
+    Raises
+    ------
+    ExactBudgetExceeded
+        (a ValueError) if the budget is exhausted; use Monte Carlo instead.
+
+    Examples
+    --------
+    >>> exact_pvalue(1 / 3, 10, 1)  # the positive ranked 3rd of 10
+    0.3
+    >>> exact_pvalue(1.0, 20, 3) == 1 / 1140  # only the perfect ranking
+    True
+    """
+    a = _check_ap(ap)
+    n, p = _scalar_counts(N, P)
+    total = math.comb(n, p)
+    if p == n:
+        count = total if a <= 1.0 + REL_TOL else 0
+    elif p == 1:
+        thr = a * (1.0 - REL_TOL)
+        count = int(_last_level_count(0.0, 1, n, 1.0, thr))
+    else:
+        thr = a * p * (1.0 - REL_TOL)
+        cnt, nodes = _tail_count(n, p, thr, int(max_nodes))
+        if cnt < 0.0:
+            raise ExactBudgetExceeded(
+                f"the exact tail count for N={n}, P={p}, ap={a} needs more than "
+                f"max_nodes={int(max_nodes):.3g} search steps; use method='montecarlo' "
+                "(or raise max_nodes)."
+            )
+        count = int(cnt) if cnt < 2.0**53 else cnt
+    pv = count / total if isinstance(count, int) else float(count / float(total))
+    if return_count:
+        return pv, count, total
+    return pv

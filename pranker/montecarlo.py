@@ -1,0 +1,250 @@
+r"""Monte Carlo (permutation) p-values of AP under random ranking, with early stopping.
+
+Each draw places the P positives uniformly at random among N ranks (only the
+positives' ranks are drawn, O(P) expected; :func:`pranker.null_ap_samples`).
+Draw j depends only on ``(seed, j)``, so batches are reproducible whatever the
+number of threads and however the draws are split.
+
+Estimator
+---------
+With ``b`` of ``m`` null draws at least the observed AP (ties within 1e-12
+relative counted as ``>=``, as in :mod:`pranker.exact`), the p-value is
+``(b + 1) / (m + 1)``: the observed ranking counted as one more draw, which
+makes ``P(p <= u) <= u`` under the null for every u (Phipson & Smyth 2010).
+``b`` is Binomial(m, p_true) with ``p_true = P(AP_null >= ap)``; the
+Clopper–Pearson interval on ``b / m`` is a confidence interval for p_true.
+
+Sequential early stopping
+-------------------------
+Given a level ``alpha`` (or a precision ``abs_tol``), draws are taken in batches at the cumulative sizes
+``m_1 < m_2 < ... < m_K = n_draws`` (doubling from 1000, so K is about
+log2(n_draws / 1000) + 1). At look j the Clopper–Pearson interval is computed
+at confidence ``1 - (1 - conf_level) / K``; sampling stops as soon as the
+interval lies entirely below or above ``alpha``. Stopping on the wrong side
+(deciding p < alpha when p_true >= alpha, or the reverse) needs the interval
+at some look to miss p_true; by the union bound over the K looks
+(Bonferroni) that has probability at most ``1 - conf_level``. The reported
+``pvalue_ci`` is the last interval (at that adjusted confidence), so it is
+valid whenever sampling stopped. With ``abs_tol``, sampling also stops once
+the interval is within ``abs_tol`` of ``b / m`` on both sides; by the same
+union bound ``|b/m - p_true| <= abs_tol`` then holds with probability at
+least ``conf_level``. The estimate ``(b+1)/(m+1)`` differs from ``b/m`` by
+at most ``1/(m+1)``.
+
+References
+----------
+B. Phipson and G. K. Smyth, "Permutation p-values should never be zero",
+Stat. Appl. Genet. Mol. Biol. 9(1), 2010.
+C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits
+illustrated in the case of the binomial", Biometrika 26(4), 1934.
+M. Lopes and G. Bontempi, "On the null distribution of the precision and
+recall curve", ECML PKDD 2014.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._progress import progress_bar
+from ._validation import check_count, check_counts
+from .exact import REL_TOL
+from .null import null_ap_samples
+
+__all__ = ["MonteCarloPvalue", "montecarlo_pvalue", "clopper_pearson"]
+
+_FIRST_LOOK = 1000
+_CHUNK = 1 << 20
+
+
+def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) confidence interval for a binomial proportion b / m.
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(0, 100)
+    >>> lo, round(hi, 4)
+    (0.0, 0.0362)
+    """
+    d = 1.0 - conf_level
+    lo = 0.0 if b == 0 else float(stats.beta.ppf(d / 2.0, b, m - b + 1))
+    hi = 1.0 if b == m else float(stats.beta.ppf(1.0 - d / 2.0, b + 1, m - b))
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class MonteCarloPvalue:
+    """Result of :func:`montecarlo_pvalue`.
+
+    Attributes
+    ----------
+    pvalue : float
+        ``(b + 1) / (m + 1)``.
+    pvalue_ci : tuple of float
+        Clopper–Pearson interval for p_true from ``b / m`` (at the adjusted
+        confidence when early stopping was requested).
+    n_exceed, n_draws : int
+        ``b`` and ``m``.
+    conf_level : float
+        Confidence of ``pvalue_ci`` (after the Bonferroni adjustment).
+    alpha : float or None
+        Level for early stopping.
+    decision : str or None
+        ``"below"`` / ``"above"`` when the interval excludes ``alpha``,
+        ``"undecided"`` when ``n_draws`` ran out first, None without ``alpha``.
+    stopped_early : bool
+    seed : int
+    """
+
+    pvalue: float
+    pvalue_ci: tuple
+    n_exceed: int
+    n_draws: int
+    conf_level: float
+    alpha: float | None
+    decision: str | None
+    stopped_early: bool
+    seed: int
+
+
+def _schedule(n_draws: int, sequential: bool) -> list[int]:
+    if not sequential:
+        return [n_draws]
+    looks = []
+    m = _FIRST_LOOK
+    while m < n_draws:
+        looks.append(m)
+        m *= 2
+    looks.append(n_draws)
+    return looks
+
+
+def montecarlo_pvalue(
+    ap: float,
+    N: int,
+    P: int,
+    *,
+    n_draws: int = 100_000,
+    seed: int | None = None,
+    alpha: float | None = None,
+    abs_tol: float | None = None,
+    conf_level: float = 0.95,
+    progress: bool | None = False,
+) -> MonteCarloPvalue:
+    """Permutation p-value P(AP_null >= ap) from random placements of the positives.
+
+    Parameters
+    ----------
+    ap : float
+        Observed average precision.
+    N, P : int
+        Instances and positives.
+    n_draws : int
+        Largest number of null draws.
+    seed : int, optional
+        Seed; None draws one (reported in the result). Draw j depends only on
+        (seed, j).
+    alpha : float, optional
+        Level for sequential early stopping (module docstring): stop once the
+        confidence interval for p lies entirely below or above ``alpha``.
+        Stopping on the wrong side has probability at most ``1 - conf_level``.
+    abs_tol : float, optional
+        Also stop once the confidence interval lies within ``abs_tol`` of
+        the estimate ``b / m`` on both sides (precision reached), so that
+        ``|b/m - p_true| <= abs_tol`` with confidence ``conf_level``.
+    conf_level : float
+        Confidence of ``pvalue_ci`` (and of the stopping decision).
+    progress : bool or None
+        tqdm progress bar (None: only on a terminal).
+
+    Returns
+    -------
+    MonteCarloPvalue
+
+    References
+    ----------
+    B. Phipson and G. K. Smyth, "Permutation p-values should never be zero",
+    2010; C. J. Clopper and E. S. Pearson, Biometrika 1934.
+
+    Examples
+    --------
+    >>> r = montecarlo_pvalue(1 / 3, 10, 1, n_draws=20000, seed=0)  # exact p = 0.3
+    >>> r.pvalue_ci[0] < 0.3 < r.pvalue_ci[1]
+    True
+    >>> r = montecarlo_pvalue(0.9, 1000, 10, n_draws=10**6, seed=0, alpha=0.05)
+    >>> r.decision, r.stopped_early, r.n_draws
+    ('below', True, 1000)
+    """
+    try:
+        a = float(ap)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
+    if not math.isfinite(a):
+        raise ValueError(f"ap must be finite; got {a}.")
+    n_arr, p_arr, scalar = check_counts(N, P)
+    if not scalar:
+        raise ValueError("N and P must be scalars.")
+    n, p = int(n_arr[0]), int(p_arr[0])
+    n_draws = check_count(n_draws, "n_draws")
+    if n_draws < 1:
+        raise ValueError(f"n_draws must be >= 1; got {n_draws}.")
+    c = float(conf_level)
+    if not (0.0 < c < 1.0):
+        raise ValueError(f"conf_level must be in (0, 1); got {conf_level!r}.")
+    if alpha is not None:
+        alpha = float(alpha)
+        if not (0.0 < alpha < 1.0):
+            raise ValueError(
+                f"alpha (the level for early stopping) must be in (0, 1); got {alpha}."
+            )
+    if seed is None:
+        seed = int(np.random.default_rng().integers(0, 2**63))
+    else:
+        seed = check_count(seed, "seed")
+        if seed < 0:
+            raise ValueError(f"seed must be >= 0; got {seed}.")
+    if abs_tol is not None:
+        abs_tol = float(abs_tol)
+        if not (0.0 < abs_tol < 1.0):
+            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol}.")
+    looks = _schedule(n_draws, alpha is not None or abs_tol is not None)
+    level = 1.0 - (1.0 - c) / len(looks)
+    thr = a * (1.0 - REL_TOL)
+    b = 0
+    m = 0
+    decision = None
+    ci = (0.0, 1.0)
+    with progress_bar(n_draws, "Monte Carlo null AP", progress) as bar:
+        for look in looks:
+            while m < look:
+                k = min(_CHUNK, look - m)
+                draws = null_ap_samples(n, p, k, seed=seed, start=m)
+                b += int(np.count_nonzero(draws >= thr))
+                m += k
+                bar.update(k)
+            ci = clopper_pearson(b, m, level)
+            if alpha is not None:
+                if ci[1] < alpha:
+                    decision = "below"
+                    break
+                if ci[0] > alpha:
+                    decision = "above"
+                    break
+            if abs_tol is not None and max(ci[1] - b / m, b / m - ci[0]) <= abs_tol:
+                break
+    if alpha is not None and decision is None:
+        decision = "undecided"
+    return MonteCarloPvalue(
+        pvalue=(b + 1.0) / (m + 1.0),
+        pvalue_ci=ci,
+        n_exceed=b,
+        n_draws=m,
+        conf_level=level,
+        alpha=alpha,
+        decision=decision,
+        stopped_early=m < n_draws,
+        seed=seed,
+    )

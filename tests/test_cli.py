@@ -1,0 +1,494 @@
+"""The ``pranker`` command line, driven as a user would: real files, real arguments.
+
+Most cases call ``pranker.cli.main(argv)`` in-process (the console script calls
+exactly this function; in-process keeps the file fast, since each fresh
+interpreter pays ~2 s of numba/scipy imports); a few run the real thing in a
+subprocess (``python -m pranker``) to check the entry point, the exit status
+and the stream separation.
+
+Oracles are independent of the code under test: scikit-learn's
+``average_precision_score``, brute-force enumeration of every ranking in
+exact fractions, the Benjamini-Hochberg definition written as a loop, and
+the beta method of moments written out here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import pickle
+import struct
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import average_precision_score
+
+from pranker.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_subprocess(*argv, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "pranker", *map(str, argv)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def png_size(path) -> tuple[int, int]:
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+# --- brute-force oracles ----------------------------------------------------------
+
+
+def ap_of_positions(positions, P) -> Fraction:
+    """AP when the positives sit at the given 1-based ranks (no ties)."""
+    return sum(Fraction(k + 1, r) for k, r in enumerate(sorted(positions))) / P
+
+
+def null_exact(N, P):
+    """All C(N, P) rankings: list of AP values (Fractions)."""
+    return [ap_of_positions(c, P) for c in itertools.combinations(range(1, N + 1), P)]
+
+
+def beta_pvalue(obs, aps, N, P):
+    """Upper tail of the beta on [min AP, 1] matched to the exact null mean and variance."""
+    mean = sum(aps) / len(aps)
+    var = sum((a - mean) ** 2 for a in aps) / len(aps)
+    lo = min(aps)
+    m = float((mean - lo) / (1 - lo))
+    v = float(var / (1 - lo) ** 2)
+    c = m * (1 - m) / v - 1
+    return float(stats.beta.sf((obs - float(lo)) / float(1 - lo), m * c, (1 - m) * c)), mean, var
+
+
+def bh_loop(p):
+    """Benjamini-Hochberg adjusted p-values straight from the definition."""
+    m = len(p)
+    out = []
+    for i in range(m):
+        best = 1.0
+        for j in range(m):
+            rank_j = sum(1 for q in p if q <= p[j])  # rank of p_j (ties share the top rank)
+            if p[j] >= p[i]:
+                best = min(best, p[j] * m / rank_j)
+        out.append(min(best, 1.0))
+    return out
+
+
+# --- fixtures -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(7)
+    n = 300
+    y = (rng.random(n) < 0.15).astype(int)
+    y[:3] = 1
+    s1 = rng.normal(size=n) + 1.2 * y
+    s2 = rng.normal(size=n) + 0.3 * y
+    s3 = rng.normal(size=n)
+    return y, s1, s2, s3
+
+
+def write_csv(path, header, rows, sep=","):
+    with open(path, "w") as fh:
+        if header:
+            fh.write(sep.join(header) + "\n")
+        for r in rows:
+            fh.write(sep.join(str(v) for v in r) + "\n")
+    return path
+
+
+def fmt(v):
+    return repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+
+
+# --- score: formats and columns -------------------------------------------------------
+
+
+def test_score_csv_default_columns_json_matches_sklearn(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    f = write_csv(tmp_path / "d.csv", ["id", "Prediction", "Truth"],
+                  [(i, fmt(a), b) for i, (a, b) in enumerate(zip(s1, y, strict=True))])
+    code, out, err = run(["score", f, "--json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["score_column"] == "Prediction" and d["label_column"] == "Truth"
+    for key in ("auprc", "pvalue", "null_mean", "null_var", "n", "n_pos", "conf_int",
+                "conf_level", "min_auprc", "ties", "method"):
+        assert key in d
+    assert d["n"] == len(y) and d["n_pos"] == int(y.sum())
+    assert d["auprc"] == pytest.approx(average_precision_score(y, s1), abs=1e-12)
+    assert d["conf_level"] == 0.95 and d["conf_int"][0] < d["null_mean"] < d["conf_int"][1]
+
+
+def test_score_table_output_is_readable(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  [(fmt(a), b) for a, b in zip(s1, y, strict=True)])
+    code, out, _ = run(["score", f], capsys)
+    assert code == 0
+    assert "AUPRC" in out and "p-value" in out and "null mean" in out
+    assert f"N = {len(y)}" in out and f"P = {int(y.sum())}" in out
+    assert f"{average_precision_score(y, s1):.4f}" in out
+
+
+def test_first_two_columns_without_header_tsv(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    f = write_csv(tmp_path / "d.tsv", None, [(fmt(a), b) for a, b in zip(s1, y, strict=True)],
+                  sep="\t")
+    for reader in ("auto", "numpy"):
+        code, out, err = run(["score", f, "--json", "--reader", reader], capsys)
+        assert code == 0, err
+        d = json.loads(out)
+        assert d["auprc"] == pytest.approx(average_precision_score(y, s1), abs=1e-12)
+
+
+def test_columns_by_index_and_name(tmp_path, data, capsys):
+    y, s1, s2, _ = data
+    f = write_csv(tmp_path / "d.csv", ["a", "b", "lab"],
+                  [(fmt(u), fmt(v), w) for u, v, w in zip(s1, s2, y, strict=True)])
+    code, out, _ = run(["score", f, "-s", "1", "-l", "lab", "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["auprc"] == pytest.approx(average_precision_score(y, s2), abs=1e-12)
+
+
+def test_npy_npz_parquet(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    expected = average_precision_score(y, s1)
+    np.save(tmp_path / "d.npy", np.c_[s1, y])
+    np.savez(tmp_path / "d.npz", scores=s1, labels=y)
+    np.savez(tmp_path / "m.npz", np.c_[s1, y])  # one 2-D array: its columns
+    rec = np.zeros(len(y), dtype=[("score", "f8"), ("y", "i8")])
+    rec["score"], rec["y"] = s1, y
+    np.save(tmp_path / "r.npy", rec)
+    files = ["d.npy", "d.npz", "m.npz", "r.npy"]
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"score": s1, "label": y.astype(bool)}), tmp_path / "d.parquet")
+        files.append("d.parquet")
+    except ImportError:
+        pass
+    for name in files:
+        code, out, err = run(["score", tmp_path / name, "--json"], capsys)
+        assert code == 0, (name, err)
+        assert json.loads(out)["auprc"] == pytest.approx(expected, abs=1e-12), name
+
+
+def test_text_labels_with_positive(tmp_path, capsys):
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  [(0.9, "pos"), (0.8, "neg"), (0.7, "pos"), (0.1, "neg")])
+    code, out, _ = run(["score", f, "--positive", "pos", "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["auprc"] == pytest.approx((1 + 2 / 3) / 2)
+
+
+# --- score: numbers against brute force -------------------------------------------------
+
+
+def test_pvalue_and_null_moments_match_enumeration(tmp_path, capsys):
+    N, P = 9, 3
+    scores = [9, 8, 7, 6, 5, 4, 3, 2, 1]
+    y = [1, 0, 1, 0, 0, 1, 0, 0, 0]  # positives at ranks 1, 3, 6
+    f = write_csv(tmp_path / "d.csv", ["score", "label"], zip(scores, y, strict=True))
+    code, out, _ = run(["score", f, "--json"], capsys)
+    d = json.loads(out)
+    aps = null_exact(N, P)
+    obs = ap_of_positions([1, 3, 6], P)
+    p_expected, mean, var = beta_pvalue(obs, aps, N, P)
+    assert d["auprc"] == pytest.approx(float(obs), abs=1e-14)
+    assert d["null_mean"] == pytest.approx(float(mean), rel=1e-12)
+    assert d["null_var"] == pytest.approx(float(var), rel=1e-10)
+    assert d["min_auprc"] == pytest.approx(float(min(aps)), rel=1e-12)
+    assert d["pvalue"] == pytest.approx(p_expected, rel=1e-8)
+
+
+def test_montecarlo_pvalue_matches_exact_tail(tmp_path, capsys):
+    N, P = 10, 4
+    y = [1, 0, 0, 1, 0, 1, 0, 0, 1, 0]  # positives at ranks 1, 4, 6, 9
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  zip(range(N, 0, -1), y, strict=True))
+    code, out, _ = run(["score", f, "--json", "--method", "montecarlo", "--draws", "40000",
+                        "--seed", "3"], capsys)
+    d = json.loads(out)
+    obs = ap_of_positions([1, 4, 6, 9], P)
+    aps = null_exact(N, P)
+    exact_tail = sum(a >= obs for a in aps) / len(aps)
+    se = (exact_tail * (1 - exact_tail) / 40000) ** 0.5
+    assert d["method"] == "montecarlo"
+    assert abs(d["pvalue"] - exact_tail) < 5 * se + 1 / 40000
+
+
+def test_ties_option_changes_auprc_as_defined(tmp_path, capsys):
+    # two tied scores, one positive one negative, on top: optimistic puts the positive first
+    f = write_csv(tmp_path / "d.csv", ["score", "label"], [(1, 1), (1, 0), (0, 1), (0, 0)][:3])
+    vals = {}
+    for t in ("optimistic", "pessimistic"):
+        code, out, _ = run(["score", f, "--json", "--ties", t], capsys)
+        assert code == 0
+        vals[t] = json.loads(out)["auprc"]
+    assert vals["optimistic"] == pytest.approx((1 + 2 / 3) / 2)  # ranks 1, 3
+    assert vals["pessimistic"] == pytest.approx((1 / 2 + 2 / 3) / 2)  # ranks 2, 3
+
+
+def test_conf_level_option(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  [(fmt(a), b) for a, b in zip(s1, y, strict=True)])
+    widths = []
+    for c in ("0.5", "0.99"):
+        _, out, _ = run(["score", f, "--json", "--conf-level", c], capsys)
+        lo, hi = json.loads(out)["conf_int"]
+        widths.append(hi - lo)
+    assert widths[0] < widths[1]
+    with pytest.raises(SystemExit) as exc:  # argparse usage error
+        main(["score", str(f), "--conf-level", "1.5"])
+    assert exc.value.code == 2
+
+
+def test_several_columns_bh(tmp_path, data, capsys):
+    y, s1, s2, s3 = data
+    f = write_csv(tmp_path / "d.csv", ["label", "a", "b", "c"],
+                  [(w, fmt(u), fmt(v), fmt(x)) for w, u, v, x in zip(y, s1, s2, s3, strict=True)])
+    code, out, _ = run(["score", f, "-s", "a,b", "--score", "c", "--json"], capsys)
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["score_column"] for r in rows] == ["a", "b", "c"]
+    for r, s in zip(rows, (s1, s2, s3), strict=True):
+        assert r["auprc"] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    adj = bh_loop([r["pvalue"] for r in rows])
+    assert [r["pvalue_bh"] for r in rows] == pytest.approx(adj, rel=1e-12)
+    code, out, _ = run(["score", f, "--all-scores"], capsys)
+    assert code == 0 and "p (BH)" in out and out.count("\n") >= 5
+
+
+# --- errors: exit 2, clear message, nothing written ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "needles"),
+    [
+        ("score,label\n0.1,1\n0.2,0\nabc,1\n", [], ["non-numeric", "'abc'", "line 4"]),
+        ("score,label\n0.1,1\nnan,0\n0.3,1\n", [], ["missing", "line 3"]),
+        ("score,label\n0.1,1\n,0\n0.3,1\n", [], ["missing", "line 3"]),
+        ("score,label\n0.1,1\n0.2,2\n0.3,0\n", [], ["not binary-like", "0, 1, 2"]),
+        ("score,label\n0.1,yes\n0.2,no\n", [], ["not binary-like", "'no', 'yes'"]),
+        ("score,label\n0.1,0\n0.2,0\n", [], ["no positive"]),
+        ("", [], ["empty"]),
+        ("score,label\n", [], ["empty"]),
+        ("a,b,c\n0.1,1,2\n", ["-s", "x"], ["'x' not found", "'a', 'b', 'c'"]),
+        ("a,b,c\n0.1,1,2\n", ["-l", "7"], ["'7' not found", "'a', 'b', 'c'"]),
+        ("only\n0.1\n", [], ["needs a score column and a label column", "'only'"]),
+    ],
+)
+def test_bad_input_exit_2(tmp_path, capsys, content, args, needles):
+    f = tmp_path / "bad.csv"
+    f.write_text(content)
+    plot = tmp_path / "never.png"
+    code, out, err = run(["score", f, *args, "--plot", plot], capsys)
+    assert code == 2
+    assert out == ""
+    for n in needles:
+        assert n in err, (n, err)
+    assert not plot.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]  # no temporary left
+
+
+def test_numpy_reader_reports_line(tmp_path, capsys):
+    f = tmp_path / "bad.csv"
+    f.write_text("score,label\n0.1,1\n0.2,0\n0.3,1\nx1,0\n")
+    code, _, err = run(["score", f, "--reader", "numpy"], capsys)
+    assert code == 2 and "'x1'" in err and "line 5" in err
+
+
+def test_missing_file(tmp_path, capsys):
+    code, _, err = run(["score", tmp_path / "nope.csv"], capsys)
+    assert code == 2 and "not found" in err
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):  # unpickling would create the marker file
+        return (open, (self.marker, "w"))
+
+
+def test_pickled_files_refused_not_executed(tmp_path, capsys):
+    marker = tmp_path / "pwned"
+    evil = np.array([_Evil(str(marker)), 1.0], dtype=object)
+    np.save(tmp_path / "e.npy", evil, allow_pickle=True)
+    np.savez(tmp_path / "e.npz", s=evil, y=np.array([1, 0]))
+    with open(tmp_path / "raw.npy", "wb") as fh:
+        pickle.dump(_Evil(str(marker)), fh)
+    for name in ("e.npy", "e.npz", "raw.npy"):
+        code, _, err = run(["score", tmp_path / name], capsys)
+        assert code == 2, name
+        assert "pickle" in err, err
+        assert not marker.exists()
+
+
+def test_plot_written_and_never_overwritten(tmp_path, data, capsys):
+    y, s1, s2, _ = data
+    f = write_csv(tmp_path / "d.csv", ["label", "a", "b"],
+                  [(w, fmt(u), fmt(v)) for w, u, v in zip(y, s1, s2, strict=True)])
+    png = tmp_path / "pr.png"
+    code, _, err = run(["score", f, "-s", "a,b", "-l", "label", "--plot", png], capsys)
+    assert code == 0, err
+    assert png_size(png) == (560, 640)
+    before = png.read_bytes()
+    code, out, err = run(["score", f, "--plot", png], capsys)
+    assert code == 2 and "exists" in err and "--force" in err and out == ""
+    assert png.read_bytes() == before
+    code, _, _ = run(["score", f, "-s", "a", "--plot", png, "--force"], capsys)
+    assert code == 0 and png.read_bytes() != before
+
+
+# --- table ----------------------------------------------------------------------------------
+
+
+def test_table_csv_ranges_inclusive_and_exact(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    code, _, err = run(["table", "--N", "4:8:2", "--P", "1,2:5", "-o", out], capsys)
+    assert code == 0, err
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("N,P,mean,var")
+    rows = [line.split(",")[:4] for line in lines[1:]]
+    pairs = [(int(a), int(b)) for a, b, _, _ in rows]
+    expected = [(n, p) for n in (4, 6, 8) for p in (1, 2, 3, 4, 5) if p <= n]
+    assert pairs == expected
+    for (n, p), (_, _, m, v) in zip(pairs, rows, strict=True):
+        aps = null_exact(n, p)
+        mean = sum(aps) / len(aps)
+        var = sum((a - mean) ** 2 for a in aps) / len(aps)
+        assert float(m) == pytest.approx(float(mean), rel=1e-12)
+        assert float(v) == pytest.approx(float(var), rel=1e-10, abs=1e-15)
+
+
+def test_table_npz_and_no_overwrite(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    code, _, _ = run(["table", "--N", "10:30:10", "--P", "5,25", "-o", out], capsys)
+    assert code == 0
+    with np.load(out) as z:
+        assert z["N"].tolist() == [10, 20, 30, 30] and z["P"].tolist() == [5, 5, 5, 25]
+        assert z["mean"].shape == z["var"].shape == (4,)
+    before = out.read_bytes()
+    code, _, err = run(["table", "--N", "10", "--P", "1", "-o", out], capsys)
+    assert code == 2 and "exists" in err
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("spec", ["10:5", "1:10:0", "a:b", "0:3", "1,,2", "1:2:3:4"])
+def test_table_bad_ranges(tmp_path, capsys, spec):
+    out = tmp_path / "t.csv"
+    code, _, err = run(["table", "--N", spec, "--P", "1", "-o", out], capsys)
+    assert code == 2 and "--N" in err
+    assert not out.exists()
+
+
+def test_table_stdout(capsys):
+    code, out, _ = run(["table", "--N", "3", "--P", "1:5"], capsys)
+    assert code == 0
+    assert out.splitlines()[0].startswith("N,P,mean,var") and len(out.splitlines()) == 4
+    assert out.splitlines()[3].startswith("3,3,1.0,0.0")  # P = N: AP is always 1
+
+
+# --- real processes -----------------------------------------------------------------------------
+
+
+def test_subprocess_exit_status_and_streams(tmp_path):
+    """The real entry point: ``python -m pranker`` exits 2, message on stderr only."""
+    bad = run_subprocess("score", tmp_path / "missing.csv")
+    assert bad.returncode == 2 and bad.stdout == "" and "not found" in bad.stderr
+
+
+# --- demo ----------------------------------------------------------------------------------------
+
+
+def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
+    out = tmp_path / "demo"
+    code, text, err = run(["demo", "-o", out, "--draws", "2000"], capsys)
+    assert code == 0, err
+    assert "AUPRC" in text and "p (BH)" in text
+    for name, size in [("pr_curve.png", (560, 640)), ("roc_pr.png", (1000, 500)),
+                       ("null_distribution.png", (640, 500))]:
+        assert png_size(out / name) == size
+    # the reported AUPRCs are those of the saved held-out scores
+    arr = np.genfromtxt(out / "scores.csv", delimiter=",", names=True)
+    res = json.loads((out / "results.json").read_text())
+    for r in res:
+        col = r["score_column"]
+        if np.unique(arr[col]).size == arr.size:  # no ties: AP is unambiguous
+            assert r["auprc"] == pytest.approx(average_precision_score(arr["label"], arr[col]))
+    # tied scores (the 4-pixel model): scikit-learn's AP is the "threshold" tie mode
+    code, js, _ = run(["score", out / "scores.csv", "-s", res[1]["score_column"], "--json",
+                       "--ties", "threshold"], capsys)
+    assert np.unique(arr[res[1]["score_column"]]).size < arr.size
+    assert json.loads(js)["auprc"] == pytest.approx(
+        average_precision_score(arr["label"], arr[res[1]["score_column"]]))
+    assert res[0]["pvalue"] < 1e-6
+    before = (out / "scores.csv").read_bytes()
+    code, _, err = run(["demo", "-o", out], capsys)
+    assert code == 2 and "--force" in err
+    assert (out / "scores.csv").read_bytes() == before
+
+
+# --- the expected null PR curve drawn in the figures ----
+
+
+def test_null_curve_in_figures_matches_enumeration():
+    from pranker.cli import _null_curve
+
+    N, P = 8, 3
+    combos = list(itertools.combinations(range(1, N + 1), P))
+    rec, prec = _null_curve(N, P)
+    assert rec.tolist() == [1 / 3, 2 / 3, 1]
+    for j in range(1, P + 1):
+        exact = sum(Fraction(j, c[j - 1]) for c in combos) / len(combos)
+        assert prec[j - 1] == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_progress_bar_flags(capsys):
+    pytest.importorskip("tqdm")
+    code, _, err = run(["table", "--N", "5", "--P", "1:3", "--progress"], capsys)
+    assert code == 0 and "null table" in err
+    code, _, err = run(["table", "--N", "5", "--P", "1:3", "--no-progress"], capsys)
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("raw", "reader"),
+    [
+        (b'\xef\xbb\xbf"score","label"\r\n0.9,1\r\n0.5,0\r\n0.7,1\r\n0.2,0\r\n', "auto"),
+        (b'\xef\xbb\xbf"score","label"\r\n0.9,1\r\n0.5,0\r\n0.7,1\r\n0.2,0\r\n', "numpy"),
+        (b"score;label\n0.9;1\n0.5;0\n0.7;1\n0.2;0\n", "auto"),
+        (b"score,label\n0.9,true\n0.5,false\n0.7,true\n0.2,false\n", "auto"),
+        (b"score,label\n0.9,1\n0.5,-1\n0.7,1\n0.2,-1\n", "auto"),
+    ],
+)
+def test_spreadsheet_exports(tmp_path, capsys, raw, reader):
+    """Excel-style BOM + CRLF + quoted header, semicolons, true/false and -1/1 labels."""
+    f = tmp_path / "x.csv"
+    f.write_bytes(raw)
+    code, out, err = run(["score", f, "--json", "--reader", reader], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["n"], d["n_pos"], d["auprc"]) == (4, 2, 1.0)

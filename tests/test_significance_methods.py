@@ -1,0 +1,123 @@
+"""pranker(..., method=...) against brute-force enumeration and closed forms."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pranker import auto_method, null_params, pranker, skew_beta_fit
+
+
+def plain_ap(ranks):
+    """AP from the sorted 1-based ranks of the positives, in exact fractions."""
+    return sum(Fraction(k, r) for k, r in enumerate(sorted(ranks), 1)) / len(ranks)
+
+
+def brute_pvalue(N, ranks):
+    """P(AP_null >= AP_observed) over every placement, exact fractions."""
+    obs = plain_ap(ranks)
+    P = len(ranks)
+    hits = sum(plain_ap(c) >= obs for c in itertools.combinations(range(1, N + 1), P))
+    return Fraction(hits, math.comb(N, P))
+
+
+def ranking(N, ranks):
+    """scores (descending by position) and labels with positives at ``ranks``."""
+    scores = np.arange(N, 0, -1, dtype=float)
+    y = np.zeros(N, dtype=int)
+    y[np.asarray(ranks) - 1] = 1
+    return scores, y
+
+
+@pytest.mark.parametrize("N,ranks", [(10, [1, 4, 7]), (12, [2, 3, 9, 12]), (9, [5]), (11, [1, 2, 3, 4, 5, 6])])
+def test_exact_method_matches_brute_force(N, ranks):
+    s, y = ranking(N, ranks)
+    res = pranker(s, y, method="exact")
+    assert res.method == "exact"
+    assert res.pvalue == pytest.approx(float(brute_pvalue(N, ranks)), rel=1e-14)
+    assert res.auprc == pytest.approx(float(plain_ap(ranks)), rel=1e-14)
+
+
+@pytest.mark.parametrize("N,r", [(1, 1), (10, 3), (1000, 1), (5000, 4321)])
+def test_p1_closed_form(N, r):
+    s, y = ranking(N, [r])
+    for method in ("exact", "auto"):
+        res = pranker(s, y, method=method)
+        assert res.method == "exact"
+        assert res.pvalue == r / N
+
+
+def test_montecarlo_method_ci_contains_exact():
+    N, ranks = 14, [1, 3, 8]
+    s, y = ranking(N, ranks)
+    p_true = float(brute_pvalue(N, ranks))
+    res = pranker(s, y, method="montecarlo", seed=4, n_draws=50_000)
+    assert res.method == "montecarlo" and res.n_draws == 50_000
+    assert res.pvalue_ci[0] <= p_true <= res.pvalue_ci[1]
+    assert res.to_dict()["pvalue_ci"] == list(res.pvalue_ci)
+
+
+def test_montecarlo_early_stopping_in_pranker():
+    s, y = ranking(1000, [1, 2, 3, 5, 8])
+    res = pranker(s, y, method="montecarlo", seed=1, n_draws=10**6, alpha=0.01)
+    assert res.n_draws < 10**6 and res.pvalue_ci[1] < 0.01
+
+
+def test_beta_default_unchanged():
+    # the default is the two-moment beta, recomputed here from scipy directly
+    N, ranks = 200, [1, 5, 20, 40, 100, 150]
+    s, y = ranking(N, ranks)
+    res = pranker(s, y)
+    assert res.method == "beta" and res.pvalue_ci is None
+    mean, var = null_params(N, len(ranks))
+    a = sum(k / (N - len(ranks) + k) for k in range(1, len(ranks) + 1)) / len(ranks)
+    m = (mean - a) / (1 - a)
+    v = var / (1 - a) ** 2
+    c = m * (1 - m) / v - 1
+    expected = stats.beta.sf((res.auprc - a) / (1 - a), m * c, (1 - m) * c)
+    assert res.pvalue == pytest.approx(expected, rel=1e-9)
+
+
+def test_skewbeta_matches_three_moments():
+    fit = skew_beta_fit(1000, 30)
+    assert fit.matched
+    dist = stats.beta(fit.alpha, fit.beta, loc=fit.lower, scale=1 - fit.lower)
+    mean, var, skew = dist.stats("mvs")
+    assert mean == pytest.approx(fit.mean, rel=1e-9)
+    assert var == pytest.approx(fit.var, rel=1e-8)
+    assert skew == pytest.approx(fit.skew, rel=1e-6)
+    # against Monte Carlo: the exact skewness behind the fit
+    from pranker import null_ap_samples
+
+    x = null_ap_samples(1000, 30, 200_000, seed=2)
+    assert stats.skew(x) == pytest.approx(fit.skew, rel=0.05)
+
+
+def test_auto_rule_branches():
+    assert auto_method(20, 10) == "exact"
+    assert auto_method(10**9, 1) == "exact"
+    assert auto_method(10**4, 1000) == "skewbeta"
+    assert auto_method(10**5, 30) == "exact-or-montecarlo"
+    # tiny: exact and equal to brute force
+    s, y = ranking(12, [2, 3, 9])
+    res = pranker(s, y, method="auto")
+    assert res.method == "exact"
+    assert res.pvalue == pytest.approx(float(brute_pvalue(12, [2, 3, 9])), rel=1e-14)
+    # large N, small P, far tail: the exact tail count within its budget
+    s, y = ranking(100_000, [1, 2, 40])
+    assert pranker(s, y, method="auto").method == "exact"
+    # large N, P = 30 near the middle of the null: Monte Carlo with a CI
+    rng = np.random.default_rng(0)
+    ranks = np.sort(rng.choice(20_000, 30, replace=False)) + 1
+    s, y = ranking(20_000, ranks)
+    res = pranker(s, y, method="auto", seed=3)
+    assert res.method == "montecarlo"
+    assert res.pvalue_ci[1] - res.pvalue_ci[0] <= 0.0081
+
+
+def test_bad_method():
+    with pytest.raises(ValueError, match="method must be one of"):
+        pranker([1, 2, 3], [1, 0, 0], method="bootstrap")
