@@ -16,6 +16,9 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
+kernelspec = pytest.importorskip("jupyter_client.kernelspec")
+if "python3" not in kernelspec.find_kernel_specs():
+    pytest.skip("no Jupyter kernel named 'python3' (pip install ipykernel)", allow_module_level=True)
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = [
