@@ -13,26 +13,16 @@ cached).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-
-
-def _best(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from run import best_of  # benchmarks/run.py puts this folder on sys.path
 
 
 def _best_pair(f, g, repeat: int):
     """Best times of f and g over ``repeat`` interleaved rounds."""
     bf = bg = float("inf")
     for _ in range(repeat):
-        bf = min(bf, _best(f, 1))
-        bg = min(bg, _best(g, 1))
+        bf = min(bf, best_of(f, 1))
+        bg = min(bg, best_of(g, 1))
     return bf, bg
 
 
@@ -58,7 +48,7 @@ def rows(quick: bool):
         c = pr_curve(s, y)
         return c.precision, c.recall
 
-    t_full = _best(full, repeat)
+    t_full = best_of(full, repeat)
     yield (
         f"pr_curve + precision/recall arrays N={n:.0e} / numpy.sort",
         f"{t_full / t_sort:.2f}x ({t_full:.3f}s)",
@@ -71,9 +61,9 @@ def rows(quick: bool):
     except ImportError:  # sklearn is a test-only dependency
         yield (f"roc_auc N={n:.0e} vs sklearn", "sklearn not installed", ">= 20x", None)
         return
-    t_sk = _best(lambda: roc_auc_score(y, s), 1)
-    t_auc = _best(lambda: roc_auc(s, y), repeat)
-    t_curve = _best(lambda: roc_curve(s, y).auc, repeat)
+    t_sk = best_of(lambda: roc_auc_score(y, s), 1)
+    t_auc = best_of(lambda: roc_auc(s, y), repeat)
+    t_curve = best_of(lambda: roc_curve(s, y).auc, repeat)
     sp = t_sk / t_auc
     yield (
         f"roc_auc N={n:.0e} speed-up vs sklearn roc_auc_score",

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from run import best_of  # benchmarks/run.py puts this folder on sys.path
 
 from pranker import expected_null_pr_curve, null_params_table, pranker_many
-
-
-def _best(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def rows(quick: bool):
@@ -27,7 +17,7 @@ def rows(quick: bool):
         y = rng.random((R, C)) < frac  # P varies per ranking: ~R distinct (N, P) pairs
         s_sig = s + y  # some signal
         pranker_many(s_sig[:4], y[:4])  # compile / load caches
-        t = _best(lambda s_sig=s_sig, y=y: pranker_many(s_sig, y), 2)
+        t = best_of(lambda s_sig=s_sig, y=y: pranker_many(s_sig, y), 2)
         t_full = t * (10_000 / R)
         yield (
             f"pranker_many {R}x{C}, {frac:.0%} positives",
@@ -37,7 +27,7 @@ def rows(quick: bool):
         )
         del s_sig, y
     if not quick:
-        t_sort = _best(lambda s=s: np.sort(s, axis=1), 1)
+        t_sort = best_of(lambda s=s: np.sort(s, axis=1), 1)
         yield (f"numpy.sort(axis=1) of the same {R}x{C} (reference)", f"{t_sort:.2f}s", "-", None)
     del s
 
@@ -45,12 +35,12 @@ def rows(quick: bool):
     null_params_table([10], [1])
     Nv = np.arange(1000, 1000 * n_side + 1, 1000)
     Pv = np.arange(1, n_side + 1)
-    t = _best(lambda: null_params_table(Nv, Pv), 2)
+    t = best_of(lambda: null_params_table(Nv, Pv), 2)
     rows_n = n_side * n_side
     yield (f"null_params_table {rows_n:.0e} rows", f"{t:.2f}s ({rows_n / t:.1e} rows/s)",
            "1e6 rows in seconds (<= 2 s)", (t * 1e6 / rows_n) <= 2.0)
 
     expected_null_pr_curve(100, 3)
     for N, P in ((10**7, 1000), (10**7, 5 * 10**6), (10**6, 2)):
-        t = _best(lambda N=N, P=P: expected_null_pr_curve(N, P), 1)
+        t = best_of(lambda N=N, P=P: expected_null_pr_curve(N, P), 1)
         yield (f"expected_null_pr_curve N={N:.0e}, P={P:.0e}", f"{t:.3f}s", "-", None)

@@ -10,20 +10,10 @@ distances, without ever storing them.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from run import best_of  # benchmarks/run.py puts this folder on sys.path
 
 from pranker import hamming_radius_curves
-
-
-def _best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _numpy_distances(q: np.ndarray, db: np.ndarray, chunk: int = 50) -> int:
@@ -49,11 +39,11 @@ def rows(quick: bool):
     hamming_radius_curves(q[small], db[:100], rel[small, :100])  # compile / load cache
     hamming_radius_curves(q[small], db[:100], query_labels=qlab[small], database_labels=dlab[:100])
     repeat = 2
-    t_curves = _best_of(lambda: hamming_radius_curves(q, db, rel), repeat)
-    t_labels = _best_of(
+    t_curves = best_of(lambda: hamming_radius_curves(q, db, rel), repeat)
+    t_labels = best_of(
         lambda: hamming_radius_curves(q, db, query_labels=qlab, database_labels=dlab), repeat
     )
-    t_numpy = _best_of(lambda: _numpy_distances(q, db), repeat)
+    t_numpy = best_of(lambda: _numpy_distances(q, db), repeat)
     rc = hamming_radius_curves(q, db, rel)
     rc_l = hamming_radius_curves(q, db, query_labels=qlab, database_labels=dlab)
     assert int(rc.retrieved[:, -1].sum()) == nq * nd

@@ -44,9 +44,12 @@ def main(argv=None) -> int:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        for row in mod.rows(args.quick):
-            rows.append(row)
-            print(f"  measured: {row[0]}", file=sys.stderr, flush=True)
+        try:
+            for row in mod.rows(args.quick):
+                rows.append(row)
+                print(f"  measured: {row[0]}", file=sys.stderr, flush=True)
+        except Exception as exc:  # one broken module must not hide the others' rows
+            rows.append((f"{path.stem}: failed", f"{type(exc).__name__}: {exc}"[:60], "-", False))
     w = max([len(r[0]) for r in rows] + [9])
     wm = max([len(r[1]) for r in rows] + [8])
     wt = max([len(r[2]) for r in rows] + [6])

@@ -68,7 +68,7 @@ def run(args) -> int:
     scores, y, shape = _models(args.digit, args.seed)
     cols = list(scores)
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
-    ns = argparse_namespace(method="beta", conf_level=0.95, ties="average", draws=0, seed=None,
+    ns = argparse_namespace(method="auto", conf_level=0.95, ties="average", draws=None, seed=0,
                             progress=args.progress)
     results, padj = cli._score_arrays(cols, s_list, y, ns)
     os.makedirs(out, exist_ok=True)

@@ -75,8 +75,7 @@ import numpy as np
 from . import _kernels
 from ._validation import _as_numeric_array, check_labels, check_ties
 from .ap import _stable_ranks, tie_groups
-from .null import null_params
-from .significance import PrankerResult, _check_conf_level, _check_params, beta_fit
+from .significance import PrankerResult, _check_conf_level, _check_params, significance_from_ap
 
 __all__ = [
     "auprc_ap_chunked",
@@ -702,28 +701,10 @@ def auprc_ap_chunked(
 
 
 def result_from_ap(auprc: float, n: int, n_pos: int, params, conf_level: float,
-                   ties: str) -> PrankerResult:
+                   ties: str, **significance) -> PrankerResult:
     """The :class:`pranker.PrankerResult` of an AP computed elsewhere (needs only N, P)."""
-    if params is None:
-        mean, var = null_params(int(n), int(n_pos))
-    else:
-        mean, var = params
-    fit = beta_fit(mean, var, n, n_pos)
-    return PrankerResult(
-        auprc=float(auprc),
-        pvalue=float(fit.sf(auprc)),
-        null_mean=float(mean),
-        null_var=float(var),
-        n=int(n),
-        n_pos=int(n_pos),
-        conf_int=fit.interval(conf_level),
-        conf_level=conf_level,
-        beta_alpha=float(fit.alpha),
-        beta_beta=float(fit.beta),
-        min_auprc=float(fit.lower),
-        method="beta",
-        ties=ties,
-    )
+    return significance_from_ap(auprc, n, n_pos, params=params, conf_level=conf_level,
+                                ties=ties, **significance)
 
 
 def pranker_chunked(
@@ -739,11 +720,15 @@ def pranker_chunked(
     max_positives: int = DEFAULT_MAX_POSITIVES,
     rows_per_range: int = DEFAULT_ROWS_PER_RANGE,
     tmp_dir: str | os.PathLike | None = None,
+    method: str | None = None,
+    n_draws: int | None = None,
+    seed: int | None = None,
 ) -> PrankerResult:
     """:func:`pranker.pranker` for data read one chunk at a time.
 
     The AP comes from :func:`auprc_ap_chunked` (same parameters); the null
-    mean and variance need only N and P.
+    and the p-value (``method``, ``n_draws``, ``seed`` as in
+    :func:`pranker.pranker`) need only AP, N and P.
 
     Returns
     -------
@@ -770,4 +755,5 @@ def pranker_chunked(
         source, y, score_col=score_col, label_col=label_col, chunk_size=chunk_size, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, tmp_dir=tmp_dir,
     )
-    return result_from_ap(ap, n, n_pos, params, conf_level, ties)
+    return result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+                          n_draws=n_draws, seed=seed)

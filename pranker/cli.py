@@ -33,57 +33,19 @@ from ._io import (
     to_labels,
     to_scores,
 )
-from ._progress import progress_bar
 
 # ----------------------------------------------------------------------------
-# Adapters to the library. Each is the single place to switch when the
-# corresponding module lands on main (the Monte Carlo method of pranker()).
+# Adapters to the library
 # ----------------------------------------------------------------------------
-
-def _library_methods():
-    """``pranker.significance.METHODS`` once ``pranker(method=...)`` is on main, else None."""
-    from . import significance
-
-    return getattr(significance, "METHODS", None)
-
-
-# TEMPORARY: the fallback tuple and branch below go once pranker(method=...) is merged.
-METHODS = _library_methods() or ("beta", "montecarlo")
+from .significance import METHODS  # noqa: E402
 
 
 def _significance(s, y, *, method, conf_level, ties, draws, seed, progress):
-    """PrankerResult for one score column: :func:`pranker.pranker` with ``method``.
-
-    TEMPORARY fallback while ``pranker()`` has no ``method`` argument:
-    ``montecarlo`` is the beta result with the p-value replaced by the Monte
-    Carlo estimate ``(1 + #{AP_null >= AP_obs}) / (1 + draws)`` (never 0;
-    Phipson & Smyth 2010) from seeded random rankings, drawn in batches with
-    a progress bar.
-    """
-    import dataclasses
-
-    from .null import null_ap_samples
+    """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
     from .significance import pranker
 
-    if _library_methods() is not None:
-        return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
-                       seed=seed, progress=progress)
-    res = pranker(s, y, conf_level=conf_level, ties=ties)
-    if method == "beta":
-        return res
-    draws = 100_000 if draws is None else draws
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**62))
-    batch = 50_000
-    exceed = 0
-    tol = 1e-12 * max(1.0, res.auprc)  # AP computed on two code paths: equal up to rounding
-    with progress_bar(draws, "Monte Carlo null", progress) as bar:
-        for start in range(0, draws, batch):
-            m = min(batch, draws - start)
-            ap = null_ap_samples(res.n, res.n_pos, m, seed=seed, start=start)
-            exceed += int(np.count_nonzero(ap >= res.auprc - tol))
-            bar.update(m)
-    return dataclasses.replace(res, pvalue=(1.0 + exceed) / (1.0 + draws), method="montecarlo")
+    return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
+                   seed=seed, progress=progress)
 
 
 def _curves(s: np.ndarray, y: np.ndarray):
@@ -403,10 +365,10 @@ def _significance_args(p) -> None:
 
     p.add_argument("--ties", choices=TIE_MODES, default="average",
                    help="how tied scores count (default: average over orderings)")
-    p.add_argument("--method", choices=METHODS, default="beta",
-                   help="how the p-value is computed, as pranker(method=...): beta fit to the "
-                        "exact null moments (default)" + (", " + ", ".join(METHODS[1:])
-                                                         if len(METHODS) > 1 else ""))
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="how the p-value is computed, as pranker(method=...): auto (default: "
+                        "exact, three-moment beta or Monte Carlo, whichever is accurate; see "
+                        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--draws", type=_positive_int, default=None,
                    help="random rankings for --method montecarlo (library default 100000)")
     p.add_argument("--seed", type=int, default=None, help="seed for --method montecarlo")

@@ -348,11 +348,15 @@ def pranker(
     rows_per_range: int = _ch.DEFAULT_ROWS_PER_RANGE,
     split_every: int = 8,
     scheduler=None,
+    method: str | None = None,
+    n_draws: int | None = None,
+    seed: int | None = None,
 ) -> PrankerResult:
     """:func:`pranker.pranker` on a dask array or dataframe: AP, p-value, null interval.
 
     The AP is :func:`auprc_ap` (same parameters); the null mean and variance
-    are exact and need only N and P.
+    are exact and, like the p-value (``method``, ``n_draws``, ``seed`` as in
+    :func:`pranker.pranker`, computed on the client), need only AP, N and P.
 
     Returns
     -------
@@ -380,4 +384,5 @@ def pranker(
         max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
         scheduler=scheduler,
     )
-    return _ch.result_from_ap(ap, n, n_pos, params, conf_level, ties)
+    return _ch.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+                              n_draws=n_draws, seed=seed)

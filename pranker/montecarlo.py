@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from ._progress import progress_bar
 from ._validation import check_count, check_counts
@@ -70,8 +70,8 @@ def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, fl
     (0.0, 0.0362)
     """
     d = 1.0 - conf_level
-    lo = 0.0 if b == 0 else float(stats.beta.ppf(d / 2.0, b, m - b + 1))
-    hi = 1.0 if b == m else float(stats.beta.ppf(1.0 - d / 2.0, b + 1, m - b))
+    lo = 0.0 if b == 0 else float(special.betaincinv(b, m - b + 1, d / 2.0))
+    hi = 1.0 if b == m else float(special.betaincinv(b + 1, m - b, 1.0 - d / 2.0))
     return lo, hi
 
 

@@ -24,11 +24,11 @@ import numpy as np
 from scipy import special
 
 from . import _kernels
-from ._validation import check_counts, check_scores_labels, check_ties
+from ._validation import check_count_pair, check_counts, check_scores_labels, check_ties
 from .ap import _auprc_validated
 from .null import _min_auprc_pair
 
-__all__ = ["BetaFit", "beta_fit", "PrankerResult", "pranker"]
+__all__ = ["BetaFit", "beta_fit", "PrankerResult", "pranker", "significance_from_ap"]
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ def pranker(
     conf_level: float = 0.95,
     *,
     ties: str = "average",
-    method: str = "beta",
+    method: str | None = None,
     n_draws: int | None = None,
     seed: int | None = None,
     alpha: float | None = None,
@@ -342,16 +342,21 @@ def pranker(
     ties : str
         Tie mode of the observed AUPRC; see :func:`auprc_ap`. The null is
         always untied random ranking.
-    method : {"beta", "skewbeta", "exact", "montecarlo", "auto"}
-        ``"beta"`` (default): the two-moment beta of Lopes & Bontempi.
+    method : {"auto", "beta", "skewbeta", "exact", "montecarlo"}, optional
+        Default ``"auto"``, or ``"beta"`` when ``params`` are given (they are
+        the beta's parameters, as in R).
+        ``"auto"``: exact when cheap, the three-moment beta where the
+        calibration shows it within 0.005 of the truth, Monte Carlo
+        otherwise, and the two-moment beta when P > 10,000 positives make
+        Monte Carlo too slow (rule in ``docs/calibration.md`` and
+        :func:`auto_method`); the result's ``method`` says which was used.
+        ``"beta"``: the two-moment beta of Lopes & Bontempi, as in R: O(1),
+        but far off when P is small and N / P large (docs/calibration.md).
         ``"skewbeta"``: the three-moment beta (:func:`pranker.skew_beta_fit`).
         ``"exact"``: exact tail count (:func:`pranker.exact_pvalue`); fails
         with ``ExactBudgetExceeded`` when it would take more than
         ``max_nodes`` steps.
         ``"montecarlo"``: permutation p-value (:func:`pranker.montecarlo_pvalue`).
-        ``"auto"``: exact when cheap, the three-moment beta where the
-        calibration shows it within 0.005 of the truth, Monte Carlo
-        otherwise (rule in ``docs/calibration.md`` and :func:`auto_method`).
     n_draws : int, optional
         Monte Carlo draws (default 100,000). ``"auto"`` draws at most
         400,000 and stops as soon as the ``conf_level`` interval for p is
@@ -380,26 +385,67 @@ def pranker(
     --------
     >>> y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
     >>> s = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]
-    >>> res = pranker(s, y)
-    >>> round(res.auprc, 4), res.n, res.n_pos, res.pvalue < 0.05
-    (0.9667, 10, 5, True)
-    >>> ex = pranker(s, y, method="exact")
+    >>> res = pranker(s, y)  # tiny: "auto" counts the exact tail, 2 of C(10, 5) rankings
+    >>> round(res.auprc, 4), res.n, res.n_pos, res.method, round(res.pvalue, 4)
+    (0.9667, 10, 5, 'exact', 0.0079)
+    >>> ex = pranker(s, y, method="beta")  # the beta tail is too light at P = 5
     >>> ex.method, round(ex.pvalue, 4)
-    ('exact', 0.0079)
+    ('beta', 0.004)
     >>> mc = pranker(s, y, method="montecarlo", seed=1)
-    >>> mc.pvalue_ci[0] < ex.pvalue < mc.pvalue_ci[1]
+    >>> mc.pvalue_ci[0] < res.pvalue < mc.pvalue_ci[1]
     True
     """
     check_ties(ties)
     conf_level = _check_conf_level(conf_level)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
+    _check_method(method, params)
     if params is not None:
         params = _check_params(params)
     s, yb = check_scores_labels(scores, y)
     n = int(s.shape[0])
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)
+    return significance_from_ap(
+        auprc, n, n_pos, params=params, conf_level=conf_level, ties=ties, method=method,
+        n_draws=n_draws, seed=seed, alpha=alpha, max_nodes=max_nodes, progress=progress,
+    )
+
+
+def _check_method(method, params) -> str:
+    if method is None:
+        # precomputed (mean, var) are the beta's parameters, as in R
+        return "beta" if params is not None else "auto"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
+    return method
+
+
+def significance_from_ap(
+    auprc: float,
+    n: int,
+    n_pos: int,
+    *,
+    params=None,
+    conf_level: float = 0.95,
+    ties: str = "average",
+    method: str | None = None,
+    n_draws: int | None = None,
+    seed: int | None = None,
+    alpha: float | None = None,
+    max_nodes: int | None = None,
+    progress: bool | None = False,
+) -> PrankerResult:
+    """The :class:`PrankerResult` of an AP computed elsewhere: the null needs only N and P.
+
+    Used by :func:`pranker` and by the out-of-core and Dask versions
+    (:mod:`pranker.chunked`, :mod:`pranker.dask`); arguments as in
+    :func:`pranker`.
+    """
+    conf_level = _check_conf_level(conf_level)
+    method = _check_method(method, params)
+    if params is not None:
+        params = _check_params(params)
+    n, n_pos = check_count_pair(n, n_pos)
+    auprc = float(auprc)
     if params is None:
         mean, var = _kernels.null_moments(float(n), float(n_pos), float(n - n_pos))
     else:
@@ -470,6 +516,11 @@ AUTO_SKEW_MIN_P = 1000  # three-moment beta when P >= this ...
 AUTO_SKEW_MAX_RATIO = 10.0  # ... and N / P <= this
 AUTO_MC_DRAWS = 400_000  # at most; stops once the CI is within AUTO_MC_TOL
 AUTO_MC_TOL = 0.004
+# Above this many positives Monte Carlo costs seconds per p-value (O(P) per
+# draw, up to ~1.3e5 draws near p = 0.5) and "auto" uses the two-moment beta,
+# whose error falls with P at fixed N/P (0.090 -> 0.024 from P = 100 to 1000
+# at N/P = 100; 0.026 -> 0.009 at N/P = 10): extrapolated, not measured.
+AUTO_MC_MAX_P = 10_000
 
 
 def auto_method(N: int, P: int) -> str:
@@ -477,7 +528,9 @@ def auto_method(N: int, P: int) -> str:
 
     ``"exact"`` when P = 1, P = N, or C(N, P) <= 2e7 with N <= 20,000;
     ``"skewbeta"`` when P >= 1000 and N / P <= 10 (the two-moment beta
-    instead when N P > 2e9, beyond the third-moment budget); otherwise
+    instead when N P > 2e9, beyond the third-moment budget); ``"beta"`` when
+    P > 10,000 (Monte Carlo would take seconds; the beta's error falls with
+    P, extrapolated from the calibration grid); otherwise
     ``"exact-or-montecarlo"``: an exact tail count with a 2e6-step budget,
     then Monte Carlo (<= 400,000 draws, stopping once the p-value is known
     to +-0.004).
@@ -486,6 +539,8 @@ def auto_method(N: int, P: int) -> str:
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1000), auto_method(10**5, 30)
     ('exact', 'skewbeta', 'exact-or-montecarlo')
+    >>> auto_method(10**7, 10**5)
+    'beta'
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
@@ -493,6 +548,8 @@ def auto_method(N: int, P: int) -> str:
         return "exact"
     if p >= AUTO_SKEW_MIN_P and n <= AUTO_SKEW_MAX_RATIO * p:
         return "skewbeta"
+    if p > AUTO_MC_MAX_P:
+        return "beta"
     return "exact-or-montecarlo"
 
 
@@ -501,6 +558,9 @@ def _auto_pvalue(ap: float, n: int, p: int, max_nodes=None):
     from .exact import ExactBudgetExceeded, exact_pvalue
 
     rule = auto_method(n, p)
+    if rule == "beta":
+        mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
+        return "beta", float(beta_fit(mean, var, n, p).sf(ap))
     if rule == "exact":
         return "exact", exact_pvalue(ap, n, p, max_nodes=2**62)
     if rule == "skewbeta":

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy import optimize, stats
+from scipy import special
 
 from . import _kernels
 from ._validation import check_counts
@@ -229,7 +229,7 @@ class SkewBetaFit:
         if self.degenerate:
             return np.where(x <= self.mean, 1.0, 0.0)[()]
         z = np.clip((x - self.lower) / (1.0 - self.lower), 0.0, 1.0)
-        return stats.beta.sf(z, self.alpha, self.beta)[()]
+        return special.betaincc(self.alpha, self.beta, z)[()]
 
     def cdf(self, x):
         return (1.0 - np.asarray(self.sf(x)))[()]
@@ -279,7 +279,9 @@ def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
             lo = mean - 2.0 * (mean - lo)
             k += 1
         if f(lo) < 0.0 < f(hi):
-            L = optimize.brentq(f, lo, hi, xtol=1e-15, rtol=1e-13, maxiter=200)
+            from scipy.optimize import brentq  # lazy: scipy.optimize is slow to import
+
+            L = brentq(f, lo, hi, xtol=1e-15, rtol=1e-13, maxiter=200)
             al, be = _shapes(mean, var, L)
             if al > 0.0 and be > 0.0:
                 matched = True

@@ -168,8 +168,8 @@ def test_callable_source_and_pranker_result():
             yield s[lo:lo + 128], y[lo:lo + 128]
 
     for ties in ("average", "pessimistic"):
-        got = pranker_chunked(chunks, ties=ties, conf_level=0.9)
-        assert got == pranker.pranker(s, y, ties=ties, conf_level=0.9)
+        got = pranker_chunked(chunks, ties=ties, conf_level=0.9, seed=3)
+        assert got == pranker.pranker(s, y, ties=ties, conf_level=0.9, seed=3)
         assert got.auprc == pytest.approx(plain_ap(s, y, ties), abs=1e-12)
 
 

@@ -12,8 +12,17 @@ Y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
 S = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]
 
 
-def test_result_fields_on_seed_example():
+def test_default_is_auto_and_exact_on_seed_example():
+    # C(10, 5) = 252 rankings: the ones with AP >= 29/30 are the perfect one and
+    # this one (ranks 1, 2, 3, 4, 6), so the exact p-value is 2/252
     res = pranker(S, Y)
+    assert res.method == "exact" and res.pvalue == pytest.approx(2 / 252, rel=1e-12)
+    # precomputed params mean the beta, as in R
+    assert pranker(S, Y, params=null_params(10, 5)).method == "beta"
+
+
+def test_result_fields_on_seed_example():
+    res = pranker(S, Y, method="beta")
     assert res.auprc == pytest.approx(29 / 30)
     assert res.statistic == res.auprc
     assert (res.n, res.n_pos) == (10, 5)
@@ -51,8 +60,8 @@ def test_fitted_beta_has_the_exact_moments():
 
 def test_params_argument_reuses_and_matches():
     m, v = null_params(10, 5)
-    assert pranker(S, Y, params=(m, v)) == pranker(S, Y)
-    assert pranker(S, Y, params=null_params(10, 5)) == pranker(S, Y)
+    assert pranker(S, Y, params=(m, v)) == pranker(S, Y, method="beta")
+    assert pranker(S, Y, params=null_params(10, 5)) == pranker(S, Y, method="beta")
 
 
 def test_bad_params_and_conf_level():

@@ -66,11 +66,11 @@ def test_montecarlo_early_stopping_in_pranker():
     assert res.n_draws < 10**6 and res.pvalue_ci[1] < 0.01
 
 
-def test_beta_default_unchanged():
-    # the default is the two-moment beta, recomputed here from scipy directly
+def test_beta_method_matches_scipy():
+    # the two-moment beta, recomputed here from scipy directly
     N, ranks = 200, [1, 5, 20, 40, 100, 150]
     s, y = ranking(N, ranks)
-    res = pranker(s, y)
+    res = pranker(s, y, method="beta")
     assert res.method == "beta" and res.pvalue_ci is None
     mean, var = null_params(N, len(ranks))
     a = sum(k / (N - len(ranks) + k) for k in range(1, len(ranks) + 1)) / len(ranks)
