@@ -3,6 +3,8 @@
 The notebooks run with their committed (small, ``FAST = True``) default sizes, in
 ``notebooks/`` as working directory, with the kernel ``python3``. Outputs are not
 compared (they contain timings); the notebooks assert their own numerical claims.
+Everything the kernel writes (IPython history, connection file, matplotlib cache)
+goes to the test's temporary directory.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 kernelspec = pytest.importorskip("jupyter_client.kernelspec")
 if "python3" not in kernelspec.find_kernel_specs():
-    pytest.skip("no Jupyter kernel named 'python3' (pip install ipykernel)", allow_module_level=True)
+    pytest.skip(
+        "no Jupyter kernel named 'python3' (pip install ipykernel)", allow_module_level=True
+    )
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = [
     "01_null_distribution.ipynb",
     "02_pr_curve_conventions.ipynb",
@@ -31,26 +36,17 @@ CELL_TIMEOUT = 300  # seconds per cell (a cold numba cache compiles inside the f
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs(name, tmp_path):
+def test_notebook_runs(name, tmp_path, monkeypatch):
     nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
-    env_root = str(NOTEBOOK_DIR.parent)
     # the kernel must import this checkout of pranker, and write nothing outside tmp
-    old = {k: os.environ.get(k) for k in ("PYTHONPATH", "MPLCONFIGDIR", "TMPDIR")}
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [env_root] + ([old["PYTHONPATH"]] if old["PYTHONPATH"] else [])
+    old = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT)] + ([old] if old else [])))
+    for var in ("MPLCONFIGDIR", "IPYTHONDIR", "JUPYTER_RUNTIME_DIR"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
     )
-    os.environ["MPLCONFIGDIR"] = str(tmp_path)
-    try:
-        client = nbclient.NotebookClient(
-            nb,
-            timeout=CELL_TIMEOUT,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
-        )
-        client.execute()  # raises CellExecutionError on the first failing cell
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    client.execute()  # raises CellExecutionError on the first failing cell
