@@ -16,7 +16,9 @@ Conventions (see seed 001, Martin's plot on the LingPipe blog):
   precision = recall diagonal (where it meets the curve is the break-even
   point; the best-F operating point is marked).
 - The interpolated curve is ``p_interp(r) = max{p(r') : r' >= r}``, drawn as a
-  step function (the area under it is the average precision).
+  step function. The average precision is the area under the *uninterpolated*
+  step curve (precision at each recall level); the area under the interpolated
+  one is at least as large (notebook 02 measures the difference).
 - ``ROC | PR`` side by side share the recall axis as y: ROC on the left
   (x = false-positive rate), PR on the right (x = precision), so that at any
   recall you read specificity, precision and F at once.
