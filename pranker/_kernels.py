@@ -452,39 +452,37 @@ def _draw_seed(seed, i):
 
 @njit(cache=True)
 def _bucket_sort(vals, n, N, out, counts):
-    """Sort n integers in [1, N] by a counting pass over n buckets, then insertion.
+    """Sort n values in [1, N] into ``out``: a counting pass over 2n buckets, then insertion.
 
-    The bucket of r is floor((r - 1) * n / N): monotone in r, so the buckets
-    concatenate in order; uniform input puts O(1) values in each bucket.
+    The bucket of r is floor((r - 1) * 2n / N): monotone in r, so after the
+    scatter the values are sorted up to order inside buckets, and uniform input
+    puts about half a value in each bucket, so one insertion pass over the
+    whole array is O(n). ``counts`` has room for 2n + 1 entries.
     """
-    scale = n / N
-    for b in range(n + 1):
+    nb = 2 * n
+    scale = nb / N
+    for b in range(nb + 1):
         counts[b] = 0
     for k in range(n):
         b = int((vals[k] - 1.0) * scale)
-        if b >= n:
-            b = n - 1
+        if b >= nb:
+            b = nb - 1
         counts[b + 1] += 1
-    for b in range(n):
+    for b in range(nb):
         counts[b + 1] += counts[b]
     for k in range(n):
         b = int((vals[k] - 1.0) * scale)
-        if b >= n:
-            b = n - 1
+        if b >= nb:
+            b = nb - 1
         out[counts[b]] = vals[k]
         counts[b] += 1
-    # counts[b] is now the end of bucket b; insertion sort each bucket
-    lo = 0
-    for b in range(n):
-        hi = counts[b]
-        for k in range(lo + 1, hi):
-            v = out[k]
-            j = k - 1
-            while j >= lo and out[j] > v:
-                out[j + 1] = out[j]
-                j -= 1
-            out[j + 1] = v
-        lo = hi
+    for k in range(1, n):
+        v = out[k]
+        j = k - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
 
 
 @njit(cache=True)
@@ -609,7 +607,7 @@ def random_positive_ranks(seed, i, N, P, out, buf, counts, perm, mark):
         M = N - P
         neg = np.empty(M, dtype=np.float64)
         _subset_sorted(
-            state, N, M, neg, np.empty(2 * M, dtype=np.float64), np.empty(M + 1, dtype=np.int64)
+            state, N, M, neg, np.empty(2 * M, dtype=np.float64), np.empty(2 * M + 1, dtype=np.int64)
         )
         j = 0
         c = 0
@@ -626,7 +624,7 @@ def sampler_work_arrays(N, P):
     """Work arrays for random_positive_ranks: ranks, buf, counts, perm, mark."""
     ranks = np.empty(P, dtype=np.float64)
     buf = np.empty(2 * P, dtype=np.float64)
-    counts = np.empty(P + 1, dtype=np.int64)
+    counts = np.empty(2 * P + 1, dtype=np.int64)
     if use_dense_sampler(N, P):
         perm = np.arange(N).astype(np.int32)
         mark = np.zeros(N, dtype=np.bool_)
