@@ -244,23 +244,7 @@ def ap_from_groups(greater, n_tied, pos_greater, pos_tied, n_pos, mode):
     return total / float(n_pos)
 
 
-@njit(cache=True)
-def gather_positive_scores(scores, y):
-    """scores[y] and its length in one pass (y: bool)."""
-    n_pos = 0
-    for i in range(y.shape[0]):
-        if y[i]:
-            n_pos += 1
-    out = np.empty(n_pos, dtype=np.float64)
-    j = 0
-    for i in range(y.shape[0]):
-        if y[i]:
-            out[j] = scores[i]
-            j += 1
-    return out
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gallop_left(a, v, lo):
     """First index i >= lo with a[i] >= v (a ascending), by exponential search from lo."""
     n = a.shape[0]
@@ -284,7 +268,7 @@ def _gallop_left(a, v, lo):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gallop_right(a, v, lo):
     """First index i >= lo with a[i] > v (a ascending)."""
     n = a.shape[0]
@@ -308,7 +292,7 @@ def _gallop_right(a, v, lo):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sorted_search_both(a, vals, lo_out, hi_out):
     """searchsorted(a, vals, 'left') and (..., 'right') for ascending vals.
 

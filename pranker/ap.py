@@ -53,7 +53,7 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
         score, and the same two counts restricted to positives.
     """
     n = scores.shape[0]
-    pos = _kernels.gather_positive_scores(scores, y)
+    pos = scores[np.flatnonzero(y)]  # reads y, then only the positives' scores
     pos.sort()
     n_pos = pos.shape[0]
     if n_pos == 0:
@@ -75,31 +75,37 @@ _PARALLEL_MIN = 1 << 20  # below this, one sort in the calling thread
 
 
 def _sorted_parts(scores: np.ndarray) -> list:
-    """``scores`` cut into one piece per core, each sorted (numpy's sort releases the GIL).
-
-    Counting how many items lie below / at a value needs no merge: the counts
-    of the sorted pieces add up. On k cores this divides the sort time by ~k.
-    """
+    """``scores`` cut into one piece per core (at most 8); a single piece when small."""
     workers = min(os.cpu_count() or 1, 8)
     if workers < 2 or scores.shape[0] < _PARALLEL_MIN:
-        return [np.sort(scores)]
-    from concurrent.futures import ThreadPoolExecutor
+        return [scores]
+    return np.array_split(scores, workers)
 
-    pieces = np.array_split(scores, workers)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(np.sort, pieces))
+
+def _count_piece(piece: np.ndarray, vals: np.ndarray):
+    srt = np.sort(piece)  # releases the GIL
+    lo = np.empty(vals.shape[0], dtype=np.int64)
+    hi = np.empty(vals.shape[0], dtype=np.int64)
+    _kernels.sorted_search_both(srt, vals, lo, hi)  # numba releases it too (nogil)
+    return lo, hi
 
 
 def _count_below_and_at(scores: np.ndarray, vals: np.ndarray):
-    """For ascending ``vals``: #scores < v and #scores <= v, as searchsorted left/right."""
-    lo = np.zeros(vals.shape[0], dtype=np.int64)
-    hi = np.zeros(vals.shape[0], dtype=np.int64)
-    lo_k = np.empty(vals.shape[0], dtype=np.int64)
-    hi_k = np.empty(vals.shape[0], dtype=np.int64)
-    for part in _sorted_parts(scores):
-        _kernels.sorted_search_both(part, vals, lo_k, hi_k)
-        lo += lo_k
-        hi += hi_k
+    """For ascending ``vals``: #scores < v and #scores <= v, as searchsorted left/right.
+
+    One piece of ``scores`` per core is sorted and searched in its own thread;
+    the counts of the pieces add up, so no merge is needed. On k cores this
+    divides the time of the sort by about k.
+    """
+    pieces = _sorted_parts(scores)
+    if len(pieces) == 1:
+        return _count_piece(pieces[0], vals)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(pieces)) as pool:
+        parts = list(pool.map(lambda piece: _count_piece(piece, vals), pieces))
+    lo = np.sum([p[0] for p in parts], axis=0)
+    hi = np.sum([p[1] for p in parts], axis=0)
     return lo, hi
 
 

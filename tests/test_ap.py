@@ -264,7 +264,7 @@ def test_sort_in_pieces_gives_the_same_counts(monkeypatch):
     want = {m: auprc_ap(s, y, ties=m) for m in MODES}
     monkeypatch.setattr(ap_module, "_PARALLEL_MIN", 10)
     monkeypatch.setattr(ap_module.os, "cpu_count", lambda: 3)
-    assert len(ap_module._sorted_parts(s)) == 3
+    assert len(ap_module._sorted_parts(s)) == 3  # pieces, each sorted in its own thread
     for m in MODES:
         assert auprc_ap(s, y, ties=m) == want[m]
     # and against the plain definition for the tie-free stable order
