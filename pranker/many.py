@@ -5,6 +5,11 @@ thread per block of rankings), each with its own N and P, computes the exact
 null moments and the beta fit once per distinct (N, P), and adds
 Benjamini-Hochberg adjusted p-values across the rankings.
 
+The p-values are those of ``pranker(..., method="beta")``: O(1) per ranking,
+but unreliable when P is small or N / P large (docs/calibration.md). Re-test
+the rankings you report with ``pranker(..., method="auto")`` (the default of
+:func:`pranker.pranker`).
+
 Input forms
 -----------
 - An array (any number of dimensions): every 1-D slice along ``axis`` is one
@@ -404,7 +409,8 @@ def _null_and_pvalues(ap, n, npos, valid, conf_level):
     _kernels_many.null_table_kernel(un, up, mean, var, a, span, alpha, beta, ok)
     if not ok.all():
         # only the two-point null of N = 2, P = 1 (AP is 1 or 1/2): its variance is the
-        # largest any law on [a, 1] can have, so no beta fits; pranker() raises too
+        # largest any law on [a, 1] can have, so no beta fits (beta_fit returns the
+        # two-point law itself; pranker_many does not vectorise that case)
         i = int(np.flatnonzero(~ok)[0])
         rows = np.flatnonzero(valid)[inv == i]
         raise ValueError(
