@@ -35,6 +35,7 @@ stable argsort instead and are several times slower.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -116,8 +117,17 @@ def _sorted_classes(s: np.ndarray, yb: np.ndarray):
     neg = np.empty(s.size - n_pos + 1)
     ck.split_by_class(s, yb, pos, neg)
     pos, neg = pos[:n_pos], neg[: s.size - n_pos]
-    pos.sort()
-    neg.sort()
+    if s.size >= 1 << 20 and (os.cpu_count() or 1) > 1:
+        # numpy's sort releases the GIL: sort the two classes at the same time
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            done = pool.submit(pos.sort)
+            neg.sort()
+            done.result()
+    else:
+        pos.sort()
+        neg.sort()
     return pos, neg
 
 
