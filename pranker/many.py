@@ -5,10 +5,11 @@ thread per block of rankings), each with its own N and P, computes the exact
 null moments and the beta fit once per distinct (N, P), and adds
 Benjamini-Hochberg adjusted p-values across the rankings.
 
-The p-values are those of ``pranker(..., method="beta")``: O(1) per ranking,
-but unreliable when P is small or N / P large (docs/calibration.md). Re-test
-the rankings you report with ``pranker(..., method="auto")`` (the default of
-:func:`pranker.pranker`).
+By default the p-values are those of ``pranker(..., method="beta")``: O(1)
+per ranking, but unreliable when P is small or N / P large
+(docs/calibration.md). ``method="auto"`` (the default of
+:func:`pranker.pranker`) computes each ranking's p-value as ``pranker()``
+does, one ranking at a time.
 
 Input forms
 -----------
@@ -50,7 +51,7 @@ from scipy import special
 from . import _kernels, _kernels_many
 from ._progress import progress_bar
 from ._validation import _as_numeric_array, check_ties
-from .significance import BetaFit, PrankerResult, _check_conf_level
+from .significance import METHODS, BetaFit, PrankerResult, _check_conf_level
 
 __all__ = ["ManyResult", "pranker_many"]
 
@@ -68,6 +69,7 @@ _COLUMNS = (
     "beta_beta",
     "min_auprc",
     "valid",
+    "pvalue_method",
 )
 
 
@@ -81,8 +83,8 @@ class ManyResult:
     Attributes
     ----------
     auprc, pvalue : ndarray of float
-        Observed AP and its beta p-value P(AP_null >= auprc), as
-        :func:`pranker.pranker` computes them.
+        Observed AP and its p-value P(AP_null >= auprc), as
+        :func:`pranker.pranker` computes them with the requested ``method``.
     pvalue_bh : ndarray of float
         Benjamini-Hochberg adjusted p-values over all valid rankings
         (``scipy.stats.false_discovery_control``).
@@ -96,12 +98,15 @@ class ManyResult:
         Fitted beta shapes (NaN for a point-mass null, P = N).
     min_auprc : ndarray of float
         Lower end of the null support.
+    pvalue_method : ndarray of str (object)
+        How each ranking's p-value was obtained (empty when invalid).
     valid : ndarray of bool
         False for rankings without a positive (only with ``no_positive="nan"``).
     conf_level : float
     ties : str
     method : str
-        ``"beta"``.
+        The requested method; ``pvalue_method`` holds what each ranking used
+        (``"beta"``, ``"exact"``, ``"montecarlo"``, ...; empty when invalid).
     """
 
     auprc: np.ndarray
@@ -117,6 +122,7 @@ class ManyResult:
     beta_beta: np.ndarray
     min_auprc: np.ndarray
     valid: np.ndarray
+    pvalue_method: np.ndarray
     conf_level: float = 0.95
     ties: str = "average"
     method: str = "beta"
@@ -163,7 +169,7 @@ class ManyResult:
             beta_alpha=float(d["beta_alpha"][i]),
             beta_beta=float(d["beta_beta"][i]),
             min_auprc=float(d["min_auprc"][i]),
-            method=self.method,
+            method=str(d["pvalue_method"][i]),
             ties=self.ties,
         )
 
@@ -278,8 +284,10 @@ def pranker_many(
     conf_level: float = 0.95,
     no_positive: str = "raise",
     progress: bool | None = False,
+    method: str = "beta",
+    seed: int | None = None,
 ) -> ManyResult:
-    """AUPRC, beta p-values and BH-adjusted p-values for many rankings in parallel.
+    """AUPRC, p-values and BH-adjusted p-values for many rankings in parallel.
 
     Parameters
     ----------
@@ -304,6 +312,14 @@ def pranker_many(
         results with ``valid`` False.
     progress : bool or None
         Show a progress bar (needs tqdm); None = only on a terminal.
+    method : {"beta", "auto", "exact", "montecarlo", "skewbeta"}
+        ``"beta"`` (default): the vectorised beta p-value, O(1) per ranking
+        (unreliable for small P or large N / P, docs/calibration.md). Any other
+        method is that of :func:`pranker.pranker`, applied to each ranking's
+        AP, N and P in turn (exact counts and Monte Carlo cost far more per
+        ranking); ``pvalue_method`` says what each ranking used.
+    seed : int, optional
+        Monte Carlo seed; ranking ``i`` (flat index) uses ``seed + i``.
 
     Returns
     -------
@@ -336,6 +352,8 @@ def pranker_many(
     """
     check_ties(ties)
     conf_level = _check_conf_level(conf_level)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     if no_positive not in ("raise", "nan"):
         raise ValueError(f"no_positive must be 'raise' or 'nan'; got {no_positive!r}.")
     s2, y2, m2, batch = _prepare(scores, y, axis, mask)
@@ -372,6 +390,10 @@ def pranker_many(
         )
     valid = ~empty
     out = _null_and_pvalues(ap, n, npos, valid, conf_level)
+    used = np.where(valid, "beta", "").astype(object)
+    if method != "beta":
+        _replace_pvalues(out, used, ap, n, npos, valid, method, seed, conf_level, progress)
+    out["pvalue_method"] = used
     pvalue_bh = np.full(R, np.nan)
     if valid.any():
         from scipy.stats import false_discovery_control  # lazy: scipy.stats is slow to import
@@ -379,7 +401,24 @@ def pranker_many(
         pvalue_bh[valid] = false_discovery_control(out["pvalue"][valid], method="bh")
     cols = dict(out, auprc=ap, pvalue_bh=pvalue_bh, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
-    return ManyResult(**shaped, conf_level=conf_level, ties=ties, method="beta")
+    return ManyResult(**shaped, conf_level=conf_level, ties=ties, method=method)
+
+
+def _replace_pvalues(out, used, ap, n, npos, valid, method, seed, conf_level, progress):
+    """p-values of ``pranker(method=...)`` for every valid ranking (one call per ranking:
+    the exact count and the Monte Carlo test depend on each ranking's AP)."""
+    from .significance import significance_from_ap
+
+    rows = np.flatnonzero(valid)
+    with progress_bar(rows.size, f"p-values ({method})", progress) as bar:
+        for i in rows:
+            res = significance_from_ap(
+                float(ap[i]), int(n[i]), int(npos[i]), conf_level=conf_level, method=method,
+                seed=None if seed is None else int(seed) + int(i),
+            )
+            out["pvalue"][i] = res.pvalue
+            used[i] = res.method
+            bar.update(1)
 
 
 def _null_and_pvalues(ap, n, npos, valid, conf_level):

@@ -301,3 +301,35 @@ def test_empty_rankings_count_as_no_positive():
     assert res.n.tolist() == [0, 0, 0] and not res.valid.any()
     with pytest.raises(ValueError, match="no positive"):
         pranker_many(np.zeros((3, 0)), np.zeros((3, 0)))
+
+
+def test_method_exact_and_auto_per_ranking():
+    """Other methods are pranker()'s, applied ranking by ranking; exact against enumeration."""
+    from fractions import Fraction
+    from itertools import combinations
+
+    rng = np.random.default_rng(8)
+    N, P = 9, 3
+    s = rng.standard_normal((4, N))
+    y = np.zeros((4, N), dtype=bool)
+    for r in range(4):
+        y[r, rng.choice(N, P, replace=False)] = True
+    res = pranker_many(s, y, method="exact")
+    assert res.method == "exact" and list(res.pvalue_method) == ["exact"] * 4
+    # oracle: the fraction of the C(9, 3) placements whose AP is at least the observed one
+    aps = [sum(Fraction(k + 1, r) for k, r in enumerate(c)) / P
+           for c in combinations(range(1, N + 1), P)]
+    for r in range(4):
+        order = np.argsort(-s[r])
+        ranks = np.flatnonzero(y[r][order]) + 1
+        obs = sum(Fraction(k + 1, int(q)) for k, q in enumerate(ranks)) / P
+        want = sum(a >= obs for a in aps) / len(aps)
+        assert res.pvalue[r] == pytest.approx(want, rel=1e-12)
+        assert res.row(r).method == "exact"
+    # auto with a seed is reproducible and agrees with pranker() per ranking
+    a = pranker_many(s, y, method="auto", seed=5)
+    assert np.array_equal(a.pvalue, pranker_many(s, y, method="auto", seed=5).pvalue)
+    for r in range(4):
+        assert a.pvalue[r] == pranker(s[r], y[r], method="auto", seed=5 + r).pvalue
+    with pytest.raises(ValueError, match="method must be one of"):
+        pranker_many(s, y, method="bootstrap")
