@@ -69,8 +69,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
-from ._validation import check_count, check_count_pair, check_counts
+from .. import _kernels
+from .._validation import check_count, check_count_pair, check_counts
 
 __all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
 
