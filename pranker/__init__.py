@@ -26,6 +26,17 @@ from .exact import (
 from .many import ManyResult, pranker_many
 from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
 from .null import NullParams, min_auprc, null_ap_samples, null_params
+from .null.distributions import (
+    BetaNull,
+    ExactNull,
+    MonteCarloNull,
+    NullDistribution,
+    PValue,
+    SaddlepointNull,
+    SkewBetaNull,
+    TiltNull,
+    null_distribution,
+)
 from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
 from .retrieval import (
     RadiusCurves,
@@ -34,7 +45,14 @@ from .retrieval import (
     pack_codes,
     radius_curves,
 )
-from .significance import BetaFit, PrankerResult, auto_method, beta_fit, pranker
+from .significance import (
+    BetaFit,
+    PrankerResult,
+    auto_method,
+    beta_fit,
+    pranker,
+    significance_from_ap,
+)
 from .skew import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
 from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
 from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
@@ -53,7 +71,17 @@ __all__ = [
     "beta_fit",
     "PrankerResult",
     "pranker",
+    "significance_from_ap",
     "auto_method",
+    "NullDistribution",
+    "PValue",
+    "ExactNull",
+    "TiltNull",
+    "SaddlepointNull",
+    "MonteCarloNull",
+    "BetaNull",
+    "SkewBetaNull",
+    "null_distribution",
     "ExactNullDistribution",
     "ExactBudgetExceeded",
     "exact_null_distribution",

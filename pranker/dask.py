@@ -48,7 +48,7 @@ import numpy as np
 
 from . import chunked as _ch
 from ._validation import check_ties
-from .significance import PrankerResult, _check_conf_level, _check_params
+from .significance import PrankerResult, _check_conf_level, _check_params, significance_from_ap
 
 __all__ = ["auprc_ap", "pranker"]
 
@@ -384,5 +384,6 @@ def pranker(
         max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
         scheduler=scheduler,
     )
-    return _ch.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+    return significance_from_ap(ap, n, n_pos, params=params, conf_level=conf_level, ties=ties,
+                                method=method,
                               n_draws=n_draws, seed=seed)

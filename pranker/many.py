@@ -5,11 +5,11 @@ thread per block of rankings), each with its own N and P, computes the exact
 null moments and the beta fit once per distinct (N, P), and adds
 Benjamini-Hochberg adjusted p-values across the rankings.
 
-By default the p-values are those of ``pranker(..., method="beta")``: O(1)
-per ranking, but unreliable when P is small or N / P large
-(docs/calibration.md). ``method="auto"`` (the default of
-:func:`pranker.pranker`) computes each ranking's p-value as ``pranker()``
-does, one ranking at a time.
+The p-values are those of :func:`pranker.pranker` with the same ``method``
+(default ``"auto"``: exact where counting is instant, the exact-tilt
+estimator otherwise), number for number. Rankings that share (N, P) share
+one null: its recursions, its grid of tilts and its draws, so a batch costs
+far less than its rankings one by one.
 
 Input forms
 -----------
@@ -37,39 +37,40 @@ Speed
 No ranking is sorted: the positives' scores are sorted and every item is
 located among them by a bucketed search, which gives the tie groups exactly
 (see :func:`pranker._kernels_many.row_ap`). Cost O(N + P log P) per ranking
-for smooth score distributions (O(N log P) at worst), plus O(1) per distinct
-(N, P) for the null and one vectorised beta tail per ranking.
+for smooth score distributions (O(N log P) at worst), plus, per distinct (N, P), the
+tail engine's recursions and draws (:mod:`pranker.null.tilt`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from . import _kernels, _kernels_many
 from ._progress import progress_bar
 from ._validation import _as_numeric_array, check_ties
-from .significance import METHODS, BetaFit, PrankerResult, _check_conf_level
+from .null.tilt import DEFAULT_SEED
+from .significance import METHODS, PrankerResult, _check_conf_level, make_null
 
 __all__ = ["ManyResult", "pranker_many"]
 
 _COLUMNS = (
     "auprc",
     "pvalue",
+    "log10_pvalue",
     "pvalue_bh",
+    "log10_pvalue_bh",
+    "pvalue_rse",
+    "pvalue_low",
+    "pvalue_high",
+    "method",
     "null_mean",
     "null_var",
     "n",
     "n_pos",
-    "conf_low",
-    "conf_high",
-    "beta_alpha",
-    "beta_beta",
-    "min_auprc",
     "valid",
-    "pvalue_method",
 )
 
 
@@ -82,50 +83,53 @@ class ManyResult:
 
     Attributes
     ----------
-    auprc, pvalue : ndarray of float
-        Observed AP and its p-value P(AP_null >= auprc), as
-        :func:`pranker.pranker` computes them with the requested ``method``.
-    pvalue_bh : ndarray of float
-        Benjamini-Hochberg adjusted p-values over all valid rankings
-        (``scipy.stats.false_discovery_control``).
+    auprc, pvalue, log10_pvalue : ndarray of float
+        Observed AP and its p-value P(AP_null >= auprc), exactly as
+        :func:`pranker.pranker` computes them with the same ``method``;
+        ``log10_pvalue`` stays finite where ``pvalue`` underflows.
+    pvalue_bh, log10_pvalue_bh : ndarray of float
+        Benjamini-Hochberg adjusted p-values over all valid rankings,
+        computed in log space.
+    pvalue_rse : ndarray of float
+        Relative standard error of each p-value (0 exact, NaN for an
+        approximation without an error estimate).
+    pvalue_low, pvalue_high : ndarray of float
+        Confidence interval (``conf_level``) for each true p-value (NaN for
+        an approximation without an error estimate).
+    method : ndarray of str (object)
+        How each ranking's p-value was obtained (empty when invalid).
     null_mean, null_var : ndarray of float
         Exact null moments for each ranking's (N, P).
     n, n_pos : ndarray of int64
         Number of (unmasked) items and of positives of each ranking.
-    conf_low, conf_high : ndarray of float
-        Central ``conf_level`` interval of the null AUPRC.
-    beta_alpha, beta_beta : ndarray of float
-        Fitted beta shapes (NaN for a point-mass null, P = N).
-    min_auprc : ndarray of float
-        Lower end of the null support.
-    pvalue_method : ndarray of str (object)
-        How each ranking's p-value was obtained (empty when invalid).
     valid : ndarray of bool
         False for rankings without a positive (only with ``no_positive="nan"``).
     conf_level : float
     ties : str
-    method : str
-        The requested method; ``pvalue_method`` holds what each ranking used
-        (``"beta"``, ``"exact"``, ``"montecarlo"``, ...; empty when invalid).
+    requested_method : str
+        The ``method`` asked for (``"auto"`` by default).
+    seed : int
+        Seed of the draws (tilt and Monte Carlo).
     """
 
     auprc: np.ndarray
     pvalue: np.ndarray
+    log10_pvalue: np.ndarray
     pvalue_bh: np.ndarray
+    log10_pvalue_bh: np.ndarray
+    pvalue_rse: np.ndarray
+    pvalue_low: np.ndarray
+    pvalue_high: np.ndarray
+    method: np.ndarray
     null_mean: np.ndarray
     null_var: np.ndarray
     n: np.ndarray
     n_pos: np.ndarray
-    conf_low: np.ndarray
-    conf_high: np.ndarray
-    beta_alpha: np.ndarray
-    beta_beta: np.ndarray
-    min_auprc: np.ndarray
     valid: np.ndarray
-    pvalue_method: np.ndarray
     conf_level: float = 0.95
     ties: str = "average"
-    method: str = "beta"
+    requested_method: str = "auto"
+    seed: int = DEFAULT_SEED
 
     @property
     def shape(self) -> tuple:
@@ -157,20 +161,26 @@ class ManyResult:
             raise IndexError(f"ranking index {i} out of range for {size} rankings.")
         if not d["valid"][i]:
             raise ValueError(f"ranking {i} has no positive: its AP is undefined.")
+        method = str(d["method"][i])
+        n, n_pos = int(d["n"][i]), int(d["n_pos"][i])
+        null = make_null(n, n_pos, method, seed=self.seed)
+        rse = float(d["pvalue_rse"][i])
+        has_ci = not np.isnan(d["pvalue_low"][i])
         return PrankerResult(
             auprc=float(d["auprc"][i]),
             pvalue=float(d["pvalue"][i]),
+            log10_pvalue=float(d["log10_pvalue"][i]),
+            pvalue_interval=(float(d["pvalue_low"][i]), float(d["pvalue_high"][i])) if has_ci else None,
+            pvalue_rse=None if np.isnan(rse) else rse,
+            method=method,
+            n=n,
+            n_pos=n_pos,
             null_mean=float(d["null_mean"][i]),
             null_var=float(d["null_var"][i]),
-            n=int(d["n"][i]),
-            n_pos=int(d["n_pos"][i]),
-            conf_int=(float(d["conf_low"][i]), float(d["conf_high"][i])),
             conf_level=self.conf_level,
-            beta_alpha=float(d["beta_alpha"][i]),
-            beta_beta=float(d["beta_beta"][i]),
-            min_auprc=float(d["min_auprc"][i]),
-            method=str(d["pvalue_method"][i]),
             ties=self.ties,
+            seed=self.seed if method in ("tilt", "montecarlo") else None,
+            null=null,
         )
 
 
@@ -284,7 +294,8 @@ def pranker_many(
     conf_level: float = 0.95,
     no_positive: str = "raise",
     progress: bool | None = False,
-    method: str = "beta",
+    method: str = "auto",
+    rtol: float | None = None,
     seed: int | None = None,
 ) -> ManyResult:
     """AUPRC, p-values and BH-adjusted p-values for many rankings in parallel.
@@ -312,14 +323,15 @@ def pranker_many(
         results with ``valid`` False.
     progress : bool or None
         Show a progress bar (needs tqdm); None = only on a terminal.
-    method : {"beta", "auto", "exact", "montecarlo", "skewbeta"}
-        ``"beta"`` (default): the vectorised beta p-value, O(1) per ranking
-        (unreliable for small P or large N / P, docs/calibration.md). Any other
-        method is that of :func:`pranker.pranker`, applied to each ranking's
-        AP, N and P in turn (exact counts and Monte Carlo cost far more per
-        ranking); ``pvalue_method`` says what each ranking used.
+    method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
+        As in :func:`pranker.pranker` (default ``"auto"``), with the same
+        numbers; the ``method`` column says what each ranking used.
+    rtol : float, optional
+        Target relative standard error of tilt p-values (default 0.02).
     seed : int, optional
-        Monte Carlo seed; ranking ``i`` (flat index) uses ``seed + i``.
+        Seed of the tilt and Monte Carlo draws (default: the fixed seed of
+        :func:`pranker.pranker`, so each ranking gets the same p-value as
+        there).
 
     Returns
     -------
@@ -343,9 +355,8 @@ def pranker_many(
     >>> res = pranker_many(scores, y)
     >>> res.shape, bool(res.pvalue[2] < res.pvalue[0])
     ((3,), True)
-    >>> from pranker import pranker
-    >>> bool(np.isclose(res.pvalue[1], pranker(scores[1], y[1], method="beta").pvalue, rtol=1e-12))
-    True
+    >>> res.method.tolist()
+    ['tilt', 'tilt', 'tilt']
     >>> ragged = pranker_many([[0.9, 0.1, 0.5], [0.3, 0.8, 0.1, 0.2]], [[1, 0, 0], [0, 1, 0, 1]])
     >>> ragged.auprc.round(4).tolist(), ragged.n.tolist(), ragged.n_pos.tolist()
     ([1.0, 0.8333], [3, 4], [1, 2])
@@ -389,109 +400,91 @@ def pranker_many(
             "NaN results flagged valid=False for them."
         )
     valid = ~empty
-    out = _null_and_pvalues(ap, n, npos, valid, conf_level)
-    used = np.where(valid, "beta", "").astype(object)
-    if method != "beta":
-        _replace_pvalues(out, used, ap, n, npos, valid, method, seed, conf_level, progress)
-    out["pvalue_method"] = used
-    pvalue_bh = np.full(R, np.nan)
+    seed = DEFAULT_SEED if seed is None else int(seed)
+    out = _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress)
+    log_bh = np.full(R, np.nan)
     if valid.any():
-        from scipy.stats import false_discovery_control  # lazy: scipy.stats is slow to import
-
-        pvalue_bh[valid] = false_discovery_control(out["pvalue"][valid], method="bh")
-    cols = dict(out, auprc=ap, pvalue_bh=pvalue_bh, n=n, n_pos=npos, valid=valid)
+        log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
+    out["log10_pvalue_bh"] = log_bh
+    out["pvalue_bh"] = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
+    cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
-    return ManyResult(**shaped, conf_level=conf_level, ties=ties, method=method)
+    return ManyResult(**shaped, conf_level=conf_level, ties=ties, requested_method=method,
+                      seed=seed)
 
 
-def _replace_pvalues(out, used, ap, n, npos, valid, method, seed, conf_level, progress):
-    """p-values of ``pranker(method=...)`` for every valid ranking (one call per ranking:
-    the exact count and the Monte Carlo test depend on each ranking's AP)."""
-    from .significance import significance_from_ap
+def bh_log10(log10_p: np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values, in log10, from log10 p-values.
 
-    rows = np.flatnonzero(valid)
-    with progress_bar(rows.size, f"p-values ({method})", progress) as bar:
-        for i in rows:
-            res = significance_from_ap(
-                float(ap[i]), int(n[i]), int(npos[i]), conf_level=conf_level, method=method,
-                seed=None if seed is None else int(seed) + int(i),
-            )
-            out["pvalue"][i] = res.pvalue
-            used[i] = res.method
-            bar.update(1)
+    ``q_(i) = min_{j >= i} m p_(j) / j`` capped at 1 (Benjamini & Hochberg
+    1995), computed on logs so that p-values below 1e-308 keep their order
+    and their adjusted values.
+
+    Examples
+    --------
+    >>> bh_log10(np.log10([0.01, 0.04, 0.03, 0.5])).round(4).tolist()
+    [-1.3979, -1.2041, -1.2041, -0.301]
+    """
+    lp = np.asarray(log10_p, dtype=np.float64)
+    m = lp.size
+    if m == 0:
+        return lp.copy()
+    order = np.argsort(lp, kind="stable")
+    ranks = np.arange(1, m + 1, dtype=np.float64)
+    q = lp[order] + math.log10(m) - np.log10(ranks)
+    q = np.minimum.accumulate(q[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(q, 0.0)
+    return out
 
 
-def _null_and_pvalues(ap, n, npos, valid, conf_level):
-    """Null moments and beta fit once per distinct (N, P); beta p-value per ranking.
+def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
+    """Every valid ranking's p-value, as :func:`pranker.significance_from_ap` gives it.
 
-    Mirrors :func:`pranker.significance.beta_fit`, ``BetaFit.sf`` (including
-    its floor at 1 / C(N, P)) and ``BetaFit.interval`` step for step, so each
-    ranking's p-value equals :func:`pranker.pranker`'s (the tests check it).
+    Rankings are grouped by (N, P); a group shares its null, and for the
+    tilt its grid of tilts and draws (visited in increasing AP, each search
+    starting from the previous ranking's grid point).
     """
     R = ap.shape[0]
-    res = {
-        k: np.full(R, np.nan)
-        for k in ("pvalue", "null_mean", "null_var", "conf_low", "conf_high", "beta_alpha",
-                  "beta_beta", "min_auprc")
-    }
-    if not valid.any():
+    res = {k: np.full(R, np.nan) for k in ("pvalue", "log10_pvalue", "pvalue_rse", "pvalue_low",
+                                           "pvalue_high", "null_mean", "null_var")}
+    used = np.full(R, "", dtype=object)
+    rows = np.flatnonzero(valid)
+    if rows.size == 0:
+        res["method"] = used
         return res
-    nv = n[valid]
-    pv = npos[valid]
-    key = nv * (int(pv.max()) + 1) + pv
-    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    un = np.ascontiguousarray(nv[first])
-    up = np.ascontiguousarray(pv[first])
-    u = un.shape[0]
-    mean, var, a, span, alpha, beta = (np.empty(u) for _ in range(6))
-    ok = np.empty(u, dtype=np.bool_)
-    _kernels_many.null_table_kernel(un, up, mean, var, a, span, alpha, beta, ok)
-    if not ok.all():
-        # only the two-point null of N = 2, P = 1 (AP is 1 or 1/2): its variance is the
-        # largest any law on [a, 1] can have, so no beta fits (beta_fit returns the
-        # two-point law itself; pranker_many does not vectorise that case)
-        i = int(np.flatnonzero(~ok)[0])
-        rows = np.flatnonzero(valid)[inv == i]
-        raise ValueError(
-            f"the beta approximation is undefined for N={un[i]}, P={up[i]} (ranking(s) "
-            f"{rows[:5].tolist()}): the null has two points only. Drop or mask such "
-            "rankings, or assess them exactly (p = rank of the positive / N)."
-        )
-    degenerate = ~((var > 0.0) & (span > 0.0))
-    lo_q, hi_q = (1.0 - conf_level) / 2.0, (1.0 + conf_level) / 2.0
-    fit = ~degenerate
-    c_lo = mean.copy()
-    c_hi = mean.copy()
-    if fit.any():
-        c_lo[fit] = a[fit] + span[fit] * special.betaincinv(alpha[fit], beta[fit], lo_q)
-        c_hi[fit] = a[fit] + span[fit] * special.betaincinv(alpha[fit], beta[fit], hi_q)
-    # floor of the upper tail, 1 / C(N, P), exactly as BetaFit.sf applies it
-    p_best = np.array(
-        [
-            BetaFit(al, be, lo, sc, mu, v, int(nn), int(pp)).p_best if f else 0.0
-            for al, be, lo, sc, mu, v, nn, pp, f in zip(
-                alpha, beta, a, span, mean, var, un, up, fit, strict=True
-            )
-        ]
-    )
-    x = ap[valid]
-    m_r, a_r, s_r = mean[inv], a[inv], span[inv]
-    deg_r = degenerate[inv]
-    p = np.where(x <= m_r, 1.0, 0.0)
-    f = ~deg_r
-    if f.any():
-        z = np.clip((x[f] - a_r[f]) / s_r[f], 0.0, 1.0)
-        p[f] = np.maximum(special.betaincc(alpha[inv][f], beta[inv][f], z), p_best[inv][f])
-    for name, vals in (
-        ("pvalue", p),
-        ("null_mean", m_r),
-        ("null_var", var[inv]),
-        ("conf_low", c_lo[inv]),
-        ("conf_high", c_hi[inv]),
-        ("beta_alpha", alpha[inv]),
-        ("beta_beta", beta[inv]),
-        ("min_auprc", a_r),
-    ):
-        res[name][valid] = vals
+    key = n[rows] * (int(npos[rows].max()) + 1) + npos[rows]
+    order = np.lexsort((ap[rows], key))
+    rows = rows[order]
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    ends = np.r_[starts[1:], rows.size]
+    with progress_bar(rows.size, "p-values", progress) as bar:
+        for a, b in zip(starts, ends, strict=True):
+            grp = rows[a:b]
+            N, P = int(n[grp[0]]), int(npos[grp[0]])
+            null = make_null(N, P, method, rtol=rtol, seed=seed)
+            index = None
+            for i in grp:
+                x = float(ap[i])
+                if null.method == "tilt" and P > 1 and P < N and null.edge_pvalue(x) is None:
+                    eng = null.engine
+                    s = x * P
+                    index = eng.grid_index(s, 1, guess=index if index is not None
+                                           else eng.guess_index(s))
+                    pv = null.tail_pvalue(x, conf_level=conf_level, index=index)
+                else:
+                    pv = null.pvalue(x, conf_level=conf_level)
+                res["pvalue"][i] = pv.pvalue
+                res["log10_pvalue"][i] = pv.log10_pvalue
+                res["pvalue_rse"][i] = np.nan if pv.pvalue_rse is None else pv.pvalue_rse
+                if pv.pvalue_interval is not None:
+                    res["pvalue_low"][i], res["pvalue_high"][i] = pv.pvalue_interval
+                used[i] = pv.method
+            res["null_mean"][grp] = null.mean
+            res["null_var"][grp] = null.var
+            if null.method == "tilt":
+                null.engine.release()
+            bar.update(b - a)
+    res["method"] = used
     return res
-

@@ -1,0 +1,213 @@
+"""The two-moment beta approximation of the null AP (Lopes & Bontempi 2014, as in R).
+
+The null distribution of AP is approximated by a beta distribution on
+``[a, 1]``, ``a`` the smallest possible AP (all positives ranked last),
+matched to the exact null mean and variance. It is O(1) and reproduces the R
+package, but its tail is far off when P is small or N / P large (see the
+calibration study in the documentation); the default p-values of pranker do
+not use it.
+
+References
+----------
+M. Lopes and G. Bontempi, "On the null distribution of the precision and
+recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from .. import _kernels
+from .._validation import check_counts
+from .moments import _min_auprc_pair
+
+__all__ = ["BetaFit", "beta_fit"]
+
+
+@dataclass(frozen=True)
+class BetaFit:
+    """A beta distribution on ``[lower, 1]`` matched to the null mean and variance.
+
+    Attributes
+    ----------
+    alpha, beta : float
+        Shape parameters of the standardised beta on [0, 1] (NaN when the null
+        distribution is a point mass).
+    lower : float
+        ``min_auprc(N, P)``, the left end of the support.
+    scale : float
+        ``1 - lower`` computed without cancellation.
+    mean, var : float
+        The moments it was fitted to.
+    N, P : int
+    """
+
+    alpha: float
+    beta: float
+    lower: float
+    scale: float
+    mean: float
+    var: float
+    N: int
+    P: int
+
+    @property
+    def degenerate(self) -> bool:
+        """True when the null AP is a point mass (variance 0, e.g. P = N)."""
+        return not (self.var > 0.0 and self.scale > 0.0)
+
+    @property
+    def two_point(self) -> bool:
+        """True when the null puts all its mass on ``lower`` and 1 (N = 2, P = 1).
+
+        The beta family reaches this only in the limit alpha, beta -> 0; the
+        fit is then the two-point distribution itself (``alpha = beta = 0``),
+        with P(AP = 1) equal to the standardised mean.
+        """
+        return self.alpha == 0.0 and self.beta == 0.0
+
+    def _p_top(self) -> float:
+        return (self.mean - self.lower) / self.scale
+
+    def sf(self, x):
+        """P(AP_null >= x) under the fitted beta, floored at 1 / C(N, P).
+
+        The floor is exact, not an approximation: every observed AP is at most
+        1, and the null puts probability 1 / C(N, P) on AP = 1 (all positives
+        first), so no upper-tail probability can be smaller. Without it the
+        beta gives p = 0 to a perfect ranking.
+        """
+        x = np.asarray(x, dtype=np.float64)
+        if self.degenerate:
+            return np.where(x <= self.mean, 1.0, 0.0)[()]
+        if self.two_point:
+            return np.where(x <= self.lower, 1.0, np.where(x <= 1.0, self._p_top(), 0.0))[()]
+        z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
+        return np.maximum(special.betaincc(self.alpha, self.beta, z), self.p_best)[()]
+
+    @property
+    def p_best(self) -> float:
+        """1 / C(N, P): the null probability of the best possible ranking."""
+        k = min(self.P, self.N - self.P)
+        log_c = math.lgamma(self.N + 1.0) - math.lgamma(k + 1.0) - math.lgamma(self.N - k + 1.0)
+        if log_c > 745.0:
+            return 0.0
+        # 1 / C(N, k) = prod_i i / (N - k + i): k is small here (C(N, k) < e^745)
+        i = np.arange(1, k + 1, dtype=np.float64)
+        return float(np.prod(i / ((self.N - k) + i)))
+
+    def cdf(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        if self.degenerate:
+            return np.where(x >= self.mean, 1.0, 0.0)[()]
+        if self.two_point:
+            return np.where(x < self.lower, 0.0, np.where(x < 1.0, 1.0 - self._p_top(), 1.0))[()]
+        z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
+        return special.betainc(self.alpha, self.beta, z)[()]
+
+    def pdf(self, x):
+        """Density on the AUPRC scale (NaN for a point mass)."""
+        x = np.asarray(x, dtype=np.float64)
+        if self.degenerate or self.two_point:
+            return np.full(x.shape, np.nan)[()]
+        z = (x - self.lower) / self.scale
+        inside = (z > 0.0) & (z < 1.0)
+        zc = np.where(inside, z, 0.5)
+        logpdf = (
+            special.xlogy(self.alpha - 1.0, zc)
+            + special.xlog1py(self.beta - 1.0, -zc)
+            - special.betaln(self.alpha, self.beta)
+        )
+        return (np.where(inside, np.exp(logpdf), 0.0) / self.scale)[()]
+
+    def ppf(self, q):
+        """Quantiles on the AUPRC scale."""
+        q = np.asarray(q, dtype=np.float64)
+        if self.degenerate:
+            return np.full(q.shape, self.mean)[()]
+        if self.two_point:
+            return np.where(q <= 1.0 - self._p_top(), self.lower, 1.0)[()]
+        return (self.lower + self.scale * special.betaincinv(self.alpha, self.beta, q))[()]
+
+    def interval(self, conf_level: float = 0.95):
+        """Central interval holding ``conf_level`` of the null AUPRC."""
+        lo, hi = self.ppf([(1.0 - conf_level) / 2.0, (1.0 + conf_level) / 2.0])
+        return float(lo), float(hi)
+
+    def frozen(self):
+        """The equivalent ``scipy.stats.beta`` frozen distribution (not for a point mass)."""
+        if self.degenerate or self.two_point:
+            raise ValueError("the null distribution is discrete here; there is no beta to freeze.")
+        from scipy import stats
+
+        return stats.beta(self.alpha, self.beta, loc=self.lower, scale=self.scale)
+
+
+def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
+    """Fit the beta distribution on ``[min_auprc(N, P), 1]`` to a null mean and variance.
+
+    Works from precomputed parameters, so tables of ``null_params`` can be
+    reused. Method of moments on the standardised variable
+    ``Z = (AP - a) / (1 - a)``: with ``m = E[Z]`` and ``v = Var[Z]``,
+    ``alpha = m c`` and ``beta = (1 - m) c`` where ``c = m (1 - m) / v - 1``.
+    ``m`` and ``1 - m`` are formed from ``mean - a`` and ``1 - mean`` with the
+    closed forms ``1 - a = ((N-P)/P)(H_N - H_{N-P})`` and
+    ``1 - mean = (N-P)(N - H_N) / (N(N-1))`` when they are small, so that
+    neither cancels.
+
+    Raises
+    ------
+    ValueError
+        If the moments cannot belong to a distribution on ``[a, 1]``
+        (mean outside ``(a, 1]``, negative variance, or variance larger than
+        ``(mean - a)(1 - mean)``).
+
+    Examples
+    --------
+    >>> from pranker import null_params
+    >>> fit = beta_fit(*null_params(100, 10), 100, 10)
+    >>> round(fit.lower, 6), fit.alpha > 0 and fit.beta > 0
+    (0.056738, True)
+    """
+    (n_arr, p_arr, _) = check_counts(N, P)
+    n, p = int(n_arr[0]), int(p_arr[0])
+    mean = float(mean)
+    var = float(var)
+    if not (math.isfinite(mean) and math.isfinite(var)):
+        raise ValueError(f"null mean and variance must be finite; got mean={mean}, var={var}.")
+    if var < 0.0:
+        raise ValueError(f"null variance must be >= 0; got {var}.")
+    a, one_minus_a = _min_auprc_pair(n, p)
+    if var == 0.0 or one_minus_a == 0.0:
+        return BetaFit(math.nan, math.nan, a, one_minus_a, mean, var, n, p)
+    tol = 1e-12
+    if not (a - tol <= mean <= 1.0 + tol):
+        raise ValueError(
+            f"null mean {mean} is outside [min_auprc, 1] = [{a}, 1] for N={n}, P={p}; "
+            "check that params=(mean, var) belong to these N and P."
+        )
+    if a >= 0.5:
+        one_minus_mean = (n - p) * (n - _kernels.harmonic(float(n))) / (float(n) * (n - 1.0))
+        if abs(one_minus_mean - (1.0 - mean)) > 1e-9:
+            one_minus_mean = 1.0 - mean  # user-supplied mean: take it as given
+        mean_minus_a = one_minus_a - one_minus_mean
+    else:
+        one_minus_mean = 1.0 - mean
+        mean_minus_a = mean - a
+    m = mean_minus_a / one_minus_a
+    one_minus_m = one_minus_mean / one_minus_a
+    v = var / (one_minus_a * one_minus_a)
+    c = m * one_minus_m / v - 1.0
+    if m > 0.0 and one_minus_m > 0.0 and abs(c) <= 1e-9:
+        # variance at its maximum (mean - a)(1 - mean): all mass on a and 1
+        return BetaFit(0.0, 0.0, a, one_minus_a, mean, var, n, p)
+    if not (m > 0.0 and one_minus_m > 0.0 and c > 0.0):
+        raise ValueError(
+            f"null moments mean={mean}, var={var} do not fit a beta distribution on "
+            f"[{a}, 1] (N={n}, P={p}): the variance must be below (mean - a)(1 - mean)."
+        )
+    return BetaFit(m * c, one_minus_m * c, a, one_minus_a, mean, var, n, p)

@@ -1,0 +1,626 @@
+r"""Every null distribution of AP behind one interface.
+
+A null distribution of AP for N instances and P positives answers the same
+questions whatever it is made of:
+
+============  ==============================================================
+``sf(a)``     P(AP_null >= a) (ties within 1e-12 relative counted as >=)
+``logsf(a)``  its natural log, finite where ``sf`` underflows
+``cdf(a)``    P(AP_null <= a)
+``ppf(q)``    the q-quantile
+``interval``  the central interval holding ``conf_level`` of the null
+``pvalue(a)`` a :class:`PValue`: the estimate, its log10, its uncertainty
+              and how it was obtained
+``mean, var`` the exact null moments (closed forms)
+============  ==============================================================
+
+The kinds, by ``method``:
+
+- ``"exact"`` (:class:`ExactNull`): counted placements; exact p-values.
+- ``"tilt"`` (:class:`TiltNull`): the exact-tilt estimator of
+  :mod:`pranker.null.tilt`: unbiased, to a stated relative standard error, at
+  any depth of the tail. Quantiles from the saddlepoint.
+- ``"saddlepoint"`` (:class:`SaddlepointNull`): Lugannani–Rice on the exact
+  cumulant generating function; deterministic, no error estimate.
+- ``"montecarlo"`` (:class:`MonteCarloNull`): random placements; resolves
+  p-values down to about 1 / n_draws.
+- ``"beta"`` (:class:`BetaNull`): the two-moment beta of Lopes & Bontempi
+  (2014), as in the R package; O(1) but unreliable in the tail.
+- ``"skewbeta"`` (:class:`SkewBetaNull`): a beta matched to three moments.
+
+:func:`null_distribution` builds one by name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _kernels
+from .._validation import check_count_pair
+from .beta import beta_fit
+from .moments import _min_auprc_pair
+from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
+
+__all__ = [
+    "PValue",
+    "NullDistribution",
+    "ExactNull",
+    "TiltNull",
+    "SaddlepointNull",
+    "MonteCarloNull",
+    "BetaNull",
+    "SkewBetaNull",
+    "null_distribution",
+    "NULL_METHODS",
+]
+
+NULL_METHODS = ("exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
+_LN10 = math.log(10.0)
+
+
+@dataclass(frozen=True)
+class PValue:
+    """A p-value with the facts needed to trust it.
+
+    Attributes
+    ----------
+    pvalue : float
+        The estimate (0.0 only if it underflows float64: see ``log10_pvalue``).
+    log10_pvalue : float
+        Its base-10 logarithm, finite down to the smallest possible p-value
+        ``1 / C(N, P)``.
+    pvalue_interval : (float, float) or None
+        Confidence interval for the true p-value (exact: the value twice;
+        estimators: at ``conf_level``; approximations without an error
+        bound: None).
+    log10_pvalue_interval : (float, float) or None
+        The same in log10 (finite where the linear values underflow).
+    pvalue_rse : float or None
+        Relative standard error of the estimate (0 when exact, None for an
+        approximation with no error estimate).
+    method : str
+        How it was obtained: ``"exact"``, ``"tilt"``, ``"saddlepoint"``,
+        ``"montecarlo"``, ``"beta"`` or ``"skewbeta"``.
+    n_draws : int or None
+        Random draws used (estimators only).
+    seed : int or None
+        Seed of the draws (estimators only).
+    """
+
+    pvalue: float
+    log10_pvalue: float
+    pvalue_interval: tuple | None
+    log10_pvalue_interval: tuple | None
+    pvalue_rse: float | None
+    method: str
+    n_draws: int | None = None
+    seed: int | None = None
+
+    @classmethod
+    def exact(cls, p: float, log10_p: float | None = None) -> PValue:
+        lp = log10_p if log10_p is not None else (math.log10(p) if p > 0 else -math.inf)
+        return cls(float(p), lp, (float(p), float(p)), (lp, lp), 0.0, "exact")
+
+    @classmethod
+    def approximate(cls, p: float, method: str, log10_p: float | None = None) -> PValue:
+        lp = log10_p if log10_p is not None else (math.log10(p) if p > 0 else -math.inf)
+        return cls(float(p), lp, None, None, None, method)
+
+
+def _pow10(x: float) -> float:
+    return 10.0**x if x > -330.0 else 0.0
+
+
+class NullDistribution:
+    """Interface of the null distributions of AP (see the module docstring)."""
+
+    method = ""
+    interval_method = ""
+
+    def __init__(self, N: int, P: int):
+        self.N, self.P = check_count_pair(N, P)
+        self._moments = None
+
+    # the exact moments, shared by every kind
+    @property
+    def mean(self) -> float:
+        return self._exact_moments()[0]
+
+    @property
+    def var(self) -> float:
+        return self._exact_moments()[1]
+
+    def _exact_moments(self):
+        if self._moments is None:
+            m, v = _kernels.null_moments(float(self.N), float(self.P), float(self.N - self.P))
+            self._moments = (float(m), float(v))
+        return self._moments
+
+    @property
+    def min_auprc(self) -> float:
+        return float(_min_auprc_pair(self.N, self.P)[0])
+
+    # the verbs
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:  # pragma: no cover
+        raise NotImplementedError
+
+    def sf(self, ap):
+        """P(AP_null >= ap)."""
+        return _vectorize(lambda a: self.pvalue(a).pvalue, ap)
+
+    def logsf(self, ap):
+        """Natural log of ``sf``, finite where ``sf`` underflows."""
+        return _vectorize(lambda a: self.pvalue(a).log10_pvalue * _LN10, ap)
+
+    def cdf(self, ap):  # pragma: no cover
+        raise NotImplementedError
+
+    def ppf(self, q):  # pragma: no cover
+        raise NotImplementedError
+
+    def interval(self, conf_level: float = 0.95) -> tuple:
+        """Central interval holding ``conf_level`` of the null AP."""
+        lo = self.ppf((1.0 - conf_level) / 2.0)
+        hi = self.ppf((1.0 + conf_level) / 2.0)
+        return float(lo), float(hi)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(N={self.N}, P={self.P})"
+
+    # shared closed forms at the ends of the support
+    def edge_pvalue(self, ap: float):
+        """The exact p-value where it is known in closed form, else None.
+
+        AP at or below its minimum: p = 1. AP above the second largest value
+        ``(P - 1/(P+1)) / P``: only the perfect ranking, p = 1 / C(N, P).
+        P = N: AP = 1 always.
+        """
+        n, p = self.N, self.P
+        if p == n:
+            return PValue.exact(1.0 if ap <= 1.0 + REL_TOL else 0.0)
+        if ap > 1.0 + REL_TOL:
+            return PValue.exact(0.0)
+        lo = self.min_auprc
+        if ap * (1.0 - REL_TOL) <= lo:
+            return PValue.exact(1.0)
+        second = (p - 1.0 / (p + 1.0)) / p
+        if second < ap * (1.0 - REL_TOL):
+            log10_c = (math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)) / _LN10
+            return PValue.exact(_pow10(-log10_c), -log10_c)
+        return None
+
+
+def _vectorize(f, x):
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0:
+        return float(f(float(arr)))
+    return np.array([f(float(v)) for v in arr.ravel()]).reshape(arr.shape)
+
+
+# ---------------------------------------------------------------------------
+class ExactNull(NullDistribution):
+    """The exact null: counted placements (:mod:`pranker.exact`).
+
+    p-values by the bounded tail count; quantiles from the full distribution
+    when C(N, P) is small enough to enumerate, else from the saddlepoint.
+    """
+
+    method = "exact"
+
+    def __init__(self, N: int, P: int, *, max_nodes: int | None = None):
+        super().__init__(N, P)
+        from ..exact import EXACT_MAX_NODES
+
+        self.max_nodes = EXACT_MAX_NODES if max_nodes is None else int(max_nodes)
+        self._dist = None
+
+    @property
+    def interval_method(self) -> str:
+        return "exact" if self._enumerable() else "saddlepoint"
+
+    def _enumerable(self) -> bool:
+        from ..exact import EXACT_DISTRIBUTION_LIMIT
+
+        return self.P == 1 or self.P == self.N or math.comb(self.N, self.P) <= EXACT_DISTRIBUTION_LIMIT
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        from ..exact import exact_pvalue
+
+        edge = self.edge_pvalue(ap)
+        if edge is not None:
+            return edge
+        pv, count, total = exact_pvalue(ap, self.N, self.P, max_nodes=self.max_nodes,
+                                        return_count=True)
+        if pv > 0.0 or count == 0:
+            return PValue.exact(pv)
+        return PValue.exact(pv, math.log10(count) - _log10_comb(self.N, self.P))
+
+    def _distribution(self):
+        if self._dist is None:
+            if self.P == 1:
+                r = np.arange(self.N, 0, -1, dtype=np.float64)
+                self._dist = (1.0 / r, np.ones(self.N), float(self.N))
+            elif self.P == self.N:
+                self._dist = (np.array([1.0]), np.array([1.0]), 1.0)
+            else:
+                from ..exact import exact_null_distribution
+
+                d = exact_null_distribution(self.N, self.P)
+                self._dist = (d.values, d.counts.astype(np.float64), float(d.total))
+        return self._dist
+
+    def cdf(self, ap):
+        if not self._enumerable():
+            return _vectorize(lambda a: 1.0 - self._gt(a), ap)
+        values, counts, total = self._distribution()
+        cum = np.cumsum(counts) / total
+        a = np.asarray(ap, dtype=np.float64)
+        idx = np.searchsorted(values, a * (1.0 + REL_TOL), side="right")
+        return np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0.0)[()]
+
+    def _gt(self, a: float) -> float:
+        return self.pvalue(a * (1.0 + 2.0 * REL_TOL)).pvalue
+
+    def ppf(self, q):
+        if not self._enumerable():
+            return SaddlepointNull(self.N, self.P).ppf(q)
+        values, counts, total = self._distribution()
+        cum = np.cumsum(counts) / total
+        qa = np.asarray(q, dtype=np.float64)
+        idx = np.searchsorted(cum, qa * (1.0 - 1e-15), side="left")
+        return values[np.minimum(idx, len(values) - 1)][()]
+
+
+def _log10_comb(n: int, p: int) -> float:
+    return (math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)) / _LN10
+
+
+# ---------------------------------------------------------------------------
+_ENGINES: OrderedDict = OrderedDict()
+_ENGINE_CACHE = 8
+
+
+def tilt_engine(N: int, P: int, seed: int = DEFAULT_SEED) -> TiltEngine:
+    """The shared :class:`TiltEngine` of (N, P, seed) (a small LRU cache).
+
+    Caching changes no number: estimates depend only on (N, P, seed, AP).
+    """
+    key = (int(N), int(P), int(seed))
+    eng = _ENGINES.get(key)
+    if eng is None:
+        eng = TiltEngine(N, P, seed)
+        _ENGINES[key] = eng
+        while len(_ENGINES) > _ENGINE_CACHE:
+            _, old = _ENGINES.popitem(last=False)
+            old.release()
+    else:
+        _ENGINES.move_to_end(key)
+    return eng
+
+
+class TiltNull(NullDistribution):
+    """The exact-tilt null: unbiased tail estimates at any depth (:mod:`pranker.null.tilt`).
+
+    Parameters
+    ----------
+    N, P : int
+    rtol : float
+        Target relative standard error of each p-value (default 0.02).
+    seed : int
+        Seed of the draw streams (default fixed, so the same call gives the
+        same number).
+    max_draws : int
+        Upper bound on draws per p-value (about 1e6 by default).
+    """
+
+    method = "tilt"
+    interval_method = "saddlepoint"
+
+    def __init__(self, N: int, P: int, *, rtol: float = DEFAULT_RTOL, seed: int | None = None,
+                 max_draws: int | None = None):
+        super().__init__(N, P)
+        if not (0.0 < float(rtol) < 1.0):
+            raise ValueError(f"rtol must be in (0, 1); got {rtol!r}.")
+        self.rtol = float(rtol)
+        self.seed = DEFAULT_SEED if seed is None else int(seed)
+        self.max_draws = DEFAULT_MAX_DRAWS if max_draws is None else int(max_draws)
+        if self.max_draws < 1:
+            raise ValueError(f"max_draws must be >= 1; got {max_draws!r}.")
+
+    @property
+    def engine(self) -> TiltEngine:
+        return tilt_engine(self.N, self.P, self.seed)
+
+    def tail_pvalue(self, ap: float, *, upper: bool = True, conf_level: float = 0.95,
+                    index: int | None = None) -> PValue:
+        """The tilted estimate of ``P(AP >= ap)`` (``upper``) or ``P(AP <= ap)``.
+
+        ``index``: the grid point, when the caller already knows it (it is
+        a function of ``ap``; see :meth:`TiltEngine.grid_index`).
+        """
+        est = self.engine.tail(ap * self.P, upper=upper, rtol=self.rtol, max_draws=self.max_draws,
+                               conf_level=conf_level, index=index)
+        lo, hi = est.log10_interval
+        return PValue(
+            pvalue=est.pvalue,
+            log10_pvalue=est.log10_pvalue,
+            pvalue_interval=(_pow10(lo), _pow10(hi)),
+            log10_pvalue_interval=(lo, hi),
+            pvalue_rse=est.rse,
+            method="tilt",
+            n_draws=est.n_draws,
+            seed=self.seed,
+        )
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        edge = self.edge_pvalue(ap)
+        if edge is not None:
+            return edge
+        if self.P == 1:
+            return ExactNull(self.N, 1).pvalue(ap)
+        return self.tail_pvalue(float(ap), conf_level=conf_level)
+
+    def cdf(self, ap):
+        def one(a):
+            if self.P == 1 or self.P == self.N:
+                return float(ExactNull(self.N, self.P).cdf(a))
+            if a >= 1.0:
+                return 1.0
+            if a * (1.0 + REL_TOL) < self.min_auprc:
+                return 0.0
+            return self.tail_pvalue(a, upper=False).pvalue
+
+        return _vectorize(one, ap)
+
+    def ppf(self, q):
+        return SaddlepointNull(self.N, self.P, seed=self.seed).ppf(q)
+
+
+# ---------------------------------------------------------------------------
+class SaddlepointNull(NullDistribution):
+    """Lugannani–Rice saddlepoint approximation on the exact CGF.
+
+    Deterministic; no error estimate. Accurate to a few percent for P of
+    about 50 and more, off by a factor up to 3–4 for P near 10 with large N
+    (see the calibration study). ``P = 1`` and ``P = N`` are exact.
+
+    References
+    ----------
+    R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
+    """
+
+    method = "saddlepoint"
+    interval_method = "saddlepoint"
+
+    def __init__(self, N: int, P: int, *, seed: int | None = None):
+        super().__init__(N, P)
+        self.seed = DEFAULT_SEED if seed is None else int(seed)
+
+    def _log_sf(self, ap: float) -> float:
+        """Natural log of the Lugannani–Rice upper tail at ``ap``."""
+        from scipy.special import erfcx, ndtr
+
+        eng = tilt_engine(self.N, self.P, self.seed)
+        s = ap * self.P
+        z = (s - eng.mean_s) / eng.sd_s
+        if abs(z) < 1e-4:
+            return math.log(ndtr(-z))
+        phi, k, k2 = eng.saddle(s)
+        w2 = 2.0 * (phi * s - k)
+        w = math.copysign(math.sqrt(max(w2, 0.0)), phi)
+        u = phi * math.sqrt(k2)
+        if w == 0.0 or u == 0.0:
+            return math.log(ndtr(-z))
+        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
+        corr = 1.0 / u - 1.0 / w
+        if w > 0.0:
+            mills = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0)))
+            inner = mills + corr
+            if inner <= 0.0:
+                return math.log(ndtr(-z))
+            return log_pdf + math.log(inner)
+        val = float(ndtr(-w)) + math.exp(log_pdf) * corr
+        return math.log(min(max(val, 1e-300), 1.0))
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        edge = self.edge_pvalue(ap)
+        if edge is not None:
+            return edge
+        if self.P == 1:
+            return ExactNull(self.N, 1).pvalue(ap)
+        lp = self._log_sf(float(ap)) / _LN10
+        return PValue.approximate(_pow10(lp), "saddlepoint", lp)
+
+    def cdf(self, ap):
+        return _vectorize(lambda a: 1.0 - self.pvalue(a).pvalue, ap)
+
+    def ppf(self, q):
+        if self.P == 1 or self.P == self.N:
+            return ExactNull(self.N, self.P).ppf(q)
+
+        def one(qq):
+            if not (0.0 < qq < 1.0):
+                if qq == 0.0:
+                    return self.min_auprc
+                if qq == 1.0:
+                    return 1.0
+                raise ValueError(f"quantile levels must be in [0, 1]; got {qq}.")
+            target = math.log1p(-qq)  # log sf at the quantile
+            lo, hi = self.min_auprc, 1.0
+            sd = math.sqrt(self.var)
+            # bracket around the mean, then bisect on the AP scale
+            a_lo = max(lo, self.mean - 40.0 * sd)
+            a_hi = min(hi, self.mean + 40.0 * sd)
+            for _ in range(60):
+                mid = 0.5 * (a_lo + a_hi)
+                if self._log_sf(mid) > target:
+                    a_lo = mid
+                else:
+                    a_hi = mid
+                if a_hi - a_lo <= 1e-6 * sd:
+                    break
+            return 0.5 * (a_lo + a_hi)
+
+        return _vectorize(one, q)
+
+
+# ---------------------------------------------------------------------------
+class MonteCarloNull(NullDistribution):
+    """Random placements of the positives (:func:`pranker.montecarlo_pvalue`).
+
+    p-values ``(b + 1) / (m + 1)`` with a Clopper–Pearson interval; quantiles
+    from ``n_draws`` seeded null draws.
+    """
+
+    method = "montecarlo"
+    interval_method = "montecarlo"
+
+    def __init__(self, N: int, P: int, *, n_draws: int = 100_000, seed: int | None = None,
+                 alpha: float | None = None, abs_tol: float | None = None,
+                 progress: bool | None = False):
+        super().__init__(N, P)
+        self.n_draws = int(n_draws)
+        self.seed = DEFAULT_SEED if seed is None else int(seed)
+        self.alpha = alpha
+        self.abs_tol = abs_tol
+        self.progress = progress
+        self._sample = None
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        from ..montecarlo import montecarlo_pvalue
+
+        if self.P == self.N:
+            return PValue.exact(1.0 if ap <= 1.0 + REL_TOL else 0.0)
+        mc = montecarlo_pvalue(ap, self.N, self.P, n_draws=self.n_draws, seed=self.seed,
+                               alpha=self.alpha, abs_tol=self.abs_tol, conf_level=conf_level,
+                               progress=self.progress)
+        p = float(mc.pvalue)
+        m = int(mc.n_draws)
+        b = p * (m + 1) - 1.0
+        rse = math.sqrt(max(1.0 - b / m, 0.0) / max(b, 1.0)) if m > 0 else math.inf
+        lo, hi = (float(v) for v in mc.pvalue_ci)
+        return PValue(p, math.log10(p), (lo, hi),
+                      (math.log10(lo) if lo > 0 else -math.inf, math.log10(hi) if hi > 0 else -math.inf),
+                      rse, "montecarlo", m, self.seed)
+
+    def _draws(self):
+        if self._sample is None:
+            from .moments import null_ap_samples
+
+            self._sample = np.sort(null_ap_samples(self.N, self.P, min(self.n_draws, 200_000),
+                                                   seed=self.seed))
+        return self._sample
+
+    def cdf(self, ap):
+        x = self._draws()
+        a = np.asarray(ap, dtype=np.float64)
+        return (np.searchsorted(x, a * (1.0 + REL_TOL), side="right") / x.size)[()]
+
+    def ppf(self, q):
+        return np.quantile(self._draws(), q)[()]
+
+
+# ---------------------------------------------------------------------------
+class BetaNull(NullDistribution):
+    """The two-moment beta of Lopes & Bontempi (2014), as in the R package.
+
+    O(1); floored at 1 / C(N, P). Its tail can be off by many orders of
+    magnitude in either direction when P is small or N / P large; use it to
+    reproduce R, not to judge a ranking.
+    """
+
+    method = "beta"
+    interval_method = "beta"
+
+    def __init__(self, N: int, P: int, *, params=None):
+        super().__init__(N, P)
+        if params is not None:
+            self._moments = (float(params[0]), float(params[1]))
+        self.fit = beta_fit(self.mean, self.var, self.N, self.P)
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        p = float(self.fit.sf(ap))
+        return PValue.approximate(p, "beta")
+
+    def cdf(self, ap):
+        return self.fit.cdf(ap)
+
+    def ppf(self, q):
+        return self.fit.ppf(q)
+
+    def interval(self, conf_level: float = 0.95) -> tuple:
+        return self.fit.interval(conf_level)
+
+
+class SkewBetaNull(NullDistribution):
+    """A beta matched to the exact mean, variance and skewness (:func:`pranker.skew_beta_fit`)."""
+
+    method = "skewbeta"
+    interval_method = "skewbeta"
+
+    def __init__(self, N: int, P: int):
+        super().__init__(N, P)
+        from ..skew import skew_beta_fit
+
+        self.fit = skew_beta_fit(self.N, self.P)
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        return PValue.approximate(float(self.fit.sf(ap)), "skewbeta")
+
+    def cdf(self, ap):
+        return self.fit.cdf(ap)
+
+    def ppf(self, q):
+        from scipy.special import betaincinv
+
+        f = self.fit
+        if f.degenerate:
+            return np.full(np.shape(q), f.mean)[()]
+        return (f.lower + (1.0 - f.lower) * betaincinv(f.alpha, f.beta, np.asarray(q, float)))[()]
+
+
+# ---------------------------------------------------------------------------
+def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDistribution:
+    """The null distribution of AP for N instances and P positives, by name.
+
+    Parameters
+    ----------
+    N, P : int
+        Instances and positives, ``1 <= P <= N``.
+    method : {"exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
+        See the module docstring; :func:`pranker.auto_method` picks
+        ``"exact"`` or ``"tilt"``.
+    **options
+        Passed to the class: ``rtol``, ``seed``, ``max_draws`` (tilt);
+        ``n_draws``, ``seed`` (montecarlo); ``max_nodes`` (exact);
+        ``params=(mean, var)`` (beta).
+
+    Returns
+    -------
+    NullDistribution
+
+    Examples
+    --------
+    >>> null = null_distribution(1000, 10, "tilt")
+    >>> res = null.pvalue(0.5)          # P(AP_null >= 0.5), to 2 % relative error
+    >>> res.method, -7.5 < res.log10_pvalue < -7.0
+    ('tilt', True)
+    >>> lo, hi = null.interval(0.95)    # central 95 % of the null AP
+    >>> bool(lo < null.mean < hi)
+    True
+    """
+    classes = {
+        "exact": ExactNull,
+        "tilt": TiltNull,
+        "saddlepoint": SaddlepointNull,
+        "montecarlo": MonteCarloNull,
+        "beta": BetaNull,
+        "skewbeta": SkewBetaNull,
+    }
+    if method not in classes:
+        raise ValueError(f"method must be one of {NULL_METHODS}; got {method!r}.")
+    return classes[method](N, P, **options)
