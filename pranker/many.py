@@ -406,7 +406,8 @@ def pranker_many(
     if valid.any():
         log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
     out["log10_pvalue_bh"] = log_bh
-    out["pvalue_bh"] = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
+    bh = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
+    out["pvalue_bh"] = np.where(valid, np.maximum(bh, out["pvalue"]), np.nan)  # q >= p, also after rounding
     cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
     return ManyResult(**shaped, conf_level=conf_level, ties=ties, requested_method=method,

@@ -77,11 +77,16 @@ def random_batch(rng, R, n, levels=None, frac=0.3):
     return s, y
 
 
-FIELDS = ["auprc", "pvalue", "null_mean", "null_var", "beta_alpha", "beta_beta", "min_auprc"]
+FIELDS = ["auprc", "pvalue", "log10_pvalue", "null_mean", "null_var"]
 
 
-def assert_row_matches_pranker(res, i, s, y, ties):
-    ref = pranker(s, y, ties=ties, conf_level=res.conf_level, method="beta")
+def assert_row_matches_pranker(res, i, s, y, ties, method="beta"):
+    """Entry points agree: row i of pranker_many is pranker() on that ranking, number for number.
+
+    (The AP itself is checked against plain loops; the default p-values against
+    enumeration and simulation in test_tilt.py.)
+    """
+    ref = pranker(s, y, ties=ties, conf_level=res.conf_level, method=method)
     d = res.to_dict()
     for f in FIELDS:
         got, want = d[f][i], getattr(ref, f)
@@ -90,8 +95,7 @@ def assert_row_matches_pranker(res, i, s, y, ties):
         else:
             assert got == pytest.approx(want, rel=1e-12, abs=1e-300), (f, i, got, want)
     assert d["n"][i] == ref.n and d["n_pos"][i] == ref.n_pos
-    assert d["conf_low"][i] == pytest.approx(ref.conf_int[0], rel=1e-12)
-    assert d["conf_high"][i] == pytest.approx(ref.conf_int[1], rel=1e-12)
+    assert d["method"][i] == ref.method
 
 
 # ------------------------------------------------------------------------ tests
@@ -100,7 +104,7 @@ def test_small_rows_vs_pranker_and_loops(ties):
     rng = np.random.default_rng(11)
     s, y = random_batch(rng, 12, 6, levels=3, frac=0.4)
     y[3] = True  # P = N row
-    res = pranker_many(s, y, ties=ties)
+    res = pranker_many(s, y, ties=ties, method="beta")
     for i in range(s.shape[0]):
         assert_row_matches_pranker(res, i, s[i], y[i], ties)
         assert res.auprc[i] == pytest.approx(loop_ap(list(s[i]), list(y[i]), ties), rel=1e-12)
@@ -113,7 +117,7 @@ def test_larger_rows_vs_pranker(ties):
     s, y = random_batch(rng, 40, 300, levels=25, frac=0.05)
     s[7, :10] = np.inf
     s[8, -5:] = -np.inf
-    res = pranker_many(s, y, ties=ties)
+    res = pranker_many(s, y, ties=ties, method="beta")
     for i in range(s.shape[0]):
         assert_row_matches_pranker(res, i, s[i], y[i], ties)
 
@@ -133,9 +137,23 @@ def test_threshold_matches_sklearn_and_continuous_loop():
 def test_bh_matches_loop():
     rng = np.random.default_rng(3)
     s, y = random_batch(rng, 200, 80, frac=0.1)
-    res = pranker_many(s, y)
+    res = pranker_many(s, y, method="beta")
     np.testing.assert_allclose(res.pvalue_bh, loop_bh(list(res.pvalue)), rtol=1e-12)
     assert np.all(res.pvalue_bh >= res.pvalue)
+
+
+def test_bh_in_log_space_keeps_underflowing_pvalues():
+    from pranker.many import bh_log10
+
+    rng = np.random.default_rng(4)
+    p = rng.random(300) ** 4
+    np.testing.assert_allclose(10 ** bh_log10(np.log10(p)), loop_bh(list(p)), rtol=1e-10)
+    # p-values below float64: BH is a min over suffixes of m p_(j) / j, here on logs
+    lp = np.array([-500.0, -400.0, -2.0, -450.0])
+    want = [min(lp[i] + np.log10(4) - np.log10(r) for i, r in [(0, 1), (3, 2), (1, 3), (2, 4)][k:])
+            for k in range(4)]
+    got = bh_log10(lp)
+    np.testing.assert_allclose(got[[0, 3, 1, 2]], np.minimum(want, 0.0), rtol=1e-12)
 
 
 def test_mask_and_ragged_list_and_axis():
@@ -144,14 +162,14 @@ def test_mask_and_ragged_list_and_axis():
     rows_y = [rng.random(n) < 0.2 for n in (5, 50, 17, 120)]
     for yy in rows_y:
         yy[-1] = True
-    ragged = pranker_many(rows_s, rows_y)
+    ragged = pranker_many(rows_s, rows_y, method="beta")
     width = 120
     s = np.full((4, width), np.nan)  # padding may hold anything, NaN included
     y = np.ones((4, width), dtype=bool)
     mask = np.zeros((4, width), dtype=bool)
     for i, (a, b) in enumerate(zip(rows_s, rows_y, strict=True)):
         s[i, : a.size], y[i, : a.size], mask[i, : a.size] = a, b, True
-    masked = pranker_many(s, y, mask=mask)
+    masked = pranker_many(s, y, mask=mask, method="beta")
     for i, (a, b) in enumerate(zip(rows_s, rows_y, strict=True)):
         assert_row_matches_pranker(ragged, i, a, b, "average")
         assert_row_matches_pranker(masked, i, a, b, "average")
@@ -178,7 +196,7 @@ def test_no_positive_raise_or_nan():
         pranker_many(s, y)
     res = pranker_many(s, y, no_positive="nan")
     assert res.valid.tolist() == [True, True, False, True, True]
-    for f in FIELDS + ["pvalue_bh", "conf_low", "conf_high"]:
+    for f in FIELDS + ["pvalue_bh", "log10_pvalue_bh", "pvalue_rse"]:
         assert math.isnan(getattr(res, f)[2]), f
     assert res.n[2] == 30 and res.n_pos[2] == 0
     keep = [0, 1, 3, 4]
@@ -201,10 +219,10 @@ def test_table_conversions_and_row():
     assert isinstance(df, pd.DataFrame) and len(df) == 7
     np.testing.assert_array_equal(df["pvalue"].to_numpy(), d["pvalue"])
     r = res.row(4)
-    ref = pranker(s[4], y[4], conf_level=0.9, method="beta")
-    assert r.auprc == pytest.approx(ref.auprc, rel=1e-12)
-    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
-    assert r.conf_int == pytest.approx(ref.conf_int, rel=1e-12)
+    ref = pranker(s[4], y[4], conf_level=0.9)
+    assert r.auprc == ref.auprc and r.pvalue == ref.pvalue and r.method == ref.method
+    assert r.log10_pvalue == ref.log10_pvalue and r.pvalue_interval == ref.pvalue_interval
+    assert r.null_interval == pytest.approx(ref.null_interval, rel=1e-12)
 
 
 def test_float32_and_integer_labels():
@@ -245,8 +263,9 @@ def test_bad_input():
         pranker_many([[1.0, 2.0], [1.0]], [[1, 0], [1, 0]])
     with pytest.raises(ValueError, match="empty"):
         pranker_many(np.zeros((0, 3)), np.zeros((0, 3)))
-    with pytest.raises(ValueError, match="two points"):
-        pranker_many(np.array([[0.2, 0.1]]), np.array([[1, 0]]))
+    # N = 2, P = 1 (AP is 1 or 1/2): exact, no beta needed
+    two = pranker_many(np.array([[0.2, 0.1], [0.1, 0.2]]), np.array([[1, 0], [1, 0]]))
+    assert two.pvalue.tolist() == [0.5, 1.0] and two.method.tolist() == ["exact", "exact"]
     with pytest.raises(ValueError):
         pranker_many(s, y, conf_level=1.5)
 
@@ -273,7 +292,7 @@ def test_search_paths_crowded_infinite_and_single_value(ties):
     s[3] = np.round(s[3])  # heavy ties
     s[4, y[4]] = 0.25  # one distinct positive score (G = 1)
     s[5] = rng.integers(0, 3, n) * 5e-324  # range of a few subnormals: scale overflows
-    res = pranker_many(s, y, ties=ties)
+    res = pranker_many(s, y, ties=ties, method="beta")
     for i in range(R):
         assert_row_matches_pranker(res, i, s[i], y[i], ties)
 
@@ -315,7 +334,7 @@ def test_method_exact_and_auto_per_ranking():
     for r in range(4):
         y[r, rng.choice(N, P, replace=False)] = True
     res = pranker_many(s, y, method="exact")
-    assert res.method == "exact" and list(res.pvalue_method) == ["exact"] * 4
+    assert res.requested_method == "exact" and list(res.method) == ["exact"] * 4
     # oracle: the fraction of the C(9, 3) placements whose AP is at least the observed one
     aps = [sum(Fraction(k + 1, r) for k, r in enumerate(c)) / P
            for c in combinations(range(1, N + 1), P)]
@@ -326,10 +345,26 @@ def test_method_exact_and_auto_per_ranking():
         want = sum(a >= obs for a in aps) / len(aps)
         assert res.pvalue[r] == pytest.approx(want, rel=1e-12)
         assert res.row(r).method == "exact"
-    # auto with a seed is reproducible and agrees with pranker() per ranking
-    a = pranker_many(s, y, method="auto", seed=5)
-    assert np.array_equal(a.pvalue, pranker_many(s, y, method="auto", seed=5).pvalue)
-    for r in range(4):
-        assert a.pvalue[r] == pranker(s[r], y[r], method="auto", seed=5 + r).pvalue
+        assert res.pvalue_rse[r] == 0.0 and res.pvalue_low[r] == res.pvalue_high[r] == res.pvalue[r]
+
+
+def test_default_pvalues_equal_pranker_number_for_number():
+    """The default (auto: exact or tilt) p-value of each ranking is pranker()'s, bit for bit,
+    whether rankings share (N, P) or not, whatever the order of the batch."""
+    rng = np.random.default_rng(9)
+    R, N = 8, 400
+    y = np.zeros((R, N), dtype=bool)
+    y[:, :12] = True  # all share (N, P) = (400, 12): one null, one grid of tilts
+    for r in range(R):
+        rng.shuffle(y[r])
+    s = rng.standard_normal((R, N)) + y * np.linspace(0.0, 3.0, R)[:, None]
+    res = pranker_many(s, y)
+    assert set(res.method.tolist()) == {"tilt"}
+    for r in (0, 3, 7):
+        assert_row_matches_pranker(res, r, s[r], y[r], "average", method=None)
+    rev = pranker_many(s[::-1], y[::-1])
+    np.testing.assert_array_equal(rev.log10_pvalue[::-1], res.log10_pvalue)
+    # the strongest signal is far in the tail, with its uncertainty
+    assert res.log10_pvalue[-1] < -10 and np.all(res.pvalue_rse <= 0.02 + 1e-12)
     with pytest.raises(ValueError, match="method must be one of"):
         pranker_many(s, y, method="bootstrap")

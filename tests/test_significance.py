@@ -17,8 +17,9 @@ def test_default_is_auto_and_exact_on_seed_example():
     # this one (ranks 1, 2, 3, 4, 6), so the exact p-value is 2/252
     res = pranker(S, Y)
     assert res.method == "exact" and res.pvalue == pytest.approx(2 / 252, rel=1e-12)
-    # precomputed params mean the beta, as in R
-    assert pranker(S, Y, params=null_params(10, 5)).method == "beta"
+    # precomputed params only supply the moments; R's beta is method="beta"
+    assert pranker(S, Y, params=null_params(10, 5)).method == "exact"
+    assert pranker(S, Y, params=null_params(10, 5), method="beta").method == "beta"
 
 
 def test_result_fields_on_seed_example():
@@ -29,7 +30,8 @@ def test_result_fields_on_seed_example():
     m, v = null_params(10, 5)
     assert (res.null_mean, res.null_var) == (m, v)
     assert res.min_auprc == pytest.approx(min_auprc(10, 5))
-    assert res.min_auprc < res.conf_int[0] < res.null_mean < res.conf_int[1] < 1
+    assert res.min_auprc < res.null_interval[0] < res.null_mean < res.null_interval[1] < 1
+    assert res.null_interval_method == "beta" and res.pvalue_interval is None
     # the p-value is the beta upper tail, computed here with scipy directly
     a = res.min_auprc
     mm = (m - a) / (1 - a)
@@ -41,11 +43,17 @@ def test_result_fields_on_seed_example():
     assert res.pvalue == pytest.approx(1 / 252, rel=1e-12)
     # the exact p-value is 2/252 (the perfect ranking and this one): the beta
     # tail is too light at P = 5, as the seed warns for small P
-    assert res.beta_alpha == pytest.approx(mm * c) and res.beta_beta == pytest.approx((1 - mm) * c)
+    assert res.null.fit.alpha == pytest.approx(mm * c) and res.null.fit.beta == pytest.approx((1 - mm) * c)
     with pytest.raises(AttributeError):
         res.pvalue = 0.5  # frozen
     d = res.to_dict()
-    assert d["auprc"] == res.auprc and d["conf_int"] == list(res.conf_int)
+    assert d["auprc"] == res.auprc and d["null_interval"] == list(res.null_interval)
+    assert d["log10_pvalue"] == pytest.approx(math.log10(1 / 252))
+    # the old names still answer, with a DeprecationWarning
+    with pytest.warns(DeprecationWarning):
+        assert res.conf_int == res.null_interval
+    with pytest.warns(DeprecationWarning):
+        assert res.pvalue_ci is None
 
 
 def test_fitted_beta_has_the_exact_moments():
@@ -58,19 +66,28 @@ def test_fitted_beta_has_the_exact_moments():
         assert dist.support() == pytest.approx((min_auprc(N, P), 1.0))
 
 
-def test_params_argument_reuses_and_matches():
-    m, v = null_params(10, 5)
-    assert pranker(S, Y, params=(m, v)) == pranker(S, Y, method="beta")
-    assert pranker(S, Y, params=null_params(10, 5)) == pranker(S, Y, method="beta")
+def test_params_supply_the_moments_and_feed_the_beta():
+    # R's beta from user moments: the p-value is the beta tail at these moments (scipy here)
+    m, v = 0.6, 0.02
+    res = pranker(S, Y, params=(m, v), method="beta")
+    assert (res.null_mean, res.null_var) == (m, v)
+    a = min_auprc(10, 5)
+    mm, vv = (m - a) / (1 - a), v / (1 - a) ** 2
+    c = mm * (1 - mm) / vv - 1
+    want = stats.beta.sf((res.auprc - a) / (1 - a), mm * c, (1 - mm) * c)
+    assert res.pvalue == pytest.approx(max(want, 1 / 252), rel=1e-10)
+    # with another method they are only reported; the p-value is unchanged
+    ex = pranker(S, Y, params=(m, v))
+    assert ex.null_mean == m and ex.pvalue == pranker(S, Y).pvalue
 
 
 def test_bad_params_and_conf_level():
     with pytest.raises(ValueError, match="pair"):
         pranker(S, Y, params=0.5)
     with pytest.raises(ValueError, match="outside"):
-        pranker(S, Y, params=(0.05, 0.01))
+        pranker(S, Y, params=(0.05, 0.01), method="beta")
     with pytest.raises(ValueError, match="do not fit"):
-        pranker(S, Y, params=(0.6, 0.5))
+        pranker(S, Y, params=(0.6, 0.5), method="beta")
     with pytest.raises(ValueError, match=">= 0"):
         pranker(S, Y, params=(0.6, -1.0))
     with pytest.raises(ValueError, match="conf_level"):
@@ -80,11 +97,13 @@ def test_bad_params_and_conf_level():
 def test_conf_int_is_on_the_auprc_scale_and_covers_monte_carlo():
     N, P = 500, 40
     res = pranker(np.arange(N), np.arange(N) % (N // P) == 0, conf_level=0.9)
-    draws = null_ap_samples(N, P, 40_000, seed=5)
-    lo, hi = res.conf_int
+    assert res.n_pos == 42
+    draws = null_ap_samples(N, res.n_pos, 40_000, seed=5)
+    lo, hi = res.null_interval
+    assert res.method == "tilt" and res.null_interval_method == "saddlepoint"
     inside = np.mean((draws >= lo) & (draws <= hi))
-    # beta approximation of a 90% interval; Monte Carlo SE ~0.0015
-    assert abs(inside - 0.9) < 0.01
+    # saddlepoint quantiles of the exact CGF; Monte Carlo SE ~0.0015
+    assert abs(inside - 0.9) < 0.006
     assert lo > res.min_auprc and hi < 1
 
 
@@ -104,25 +123,27 @@ def test_pvalue_close_to_monte_carlo_for_moderate_p():
 def test_degenerate_all_positive_and_single_instance():
     res = pranker([0.3, 0.1, 0.2], [1, 1, 1])
     assert res.auprc == 1.0 and res.pvalue == 1.0 and res.null_var == 0.0
-    assert res.conf_int == (1.0, 1.0) and math.isnan(res.beta_alpha)
+    assert res.null_interval == (1.0, 1.0) and res.method == "exact"
     assert math.isnan(res.zscore)
     res = pranker([0.3], [1])
     assert res.auprc == 1.0 and res.pvalue == 1.0
 
 
-def test_single_positive_pvalue_is_close_to_rank_over_n():
-    # P = 1: the exact p-value of a positive at rank r is r / N; the beta fit
-    # approximates it (the significance methods add the exact value).
-    N = 1000
-    for r in [1, 10, 100, 500]:
+def test_single_positive_is_exact_with_its_exact_null_interval():
+    # P = 1: AP = 1/r with r uniform on 1..N, so p = r / N exactly, and the central
+    # 95 % of the null AP runs from 1/N' to 1/r' with r' the 2.5 % and 97.5 % rank quantiles
+    N = 10**5
+    for r in [1, 10, 100, 500, N]:
         s = -np.arange(N, dtype=float)
         y = np.zeros(N)
         y[r - 1] = 1
         res = pranker(s, y)
-        assert res.auprc == pytest.approx(1 / r)
-        assert 1 / N <= res.pvalue <= 1
-        if r == 1:  # a perfect ranking: p = P(AP_null = 1) = 1 / C(N, 1) exactly
-            assert res.pvalue == pytest.approx(1 / N, rel=1e-12)
+        assert res.auprc == pytest.approx(1 / r) and res.method == "exact"
+        assert res.pvalue == r / N and res.pvalue_rse == 0.0
+    lo, hi = res.null_interval
+    # P(AP <= lo) >= 0.025 first at the 2,500 smallest values 1/N ... 1/(N - 2499)
+    assert lo == pytest.approx(1 / (N - 2499), rel=1e-12)
+    assert hi == pytest.approx(1 / 2501, rel=1e-12)
 
 
 def test_tie_mode_passed_through():
@@ -160,4 +181,4 @@ def test_two_point_null_n2_p1():
     assert fit.cdf(0.5) == pytest.approx(0.5) and fit.cdf(1.0) == 1.0
     assert pranker([0.9, 0.1], [1, 0]).pvalue == pytest.approx(0.5)
     assert pranker([0.1, 0.9], [1, 0]).pvalue == 1.0
-    assert pranker([0.1, 0.9], [1, 0]).conf_int == (0.5, 1.0)
+    assert pranker([0.1, 0.9], [1, 0]).null_interval == (0.5, 1.0)

@@ -55,15 +55,15 @@ def test_montecarlo_method_ci_contains_exact():
     s, y = ranking(N, ranks)
     p_true = float(brute_pvalue(N, ranks))
     res = pranker(s, y, method="montecarlo", seed=4, n_draws=50_000)
-    assert res.method == "montecarlo" and res.n_draws == 50_000
-    assert res.pvalue_ci[0] <= p_true <= res.pvalue_ci[1]
-    assert res.to_dict()["pvalue_ci"] == list(res.pvalue_ci)
+    assert res.method == "montecarlo" and res.n_draws == 50_000 and res.seed == 4
+    assert res.pvalue_interval[0] <= p_true <= res.pvalue_interval[1]
+    assert res.to_dict()["pvalue_interval"] == list(res.pvalue_interval)
 
 
 def test_montecarlo_early_stopping_in_pranker():
     s, y = ranking(1000, [1, 2, 3, 5, 8])
     res = pranker(s, y, method="montecarlo", seed=1, n_draws=10**6, alpha=0.01)
-    assert res.n_draws < 10**6 and res.pvalue_ci[1] < 0.01
+    assert res.n_draws < 10**6 and res.pvalue_interval[1] < 0.01
 
 
 def test_beta_method_matches_scipy():
@@ -71,7 +71,7 @@ def test_beta_method_matches_scipy():
     N, ranks = 200, [1, 5, 20, 40, 100, 150]
     s, y = ranking(N, ranks)
     res = pranker(s, y, method="beta")
-    assert res.method == "beta" and res.pvalue_ci is None
+    assert res.method == "beta" and res.pvalue_interval is None and res.pvalue_rse is None
     mean, var = null_params(N, len(ranks))
     a = sum(k / (N - len(ranks) + k) for k in range(1, len(ranks) + 1)) / len(ranks)
     m = (mean - a) / (1 - a)
@@ -99,23 +99,29 @@ def test_skewbeta_matches_three_moments():
 def test_auto_rule_branches():
     assert auto_method(20, 10) == "exact"
     assert auto_method(10**9, 1) == "exact"
-    assert auto_method(10**4, 1000) == "skewbeta"
-    assert auto_method(10**5, 30) == "exact-or-montecarlo"
+    assert auto_method(30, 30) == "exact"
+    assert auto_method(26, 7) == "exact"  # C(26, 7) = 657,800 placements
+    assert auto_method(27, 8) == "tilt"  # C(27, 8) = 2,220,075
+    assert auto_method(10**4, 1000) == "tilt"
+    assert auto_method(10**5, 30) == "tilt"
     # tiny: exact and equal to brute force
     s, y = ranking(12, [2, 3, 9])
     res = pranker(s, y, method="auto")
     assert res.method == "exact"
     assert res.pvalue == pytest.approx(float(brute_pvalue(12, [2, 3, 9])), rel=1e-14)
-    # large N, small P, far tail: the exact tail count within its budget
-    s, y = ranking(100_000, [1, 2, 40])
-    assert pranker(s, y, method="auto").method == "exact"
-    # large N, P = 30 near the middle of the null: Monte Carlo with a CI
+    # the top of the support is exact whatever N and P: only the perfect ranking
+    # beats the second best AP (P - 1/(P+1)) / P
+    s, y = ranking(10**4, list(range(1, 31)))
+    res = pranker(s, y)
+    assert res.method == "exact" and res.log10_pvalue == pytest.approx(-math.log10(math.comb(10**4, 30)))
+    # elsewhere the tilt, with its relative standard error and interval
     rng = np.random.default_rng(0)
     ranks = np.sort(rng.choice(20_000, 30, replace=False)) + 1
     s, y = ranking(20_000, ranks)
-    res = pranker(s, y, method="auto", seed=3)
-    assert res.method == "montecarlo"
-    assert res.pvalue_ci[1] - res.pvalue_ci[0] <= 0.0081
+    res = pranker(s, y, method="auto")
+    assert res.method == "tilt" and res.pvalue_rse <= 0.02
+    lo, hi = res.pvalue_interval
+    assert lo < res.pvalue < hi and hi / lo < 1.1
 
 
 def test_bad_method():

@@ -189,9 +189,17 @@ class NullDistribution:
             return PValue.exact(1.0)
         second = (p - 1.0 / (p + 1.0)) / p
         if second < ap * (1.0 - REL_TOL):
-            log10_c = (math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)) / _LN10
-            return PValue.exact(_pow10(-log10_c), -log10_c)
+            return _one_over_comb(n, p)
         return None
+
+
+def _one_over_comb(n: int, p: int) -> PValue:
+    """The exact p-value 1 / C(n, p) (in log10 where the float underflows)."""
+    log10_c = _log10_comb(n, p)
+    if log10_c < 300.0:
+        c = math.comb(n, p)
+        return PValue.exact(1.0 / c, -math.log10(c))
+    return PValue.exact(_pow10(-log10_c), -log10_c)
 
 
 def _vectorize(f, x):
