@@ -290,24 +290,22 @@ def _check_pair(scores, y, *, pos_label, where: str | None, require_positive: bo
         scores = np.ma.getdata(scores)
         y = np.ma.getdata(y)
         n = np.size(scores)
-        if n == np.size(y):  # else the size check below reports it
-            drop = np.logical_or.reduce(masks)
-            if drop.any():
-                keep = ~drop
-                if not keep.any():
-                    raise ValueError(
-                        f"{_prefix(where)}all {n} instances are masked (in scores or y): "
-                        "nothing is left to rank. Check the masks."
-                    )
-                scores = np.asarray(_as_numeric_array(scores, "scores")).ravel()[keep]
-                y = np.asarray(_as_label_array(y, "y", where)).ravel()[keep]
+        if n != np.size(y):
+            raise _size_error(n, np.size(y), shapes, where)
+        drop = np.logical_or.reduce(masks)
+        if drop.any():
+            keep = ~drop
+            if not keep.any():
+                raise ValueError(
+                    f"{_prefix(where)}all {n} instances are masked (in scores or y): "
+                    "nothing is left to rank. Check the masks."
+                )
+            scores = np.asarray(_as_numeric_array(scores, "scores")).ravel()[keep]
+            y = np.asarray(_as_label_array(y, "y", where)).ravel()[keep]
     s = check_scores(scores, where=where)
     y_arr = _as_label_array(y, "y", where)
     if s.size != y_arr.size:
-        raise ValueError(
-            f"{_prefix(where)}scores and y must have the same number of elements; got "
-            f"{s.size} scores and {y_arr.size} labels (shapes {shapes[0]} and {shapes[1]})."
-        )
+        raise _size_error(s.size, y_arr.size, shapes, where)
     yb = np.ascontiguousarray(_binarize(y_arr, pos_label, "y", where, s)).ravel()
     if require_positive and not yb.any():
         raise ValueError(
@@ -315,6 +313,13 @@ def _check_pair(scores, y, *, pos_label, where: str | None, require_positive: bo
             + _no_positive_hint(pos_label)
         )
     return s, yb, keep
+
+
+def _size_error(n_s: int, n_y: int, shapes, where: str | None) -> ValueError:
+    return ValueError(
+        f"{_prefix(where)}scores and y must have the same number of elements; got "
+        f"{n_s} scores and {n_y} labels (shapes {shapes[0]} and {shapes[1]})."
+    )
 
 
 def _no_positive_hint(pos_label) -> str:
