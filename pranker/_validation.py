@@ -230,7 +230,8 @@ def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores) 
             what = f"holds the single value {_show_values(distinct)}"
         raise ValueError(
             f"{pre}{name} {what}, but labels must be binary ({_CODINGS}, where 1 is the "
-            f"positive class). Pass numpy.asarray({name}) != 0 to count every nonzero label "
+            f"positive class). Pass numpy.asarray({name if name.isidentifier() else 'y'}) != 0 "
+            "to count every nonzero label "
             "as positive (the rule of the R package), or pos_label=<value> to say which value "
             "marks a positive (every other value is then a negative)."
         )
