@@ -2,6 +2,12 @@
 
 Each checker either returns a clean, contiguous array or raises an error that
 says what was wrong, where, and what to do. Nothing is modified in place.
+
+Labels (:func:`binarize_labels`) must be binary -- 0/1, False/True or -1/1,
+with 1 the positive class, as in scikit-learn -- unless ``pos_label`` names the
+positive class. :func:`check_scores_labels` is the one entry point for a
+(scores, labels) pair; :func:`score_label_aliases` lets a public function take
+scikit-learn's keyword names ``y_score=`` and ``y_true=``.
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ def _prefix(where: str | None) -> str:
 
 def check_scores(scores, name: str = "scores", *, where: str | None = None) -> np.ndarray:
     """Return ``scores`` as a flat float64 array, rejecting NaN and non-numeric input."""
-    arr = _as_numeric_array(scores, name)
+    arr = _as_numeric_array(scores, name, where)
     flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
     if flat.size == 0:
         raise ValueError(f"{_prefix(where)}{name} is empty: at least one instance is needed.")
@@ -354,8 +360,9 @@ def check_scores_labels(scores, y, *, pos_label=None, where: str | None = "prank
     positives : ndarray of bool, shape (N,)
 
     Instances masked in either argument (numpy masked arrays) are dropped from
-    both. Raises a ValueError when the scores are all 0/1 and the labels are
-    not, which is what ``f(y_true, y_score)`` in scikit-learn's order gives.
+    both. Raises a ValueError when the scores are all 0/1 (or all -1/1) and
+    the labels are not, which is what a call in scikit-learn's order,
+    ``f(y_true, y_score)``, gives. Every message starts with ``where``.
     """
     s, yb, _ = _check_pair(scores, y, pos_label=pos_label, where=where,
                           require_positive=require_positive)
@@ -377,6 +384,9 @@ def score_label_aliases(func):
     argument in Python.
     """
     names = list(inspect.signature(func).parameters)
+    missing = [name for _, name in _ALIASES if name not in names]
+    if missing:
+        raise TypeError(f"score_label_aliases: {func.__name__} has no parameter {missing[0]!r}.")
     position = {name: names.index(name) for _, name in _ALIASES}
 
     @functools.wraps(func)
