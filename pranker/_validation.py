@@ -192,7 +192,7 @@ def _swap_message(where: str | None, looks: str, y_desc: str, pos_label) -> str:
 
 
 def binarize_labels(y, *, pos_label=None, name: str = "y", where: str | None = None,
-                    scores=None) -> np.ndarray:
+                    scores=None, pos_label_must_occur: bool = True) -> np.ndarray:
     """Labels as a bool array of the same shape: True marks a positive.
 
     With ``pos_label=None`` the labels must be binary: booleans, 0/1 or -1/1
@@ -200,14 +200,17 @@ def binarize_labels(y, *, pos_label=None, name: str = "y", where: str | None = N
     (no positive) and 1 (all positive) is accepted too. Anything else is an
     error that says how to choose. With ``pos_label`` given, the positives are
     ``y == pos_label`` and every other value is a negative; ``pos_label`` must
-    occur in ``y``. ``scores`` (validated float64, optional) lets the error say
-    when scores and labels look swapped. ``where`` (the caller's name) starts
-    every error message.
+    occur in ``y`` unless ``pos_label_must_occur=False`` (for one chunk of a
+    larger data set, where the caller checks the total). ``scores`` (numeric,
+    optional) lets the error say when scores and labels look swapped.
+    ``where`` (the caller's name) starts every error message.
     """
-    return _binarize(_as_label_array(y, name, where), pos_label, name, where, scores)
+    return _binarize(_as_label_array(y, name, where), pos_label, name, where, scores,
+                     pos_label_must_occur)
 
 
-def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores) -> np.ndarray:
+def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores,
+              must_occur: bool = True) -> np.ndarray:
     kind = arr.dtype.kind
     pre = _prefix(where)
     if pos_label is None:
@@ -268,7 +271,7 @@ def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores) 
     pos = np.asarray(arr == pos_label)
     if pos.shape != arr.shape or pos.dtype != np.bool_:
         raise ValueError(f"{pre}pos_label={pos_label!r} cannot be compared with the labels of {name}.")
-    if not pos.any():
+    if must_occur and not pos.any():
         raise ValueError(
             f"{pre}pos_label={pos_label!r} does not occur in {name}, whose values are "
             f"{_show_values(_distinct(arr))}: there would be no positive. Check the value "
@@ -277,10 +280,12 @@ def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores) 
     return pos
 
 
-def check_labels(y, name: str = "y", *, pos_label=None, where: str | None = None) -> np.ndarray:
+def check_labels(y, name: str = "y", *, pos_label=None, where: str | None = None,
+                 pos_label_must_occur: bool = True) -> np.ndarray:
     """Return ``y`` as a flat bool array of positives; see :func:`binarize_labels`."""
     return np.ascontiguousarray(
-        binarize_labels(y, pos_label=pos_label, name=name, where=where)
+        binarize_labels(y, pos_label=pos_label, name=name, where=where,
+                        pos_label_must_occur=pos_label_must_occur)
     ).ravel()
 
 

@@ -343,3 +343,10 @@ def test_binarize_and_check_labels_keep_and_flatten_shape():
     assert check_labels(np.array(["a", "b"]), pos_label="b").tolist() == [False, True]
     with pytest.raises(ValueError, match=r"^chunk 3: labels \(x\) has 3 distinct"):
         check_labels([0, 1, 2], name="labels (x)", where="chunk 3")
+
+
+def test_a_chunk_may_lack_pos_label():
+    chunk = np.array(["ham", "ham"])
+    with pytest.raises(ValueError, match="does not occur"):
+        check_labels(chunk, pos_label="spam")
+    assert check_labels(chunk, pos_label="spam", pos_label_must_occur=False).tolist() == [False, False]
