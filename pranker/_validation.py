@@ -2,10 +2,18 @@
 
 Each checker either returns a clean, contiguous array or raises an error that
 says what was wrong, where, and what to do. Nothing is modified in place.
+
+Labels (:func:`binarize_labels`) must be binary -- 0/1, False/True or -1/1,
+with 1 the positive class, as in scikit-learn -- unless ``pos_label`` names the
+positive class. :func:`check_scores_labels` is the one entry point for a
+(scores, labels) pair; :func:`score_label_aliases` lets a public function take
+scikit-learn's keyword names ``y_score=`` and ``y_true=``.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 
 import numpy as np
@@ -13,7 +21,28 @@ import numpy as np
 TIE_MODES = ("average", "stable", "threshold", "optimistic", "pessimistic")
 
 
-def _as_numeric_array(x, name: str) -> np.ndarray:
+def _masked_count(x) -> int:
+    """Number of masked entries of a numpy masked array (0 for anything else)."""
+    if np.ma.isMaskedArray(x):
+        return int(np.count_nonzero(np.ma.getmaskarray(x)))
+    return 0
+
+
+def _masked_message(name: str, k: int) -> str:
+    return (
+        f"{name} is a masked array with {k} masked entries, and masks are not honoured "
+        "here (they would be silently ignored). Pass only the unmasked entries, e.g. "
+        f"{name}.compressed() with the matching entries of the other inputs, or fill "
+        "them with numpy.ma.filled()."
+    )
+
+
+def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
+    k = _masked_count(x)
+    if k:
+        raise ValueError(_prefix(where) + _masked_message(name, k))
+    if np.ma.isMaskedArray(x):
+        x = np.ma.getdata(x)
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged lists and the like
@@ -45,53 +74,343 @@ def _first_nan_message(mask: np.ndarray, name: str) -> str:
     )
 
 
-def check_scores(scores, name: str = "scores") -> np.ndarray:
+def _prefix(where: str | None) -> str:
+    return f"{where}: " if where else ""
+
+
+def check_scores(scores, name: str = "scores", *, where: str | None = None) -> np.ndarray:
     """Return ``scores`` as a flat float64 array, rejecting NaN and non-numeric input."""
-    arr = _as_numeric_array(scores, name)
+    arr = _as_numeric_array(scores, name, where)
     flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
     if flat.size == 0:
-        raise ValueError(f"{name} is empty: at least one instance is needed.")
+        raise ValueError(f"{_prefix(where)}{name} is empty: at least one instance is needed.")
     # a sum without NaN proves there is none (inf - inf also gives NaN: then look)
     with np.errstate(invalid="ignore", over="ignore"):
         total = flat.sum()
     if np.isnan(total):
         nan = np.isnan(flat)
         if nan.any():
-            raise ValueError(_first_nan_message(nan, name))
+            raise ValueError(_prefix(where) + _first_nan_message(nan, name))
     return flat
 
 
-def check_labels(y, name: str = "y") -> np.ndarray:
-    """Return ``y`` as a flat bool array: nonzero means positive (as in R pranker)."""
-    arr = _as_numeric_array(y, name)
-    if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
-        if nan.any():
-            raise ValueError(_first_nan_message(nan.ravel(), name))
-    flat = np.asarray(arr).ravel()
-    if flat.dtype == np.bool_:
-        return np.ascontiguousarray(flat)
-    return flat != 0
+# ---------------------------------------------------------------------------
+# labels: what is a positive
+# ---------------------------------------------------------------------------
+
+_CODINGS = "0/1, False/True or -1/1"
 
 
-def check_scores_labels(scores, y, *, require_positive: bool = True):
-    """Validate a (scores, labels) pair: same size, no NaN, at least one positive.
-
-    Returns ``(scores, labels)`` as flat float64 and bool arrays.
-    """
-    s = check_scores(scores)
-    yb = check_labels(y)
-    if s.size != yb.size:
-        raise ValueError(
-            f"scores and y must have the same number of elements; got {s.size} scores and "
-            f"{yb.size} labels (shapes {np.shape(scores)} and {np.shape(y)})."
+def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
+    """``y`` as an ndarray: numeric (bool/int/float), strings, or other objects; no NaN."""
+    k = _masked_count(y)
+    if k:
+        raise ValueError(_prefix(where) + _masked_message(name, k))
+    if np.ma.isMaskedArray(y):
+        y = np.ma.getdata(y)
+    try:
+        arr = np.asarray(y)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{_prefix(where)}{name} could not be converted to an array: {exc}") from exc
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            pass  # labels such as Python strings: compared with pos_label
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{_prefix(where)}{name} must be real-valued; got complex dtype {arr.dtype}")
+    if kind not in "biufUSO":
+        raise TypeError(
+            f"{_prefix(where)}{name} must hold numbers, booleans or strings; got dtype {arr.dtype}."
         )
+    if kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = arr.sum()  # no NaN in a sum that is not NaN (inf - inf: then look)
+        nan = np.isnan(arr) if np.isnan(total) else None
+        if nan is not None and nan.any():
+            raise ValueError(_prefix(where) + _first_nan_message(nan.ravel(), name))
+    return arr
+
+
+def _show_values(values, limit: int = 5) -> str:
+    vals = [v.item() if isinstance(v, np.generic) else v for v in values[:limit]]
+    text = ", ".join(format(v, ".6g") if isinstance(v, float) else repr(v) for v in vals)
+    return text + (", ..." if len(values) > limit else "")
+
+
+def _distinct(arr: np.ndarray) -> np.ndarray:
+    try:
+        return np.unique(arr)
+    except TypeError:  # unorderable objects
+        return np.array(list(dict.fromkeys(arr.ravel().tolist())), dtype=object)
+
+
+def _binary_coding(arr: np.ndarray):
+    """Positives of numeric labels coded 0/1 or -1/1 (1 = positive), or None if not so coded.
+
+    A single-valued array is accepted when that value is 0, -1 (no positive) or
+    1 (all positive). Costs two or three comparisons and counts.
+    """
+    pos = arr == 1
+    n_pos = int(np.count_nonzero(pos))
+    if n_pos == arr.size:
+        return pos
+    n_neg = int(np.count_nonzero(arr == 0))
+    if n_neg == 0:
+        n_neg = int(np.count_nonzero(arr == -1))
+    return pos if n_pos + n_neg == arr.size else None
+
+
+def _label_like(s: np.ndarray) -> str | None:
+    """How ``s`` looks like labels (only 0/1 or only -1/1 values), or None."""
+    if s.size == 0:
+        return None
+    lo, hi = s.min(), s.max()
+    if lo == 0 and hi in (0, 1) and np.all((s == 0) | (s == 1)):
+        return "only 0/1 values"
+    if lo in (-1, 1) and hi in (-1, 1) and np.all((s == -1) | (s == 1)):
+        return "only -1/1 values"
+    return None
+
+
+def _swap_message(where: str | None, looks: str, y_desc: str, pos_label) -> str:
+    fn = where or "the function"
+    text = (
+        f"{_prefix(where)}the arguments look swapped: scores holds {looks} while "
+        f"y {y_desc}. pranker takes (scores, y), like R, unlike scikit-learn's "
+        f"(y_true, y_score). Pass the scores first, or name the arguments: "
+        f"{fn}(y_true=..., y_score=...) or {fn}(scores=..., y=...)."
+    )
+    if pos_label is None:
+        text += (
+            f" If the order is right, y must be binary ({_CODINGS}): pass "
+            "numpy.asarray(y) != 0 to count every nonzero label as positive, or pos_label= "
+            "to name the positive class."
+        )
+    return text
+
+
+def binarize_labels(y, *, pos_label=None, name: str = "y", where: str | None = None,
+                    scores=None, pos_label_must_occur: bool = True) -> np.ndarray:
+    """Labels as a bool array of the same shape: True marks a positive.
+
+    With ``pos_label=None`` the labels must be binary: booleans, 0/1 or -1/1
+    (1 is the positive class, as in scikit-learn); a single value among 0, -1
+    (no positive) and 1 (all positive) is accepted too. Anything else is an
+    error that says how to choose. With ``pos_label`` given, the positives are
+    ``y == pos_label`` and every other value is a negative; ``pos_label`` must
+    occur in ``y`` unless ``pos_label_must_occur=False`` (for one chunk of a
+    larger data set, where the caller checks the total). ``scores`` (numeric,
+    optional) lets the error say when scores and labels look swapped.
+    ``where`` (the caller's name) starts every error message.
+    """
+    return _binarize(_as_label_array(y, name, where), pos_label, name, where, scores,
+                     pos_label_must_occur)
+
+
+def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores,
+              must_occur: bool = True) -> np.ndarray:
+    kind = arr.dtype.kind
+    pre = _prefix(where)
+    if pos_label is None:
+        if kind == "b":
+            return arr
+        if kind not in "biuf":
+            distinct = _distinct(arr)
+            raise TypeError(
+                f"{pre}{name} holds non-numeric labels ({_show_values(distinct)}); say which "
+                f"one is the positive class with pos_label=, e.g. "
+                f"pos_label={_show_values(distinct[:1])}."
+            )
+        pos = _binary_coding(arr)
+        if pos is not None:
+            return pos
+        distinct = np.unique(arr)
+        looks = None if scores is None else _label_like(scores)
+        if looks:
+            y_desc = f"holds {distinct.size} distinct values ({_show_values(distinct)})"
+            raise ValueError(_swap_message(where, looks, y_desc, None))
+        if distinct.size > 2:
+            what = f"has {distinct.size} distinct values ({_show_values(distinct)})"
+        elif distinct.size == 2:
+            what = f"holds the values {_show_values(distinct)}"
+        else:
+            what = f"holds the single value {_show_values(distinct)}"
+        raise ValueError(
+            f"{pre}{name} {what}, but labels must be binary ({_CODINGS}, where 1 is the "
+            f"positive class). Pass numpy.asarray({name if name.isidentifier() else 'y'}) != 0 "
+            "to count every nonzero label "
+            "as positive (the rule of the R package), or pos_label=<value> to say which value "
+            "marks a positive (every other value is then a negative)."
+        )
+    # pos_label given: positives are y == pos_label
+    if np.ndim(pos_label) != 0:
+        raise ValueError(f"{pre}pos_label must be a single label value; got {pos_label!r}.")
+    if isinstance(pos_label, (float, np.floating)) and np.isnan(pos_label):
+        raise ValueError(f"{pre}pos_label cannot be NaN.")
+    is_text = isinstance(pos_label, (str, bytes, np.str_, np.bytes_))
+    if kind in "biuf" and is_text:
+        raise ValueError(
+            f"{pre}pos_label={pos_label!r} is a string but {name} holds numbers "
+            f"({_show_values(_distinct(arr))}); pass the numeric label of the positive class."
+        )
+    if kind in "US" and not is_text:
+        raise ValueError(
+            f"{pre}pos_label={pos_label!r} is not a string but {name} holds strings "
+            f"({_show_values(_distinct(arr))}); pass it as a string, e.g. "
+            f"pos_label={str(pos_label)!r}."
+        )
+    if kind == "f" and scores is not None:
+        looks = _label_like(scores)
+        frac = np.isfinite(arr) & (arr != np.round(arr)) if looks else None
+        if looks and frac.any():
+            first = arr.ravel()[np.flatnonzero(frac.ravel())[0]].item()
+            y_desc = f"holds non-integer values such as {first:.6g}"
+            raise ValueError(_swap_message(where, looks, y_desc, pos_label))
+    pos = np.asarray(arr == pos_label)
+    if pos.shape != arr.shape or pos.dtype != np.bool_:
+        raise ValueError(f"{pre}pos_label={pos_label!r} cannot be compared with the labels of {name}.")
+    if must_occur and not pos.any():
+        raise ValueError(
+            f"{pre}pos_label={pos_label!r} does not occur in {name}, whose values are "
+            f"{_show_values(_distinct(arr))}: there would be no positive. Check the value "
+            "and its type (1 and '1' differ)."
+        )
+    return pos
+
+
+def check_labels(y, name: str = "y", *, pos_label=None, where: str | None = None,
+                 pos_label_must_occur: bool = True) -> np.ndarray:
+    """Return ``y`` as a flat bool array of positives; see :func:`binarize_labels`."""
+    return np.ascontiguousarray(
+        binarize_labels(y, pos_label=pos_label, name=name, where=where,
+                        pos_label_must_occur=pos_label_must_occur)
+    ).ravel()
+
+
+def _check_pair(scores, y, *, pos_label, where: str | None, require_positive: bool):
+    """Validated (float64 scores, bool positives, kept positions or None).
+
+    Instances masked in either argument (numpy masked arrays) are dropped from
+    both; ``keep`` then marks, over the flattened input, the instances kept.
+    """
+    shapes = (np.shape(scores), np.shape(y))
+    keep = None
+    if np.ma.isMaskedArray(scores) or np.ma.isMaskedArray(y):
+        masks = [np.ma.getmaskarray(a).ravel() for a in (scores, y) if np.ma.isMaskedArray(a)]
+        scores = np.ma.getdata(scores)
+        y = np.ma.getdata(y)
+        n = np.size(scores)
+        if n != np.size(y):
+            raise _size_error(n, np.size(y), shapes, where)
+        drop = np.logical_or.reduce(masks)
+        if drop.any():
+            keep = ~drop
+            if not keep.any():
+                raise ValueError(
+                    f"{_prefix(where)}all {n} instances are masked (in scores or y): "
+                    "nothing is left to rank. Check the masks."
+                )
+            scores = np.asarray(_as_numeric_array(scores, "scores")).ravel()[keep]
+            y = np.asarray(_as_label_array(y, "y", where)).ravel()[keep]
+    s = check_scores(scores, where=where)
+    y_arr = _as_label_array(y, "y", where)
+    if s.size != y_arr.size:
+        raise _size_error(s.size, y_arr.size, shapes, where)
+    yb = np.ascontiguousarray(_binarize(y_arr, pos_label, "y", where, s)).ravel()
     if require_positive and not yb.any():
         raise ValueError(
-            "y has no positive instance (no nonzero label): AUPRC is undefined. "
-            "Check that positives are coded as nonzero values."
+            f"{_prefix(where)}y has no positive instance: AUPRC is undefined. "
+            + _no_positive_hint(pos_label)
         )
+    return s, yb, keep
+
+
+def _size_error(n_s: int, n_y: int, shapes, where: str | None) -> ValueError:
+    return ValueError(
+        f"{_prefix(where)}scores and y must have the same number of elements; got "
+        f"{n_s} scores and {n_y} labels (shapes {shapes[0]} and {shapes[1]})."
+    )
+
+
+def _no_positive_hint(pos_label) -> str:
+    if pos_label is None:
+        return (
+            "Positives are the labels equal to 1 (or True); 0, False and -1 are negatives. "
+            "Pass pos_label= if the positive class has another label."
+        )
+    return f"No label equals pos_label={pos_label!r}."
+
+
+def check_scores_labels(scores, y, *, pos_label=None, where: str | None = "pranker",
+                        require_positive: bool = True):
+    """Validate a (scores, labels) pair: the one entry point of every measure.
+
+    Parameters
+    ----------
+    scores : array_like, any shape (flattened)
+    y : array_like, same number of elements
+        Labels; see :func:`binarize_labels` for what a positive is.
+    pos_label : scalar, optional
+        The label of the positive class.
+    where : str
+        Name of the calling function, put at the start of every error message.
+    require_positive : bool
+        Raise when no instance is positive.
+
+    Returns
+    -------
+    scores : ndarray of float64, shape (N,)
+    positives : ndarray of bool, shape (N,)
+
+    Instances masked in either argument (numpy masked arrays) are dropped from
+    both. Raises a ValueError when the scores are all 0/1 (or all -1/1) and
+    the labels are not, which is what a call in scikit-learn's order,
+    ``f(y_true, y_score)``, gives. Every message starts with ``where``.
+    """
+    s, yb, _ = _check_pair(scores, y, pos_label=pos_label, where=where,
+                          require_positive=require_positive)
     return s, yb
+
+
+# ---------------------------------------------------------------------------
+# keyword aliases: scores= / y= and scikit-learn's y_score= / y_true=
+# ---------------------------------------------------------------------------
+
+_ALIASES = (("y_score", "scores"), ("y_true", "y"))
+
+
+def score_label_aliases(func):
+    """Let ``func(scores, y, ...)`` also be called with ``y_score=`` and ``y_true=``.
+
+    Positional calls are unchanged. Giving an argument under both names (or
+    positionally and under its alias) is a TypeError, like any duplicate
+    argument in Python.
+    """
+    names = list(inspect.signature(func).parameters)
+    missing = [name for _, name in _ALIASES if name not in names]
+    if missing:
+        raise TypeError(f"score_label_aliases: {func.__name__} has no parameter {missing[0]!r}.")
+    position = {name: names.index(name) for _, name in _ALIASES}
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for alias, name in _ALIASES:
+            if alias not in kwargs:
+                continue
+            if name in kwargs or len(args) > position[name]:
+                how = f"as {name}=" if name in kwargs else "positionally"
+                raise TypeError(
+                    f"{func.__name__}() got {name} twice: {how} and as {alias}=. Give it "
+                    f"once: {func.__name__}(scores, y) in R's order, or by name, "
+                    f"{func.__name__}(y_true=..., y_score=...) or "
+                    f"{func.__name__}(scores=..., y=...)."
+                )
+            kwargs[name] = kwargs.pop(alias)
+        return func(*args, **kwargs)
+
+    return wrapper
 
 
 def check_ties(ties: str) -> str:

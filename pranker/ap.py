@@ -31,7 +31,7 @@ import os
 import numpy as np
 
 from . import _kernels
-from ._validation import check_scores_labels, check_ties
+from ._validation import check_scores_labels, check_ties, score_label_aliases
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
 
@@ -141,7 +141,8 @@ def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
     return float(_kernels.ap_from_groups(*groups, n_pos, _kernels.MODE_CODES[ties]))
 
 
-def auprc_ap(scores, y, *, ties: str = "average") -> float:
+@score_label_aliases
+def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
     """AUPRC as average precision: AP = (1/P) sum_k k / r_k.
 
     Parameters
@@ -150,9 +151,18 @@ def auprc_ap(scores, y, *, ties: str = "average") -> float:
         Higher scores are ranked first. ``+inf`` and ``-inf`` are allowed and
         ranked; NaN is an error. Flattened.
     y : array_like, same number of elements as ``scores``
-        Gold standard: nonzero (or True) marks a positive, as in R pranker.
+        Gold standard, binary: 0/1, False/True or -1/1, where 1 (True) marks
+        a positive. Other labels (more values, strings) need ``pos_label``.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         How tied scores are ordered; see the module documentation.
+    pos_label : scalar, optional
+        The label of the positive class, e.g. ``"spam"``: positives are
+        ``y == pos_label`` and every other label is a negative. It must occur
+        in ``y``.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``; give each argument once.
+
+    Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
     Returns
     -------
@@ -162,7 +172,9 @@ def auprc_ap(scores, y, *, ties: str = "average") -> float:
     Raises
     ------
     ValueError
-        NaN scores, size mismatch, empty input, or no positive.
+        NaN scores, size mismatch, empty input, no positive, labels that are
+        not binary (without ``pos_label``), or scores that are all 0/1 with
+        labels that are not, which looks like ``(y_true, y_score)`` order.
     TypeError
         Non-numeric input.
 
@@ -186,7 +198,9 @@ def auprc_ap(scores, y, *, ties: str = "average") -> float:
     (1.0, 0.5)
     >>> auprc_ap([0.5, 0.5], [1, 0])  # E[1/r] with r uniform on {1, 2}
     0.75
+    >>> auprc_ap(y_true=["spam", "ham", "spam"], y_score=[0.9, 0.5, 0.1], pos_label="spam")
+    0.8333333333333333
     """
     check_ties(ties)
-    s, yb = check_scores_labels(scores, y)
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_ap")
     return _auprc_validated(s, yb, ties)

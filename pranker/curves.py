@@ -44,7 +44,15 @@ import numpy as np
 
 from . import _curve_kernels as ck
 from . import _kernels
-from ._validation import _as_numeric_array, check_scores, check_scores_labels, check_ties
+from ._validation import (
+    _as_numeric_array,
+    _check_pair,
+    _no_positive_hint,
+    binarize_labels,
+    check_scores,
+    check_ties,
+    score_label_aliases,
+)
 from .ap import ap_from_tie_groups
 
 __all__ = [
@@ -83,12 +91,17 @@ def _check_weights(sample_weight, n: int) -> np.ndarray:
     return w
 
 
-def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str):
-    """Validated (scores, labels, weights or None) with zero-weight items removed."""
-    s, yb = check_scores_labels(scores, y, require_positive=False)
+def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str, pos_label=None,
+             where=None):
+    """Validated (scores, labels, weights or None) with zero-weight and masked items removed."""
+    s, yb, keep = _check_pair(scores, y, pos_label=pos_label, where=where, require_positive=False)
     w = None
     if sample_weight is not None:
-        w = _check_weights(sample_weight, s.size)
+        if np.ma.isMaskedArray(sample_weight):  # a masked weight drops its item, like weight 0
+            sample_weight = np.ma.filled(sample_weight.astype(np.float64), 0.0)
+        w = _check_weights(sample_weight, s.size if keep is None else keep.size)
+        if keep is not None:
+            w = w[keep]
         keep = w > 0
         if not keep.all():
             s, yb, w = s[keep], yb[keep], w[keep]
@@ -99,12 +112,12 @@ def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str):
         neg_mass = float(yb.size - pos_mass)
     if pos_mass <= 0:
         raise ValueError(
-            f"y has no positive instance with nonzero weight: the {what} is undefined. "
-            "Check that positives are coded as nonzero values."
+            f"{where}: y has no positive instance with nonzero weight: the {what} is "
+            "undefined. " + _no_positive_hint(pos_label)
         )
     if need_neg and neg_mass <= 0:
         raise ValueError(
-            f"y has no negative instance with nonzero weight: the {what} is undefined "
+            f"{where}: y has no negative instance with nonzero weight: the {what} is undefined "
             "(the false positive rate divides by the number of negatives)."
         )
     return s, yb, w
@@ -539,7 +552,8 @@ class PRCurve:
         return _scalar_or_array(out, pp)
 
 
-def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCurve:
+@score_label_aliases
+def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_label=None) -> PRCurve:
     """Precision-recall curve with every operating point, starting from (0, 1).
 
     Parameters
@@ -548,7 +562,8 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
         Higher scores are retrieved first. ``+/-inf`` are ranked; NaN is an
         error. For one ranking per row use :func:`average_precision_many`.
     y : array_like, same number of elements
-        Nonzero (or True) marks a positive.
+        Binary labels: 0/1, False/True or -1/1, where 1 (True) marks a
+        positive. Other labels (more values, strings) need ``pos_label``.
     sample_weight : array_like of float >= 0, optional
         Weight of each item; 0 drops it. On a threshold curve an integer
         weight w gives exactly the curve of w copies; on a per-item curve a
@@ -560,6 +575,14 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
         item with ties broken by input order, positives first, or positives
         last. (The ``"average"`` AP of :func:`pranker.auprc_ap` is not a
         curve; get it with ``curve.average_precision(ties="average")``.)
+    pos_label : scalar, optional
+        The label of the positive class (e.g. ``"spam"``); every other label
+        is a negative. It must occur in ``y``.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``; give each argument once.
+
+    Items masked in ``scores`` or ``y`` (numpy masked arrays), or whose
+    ``sample_weight`` is masked, are left out.
 
     Returns
     -------
@@ -590,7 +613,8 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold") -> PRCur
             f"ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
             "(for the average-over-orders AP call curve.average_precision(ties='average'))."
         )
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=False, what="precision-recall curve")
+    s, yb, w = _prepare(scores, y, sample_weight, need_neg=False, what="precision-recall curve",
+                        pos_label=pos_label, where="pr_curve")
     if ties == "threshold":
         thr, tp, fp, _ = _threshold_counts(s, yb, w)
     else:
@@ -671,14 +695,23 @@ class ROCCurve:
         return float(fpr0 + t * dfpr), float(self.thresholds[k])
 
 
-def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
+@score_label_aliases
+def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     """ROC curve (fpr, tpr per distinct threshold), its AUC and equal error rate.
 
     Parameters
     ----------
     scores : array_like of float, any shape (flattened)
-    y : array_like, same number of elements; nonzero marks a positive
+    y : array_like, same number of elements
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``.
     sample_weight : array_like of float >= 0, optional
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``.
+
+    Masked items (numpy masked arrays) are left out, as in :func:`pr_curve`.
 
     Returns
     -------
@@ -701,7 +734,8 @@ def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
     >>> c.eer()
     (0.25, 0.8)
     """
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC curve")
+    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC curve",
+                        pos_label=pos_label, where="roc_curve")
     thr, tp, fp, u = _threshold_counts(s, yb, w)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
@@ -709,11 +743,14 @@ def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
     return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
 
 
-def roc_auc(scores, y, *, sample_weight=None) -> float:
+@score_label_aliases
+def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
 
     Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``;
     unweighted input costs about one ``numpy.sort`` (of each class separately).
+    Arguments as in :func:`roc_curve` (``pos_label``, ``y_score=``/``y_true=``,
+    masked items left out).
 
     References
     ----------
@@ -725,7 +762,8 @@ def roc_auc(scores, y, *, sample_weight=None) -> float:
     >>> roc_auc([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
     0.875
     """
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC AUC")
+    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC AUC",
+                        pos_label=pos_label, where="roc_auc")
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
     pos, neg = _sorted_classes(s, yb)
@@ -738,8 +776,8 @@ def roc_auc(scores, y, *, sample_weight=None) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _rows(scores, y, name: str):
-    s = np.asarray(_as_numeric_array(scores, "scores"))
+def _rows(scores, y, name: str, pos_label=None):
+    s = np.asarray(_as_numeric_array(scores, "scores", where=name))
     if s.ndim != 2:
         raise ValueError(
             f"scores must be 2-D (one ranking per row) for {name}; got shape {s.shape}. "
@@ -749,16 +787,13 @@ def _rows(scores, y, name: str):
     if n == 0 or R == 0:
         raise ValueError(f"scores has shape {s.shape}: need at least one row and one column.")
     flat = check_scores(s).reshape(R, n)
-    yy = np.asarray(_as_numeric_array(y, "y"))
-    if yy.shape == (n,):
-        yy = np.broadcast_to(yy, (R, n))
-    if yy.shape != (R, n):
+    yb = binarize_labels(y, pos_label=pos_label, where=name, scores=flat)
+    if yb.shape == (n,):
+        yb = np.broadcast_to(yb, (R, n))
+    if yb.shape != (R, n):
         raise ValueError(
-            f"y must have shape {(n,)} (shared by all rows) or {(R, n)}; got {yy.shape}."
+            f"y must have shape {(n,)} (shared by all rows) or {(R, n)}; got {yb.shape}."
         )
-    if yy.dtype.kind == "f" and np.isnan(yy).any():
-        raise ValueError("y contains NaN.")
-    yb = yy != 0
     return flat, yb
 
 
@@ -771,15 +806,23 @@ def _sorted_rows(s: np.ndarray, yb: np.ndarray, stable: bool):
             np.ascontiguousarray(np.take_along_axis(yb, order, axis=1)))
 
 
-def average_precision_many(scores, y, *, ties: str = "average") -> np.ndarray:
+@score_label_aliases
+def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) -> np.ndarray:
     """Average precision of each row of a 2-D score array (one ranking per row).
 
     Parameters
     ----------
     scores : array_like, shape (R, N)
     y : array_like, shape (N,) shared by all rows, or (R, N)
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``.
     ties : str
         As in :func:`pranker.auprc_ap` (default ``"average"``).
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+
+    Masked arrays with masked entries are refused (a row cannot drop items
+    here); compute such rows one at a time with :func:`pranker.auprc_ap`.
 
     Returns
     -------
@@ -792,7 +835,7 @@ def average_precision_many(scores, y, *, ties: str = "average") -> np.ndarray:
     array([0.83333333, 0.83333333])
     """
     check_ties(ties)
-    s, yb = _rows(scores, y, "average_precision_many")
+    s, yb = _rows(scores, y, "average_precision_many", pos_label)
     bad = ~yb.any(axis=1)
     if bad.any():
         raise ValueError(
@@ -802,15 +845,18 @@ def average_precision_many(scores, y, *, ties: str = "average") -> np.ndarray:
     return ck.ap_rows(vs, ys, _kernels.MODE_CODES[ties], ties == "stable")
 
 
-def roc_auc_many(scores, y) -> np.ndarray:
+@score_label_aliases
+def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     """ROC AUC of each row of a 2-D score array (Mann-Whitney, ties 1/2).
+
+    Labels and ``pos_label`` as in :func:`average_precision_many`.
 
     Examples
     --------
     >>> roc_auc_many([[3, 2, 1], [1, 1, 1]], [1, 0, 1])
     array([0.5, 0.5])
     """
-    s, yb = _rows(scores, y, "roc_auc_many")
+    s, yb = _rows(scores, y, "roc_auc_many", pos_label)
     npos = yb.sum(axis=1)
     bad = (npos == 0) | (npos == yb.shape[1])
     if bad.any():

@@ -46,7 +46,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._validation import check_scores, check_scores_labels, check_ties
+from ._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
 from .ap import _auprc_validated
 from .curves import _threshold_counts
 
@@ -108,17 +108,26 @@ def _grid_counts(s: np.ndarray, yb: np.ndarray, thresholds):
     return t, tp, n - tp
 
 
-def auprc_trapezoid(scores, y, *, thresholds=None) -> TrapezoidAUPRC:
+@score_label_aliases
+def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidAUPRC:
     """Trapezoidal AUPRC as a mean over positives, with its standard error.
 
     Parameters
     ----------
     scores : array_like of float (flattened)
-    y : array_like; nonzero marks a positive
+    y : array_like
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``.
     thresholds : array_like of float, optional
         Grid of thresholds (an item is retrieved when its score exceeds the
         threshold). Default: every distinct score, retrieving scores >= it,
         which is the exact curve.
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``.
+
+    Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
     Returns
     -------
@@ -138,7 +147,7 @@ def auprc_trapezoid(scores, y, *, thresholds=None) -> TrapezoidAUPRC:
     >>> r.estimate, r.se
     (1.0, 0.0)
     """
-    s, yb = check_scores_labels(scores, y)
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_trapezoid")
     if thresholds is None:
         _, tp, fp, _ = _threshold_counts(s, yb, None)
         tp, fp = tp[1:], fp[1:]
@@ -249,13 +258,22 @@ def boyd_interval(
     return APInterval(theta, low, high, float(conf_level), method, n)
 
 
+@score_label_aliases
 def ap_interval(
-    scores, y, *, conf_level: float = 0.95, method: str = "logit", ties: str = "average"
+    scores,
+    y,
+    *,
+    conf_level: float = 0.95,
+    method: str = "logit",
+    ties: str = "average",
+    pos_label=None,
 ) -> APInterval:
     """Average precision of a ranking with a Boyd-Eng-Page interval.
 
     Computes ``auprc_ap(scores, y, ties=ties)`` and passes it, with the number
-    of positives, to :func:`boyd_interval`.
+    of positives, to :func:`boyd_interval`. ``y``, ``pos_label``, the
+    keyword names ``y_score=``/``y_true=`` and masked instances are handled
+    as in :func:`pranker.auprc_ap`.
 
     Examples
     --------
@@ -264,7 +282,7 @@ def ap_interval(
     (0.8333, 2)
     """
     check_ties(ties)
-    s, yb = check_scores_labels(scores, y)
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="ap_interval")
     ap = _auprc_validated(s, yb, ties)
     return boyd_interval(
         min(max(ap, 0.0), 1.0), int(np.count_nonzero(yb)), conf_level=conf_level, method=method

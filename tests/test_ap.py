@@ -251,7 +251,10 @@ def test_labels_bool_int_and_nonzero():
     s = [0.9, 0.5, 0.1]
     a = auprc_ap(s, [True, False, True])
     assert auprc_ap(s, [1, 0, 1]) == a
-    assert auprc_ap(s, [2.5, 0.0, -1]) == a  # nonzero means positive, as in R
+    assert auprc_ap(s, [1, -1, 1]) == a  # -1/1 labels: 1 is the positive class
+    with pytest.raises(ValueError, match="must be binary"):
+        auprc_ap(s, [2.5, 0.0, -1])
+    assert auprc_ap(s, np.array([2.5, 0.0, -1]) != 0) == a  # R's "nonzero is positive", asked for
 
 
 def test_sort_in_pieces_gives_the_same_counts(monkeypatch):
