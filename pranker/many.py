@@ -50,7 +50,13 @@ import numpy as np
 
 from . import _kernels, _kernels_many
 from ._progress import progress_bar
-from ._validation import _as_numeric_array, check_ties
+from ._validation import (
+    _as_label_array,
+    _as_numeric_array,
+    binarize_labels,
+    check_ties,
+    score_label_aliases,
+)
 from .null.tilt import DEFAULT_SEED
 from .significance import METHODS, PrankerResult, _check_conf_level, make_null
 
@@ -184,21 +190,7 @@ class ManyResult:
         )
 
 
-def _as_bool(arr: np.ndarray, name: str) -> np.ndarray:
-    if arr.dtype == np.bool_:
-        return arr
-    if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
-        if nan.any():
-            first = np.unravel_index(int(np.flatnonzero(nan)[0]), arr.shape)
-            raise ValueError(
-                f"{name} contains {int(nan.sum())} NaN value(s); the first is at index "
-                f"{tuple(int(i) for i in first)}. Labels must be 0/1 (nonzero = positive)."
-            )
-    return arr != 0
-
-
-def _ragged(scores, y, axis):
+def _ragged(scores, y, axis, pos_label=None):
     """Pad a list of 1-D score arrays (and labels) into 2-D arrays plus a mask."""
     if axis != -1:
         raise ValueError("axis applies to array input; a list of rankings needs axis=-1.")
@@ -212,7 +204,7 @@ def _ragged(scores, y, axis):
     rows_y = []
     for i, (s_i, y_i) in enumerate(zip(scores, y, strict=True)):
         a = _as_numeric_array(s_i, f"scores[{i}]")
-        b = _as_numeric_array(y_i, f"y[{i}]")
+        b = _as_label_array(y_i, f"y[{i}]", "pranker_many")
         if a.ndim != 1 or b.ndim != 1:
             raise ValueError(
                 f"ranking {i}: scores and y must be 1-D; got shapes {a.shape} and {b.shape}."
@@ -222,7 +214,8 @@ def _ragged(scores, y, axis):
                 f"ranking {i}: scores and y differ in length ({a.shape[0]} vs {b.shape[0]})."
             )
         rows_s.append(a)
-        rows_y.append(_as_bool(b, f"y[{i}]"))
+        rows_y.append(binarize_labels(b, pos_label=pos_label, name=f"y[{i}]", where="pranker_many",
+                                      scores=a))
     lengths = np.array([a.shape[0] for a in rows_s], dtype=np.int64)
     width = int(lengths.max()) if lengths.size else 0
     s2 = np.zeros((len(rows_s), width))
@@ -234,7 +227,7 @@ def _ragged(scores, y, axis):
     return s2, y2, mask
 
 
-def _prepare(scores, y, axis, mask):
+def _prepare(scores, y, axis, mask, pos_label=None):
     """Return 2-D scores, labels, mask (or None) and the batch shape."""
     if (
         isinstance(scores, (list, tuple))
@@ -244,21 +237,20 @@ def _prepare(scores, y, axis, mask):
     ):
         if mask is not None:
             raise ValueError("mask is for array input; a list of rankings needs no mask.")
-        s2, y2, m2 = _ragged(scores, y, axis)
+        s2, y2, m2 = _ragged(scores, y, axis, pos_label)
         return s2, y2, m2, (s2.shape[0],)
     s = _as_numeric_array(scores, "scores")
     if s.dtype.kind == "c":
         raise TypeError("scores must be real-valued.")
     if s.dtype not in (np.float64, np.float32):
         s = s.astype(np.float64)
-    yb = _as_numeric_array(y, "y")
+    y_arr = _as_label_array(y, "y", "pranker_many")
     if s.ndim == 0:
         raise ValueError("scores must have at least one dimension (the ranking axis).")
-    if yb.shape != s.shape:
+    if y_arr.shape != s.shape:
         raise ValueError(
-            f"scores and y must have the same shape; got {s.shape} and {yb.shape}."
+            f"scores and y must have the same shape; got {s.shape} and {y_arr.shape}."
         )
-    yb = _as_bool(yb, "y")
     m = None
     if mask is not None:
         m = np.asarray(mask)
@@ -268,6 +260,13 @@ def _prepare(scores, y, axis, mask):
             )
         if m.shape != s.shape:
             raise ValueError(f"mask must have the shape of scores {s.shape}; got {m.shape}.")
+    if m is None:
+        yb = binarize_labels(y_arr, pos_label=pos_label, name="y", where="pranker_many", scores=s)
+    else:  # padding may hold anything: only the items of the rankings are labels
+        yb = np.zeros(s.shape, dtype=bool)
+        if m.any():
+            yb[m] = binarize_labels(y_arr[m], pos_label=pos_label, name="y", where="pranker_many",
+                                    scores=s[m])
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"axis must be an integer; got {axis!r}.")
     if not -s.ndim <= axis < s.ndim:
@@ -284,11 +283,13 @@ def _prepare(scores, y, axis, mask):
     return to2d(s), to2d(yb), (None if m is None else to2d(m)), batch
 
 
+@score_label_aliases
 def pranker_many(
     scores,
     y,
     axis: int = -1,
     *,
+    pos_label=None,
     mask=None,
     ties: str = "average",
     conf_level: float = 0.95,
@@ -307,7 +308,10 @@ def pranker_many(
         A list of 1-D arrays of different lengths is a ragged batch (see the
         module documentation). NaN is an error unless masked out.
     y : array_like or list of 1-D array_like
-        Labels of the same shape (nonzero = positive).
+        Labels of the same shape: 0/1, booleans or -1/1 (1 is the positive
+        class), or any values with ``pos_label``.
+    pos_label : scalar, optional
+        The label of the positive class (every other value is negative).
     axis : int
         The ranking axis of array input.
     mask : array_like of bool, optional
@@ -367,7 +371,7 @@ def pranker_many(
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     if no_positive not in ("raise", "nan"):
         raise ValueError(f"no_positive must be 'raise' or 'nan'; got {no_positive!r}.")
-    s2, y2, m2, batch = _prepare(scores, y, axis, mask)
+    s2, y2, m2, batch = _prepare(scores, y, axis, mask, pos_label)
     R = s2.shape[0]
     if R == 0:
         raise ValueError("no rankings given (the batch is empty).")

@@ -32,7 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _kernels
-from ._validation import check_count_pair, check_counts, check_scores_labels, check_ties
+from ._validation import (
+    check_count_pair,
+    check_counts,
+    check_scores_labels,
+    check_ties,
+    score_label_aliases,
+)
 from .ap import _auprc_validated
 from .null.beta import BetaFit, beta_fit
 from .null.distributions import (
@@ -255,12 +261,14 @@ def make_null(n: int, n_pos: int, method: str = "auto", *, params=None, n_draws=
     return null
 
 
+@score_label_aliases
 def pranker(
     scores,
     y,
     params=None,
     conf_level: float = 0.95,
     *,
+    pos_label=None,
     ties: str = "average",
     method: str | None = None,
     rtol: float | None = None,
@@ -277,7 +285,11 @@ def pranker(
     scores : array_like of float
         Higher scores are ranked first; any shape (flattened). NaN is an error.
     y : array_like
-        Gold standard: nonzero marks a positive.
+        Gold standard: 0/1, booleans or -1/1 (1 is the positive class), or
+        any labels with ``pos_label``. pranker takes ``(scores, y)`` like R,
+        not scikit-learn's ``(y_true, y_score)``; the keywords
+        ``y_score=``/``y_true=`` work too, and arguments that look swapped
+        are an error.
     params : (mean, var), optional
         Precomputed null mean and variance of AP (e.g. from
         :func:`null_params` or a null table) for this N and P; they skip the
@@ -286,6 +298,8 @@ def pranker(
         ``method="beta"`` for R's p-value.
     conf_level : float
         Coverage of ``pvalue_interval`` and ``null_interval``.
+    pos_label : scalar, optional
+        The label of the positive class (every other value is negative).
     ties : str
         Tie mode of the observed AUPRC; see :func:`auprc_ap`. The null is
         always untied random ranking.
@@ -340,7 +354,7 @@ def pranker(
     _check_method(method)
     if params is not None:
         params = _check_params(params)
-    s, yb = check_scores_labels(scores, y)
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="pranker")
     n = int(s.shape[0])
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)

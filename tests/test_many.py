@@ -229,9 +229,14 @@ def test_float32_and_integer_labels():
     rng = np.random.default_rng(6)
     s, y = random_batch(rng, 4, 60, frac=0.2)
     s32 = s.astype(np.float32)
-    res = pranker_many(s32, y.astype(np.int8) * 3)
-    ref = pranker_many(s32.astype(np.float64), y)
+    res = pranker_many(s32, y.astype(np.int8) * 3, pos_label=3, method="beta")
+    ref = pranker_many(s32.astype(np.float64), y, method="beta")
     np.testing.assert_array_equal(res.auprc, ref.auprc)
+    with pytest.raises(ValueError, match="pos_label"):
+        pranker_many(s32, y.astype(np.int8) * 3)  # {0, 3}: which one is positive?
+    # -1/1 labels: 1 is the positive class, as in scikit-learn
+    pm = pranker_many(s, np.where(y, 1, -1), method="beta")
+    np.testing.assert_array_equal(pm.auprc, ref.auprc)
 
 
 def test_bad_input():
