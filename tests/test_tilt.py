@@ -1,0 +1,253 @@
+"""The exact-tilt tail engine against independent oracles.
+
+Oracles: exhaustive enumeration of every placement (exact fractions or plain
+float sums written here), plain Monte Carlo with numpy's own generator, the
+closed-form null moments, and the saddlepoint as a deep-tail cross-check.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from pranker import (
+    TiltNull,
+    null_distribution,
+    null_params,
+    pranker,
+    pranker_many,
+    significance_from_ap,
+)
+from pranker.null.tilt import TiltEngine
+
+
+# ----------------------------------------------------------------- oracles
+def all_sums(N, P):
+    """S = sum_k k / r_k for every placement (float64, plain loops over combinations)."""
+    return np.array([sum((k + 1) / r for k, r in enumerate(c))
+                     for c in itertools.combinations(range(1, N + 1), P)])
+
+
+def all_sums_fast(N, P):
+    """The same for larger C(N, P), vectorised over the combinations."""
+    c = np.array(list(itertools.combinations(range(1, N + 1), P)), dtype=np.float64)
+    return (np.arange(1, P + 1) / c).sum(axis=1)
+
+
+def exact_sf(sums, s):
+    """P(S >= s) with the package's tie convention (1e-12 relative)."""
+    return np.count_nonzero(sums >= s * (1 - 1e-12)) / sums.size
+
+
+def numpy_null_sums(N, P, draws, seed):
+    """Plain Monte Carlo: uniform P-subsets from numpy's generator (argpartition of keys)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    k = np.arange(1, P + 1)
+    for start in range(0, draws, 5000):
+        b = min(5000, draws - start)
+        ranks = np.sort(np.argpartition(rng.random((b, N)), P, axis=1)[:, :P], axis=1) + 1
+        out.append((k / ranks).sum(axis=1))
+    return np.concatenate(out)
+
+
+# ----------------------------------------------------------------- the CGF
+@pytest.mark.parametrize("N,P", [(8, 3), (12, 5), (14, 7), (13, 2), (10, 9)])
+def test_cgf_and_its_derivatives_equal_enumeration(N, P):
+    S = all_sums(N, P)
+    eng = TiltEngine(N, P)
+    for phi in (-800.0, -7.0, -0.5, 0.0, 0.3, 2.0, 15.0, 80.0, 650.0, 2000.0):
+        K, K1, K2 = eng.cgf(phi)
+        top = (phi * S).max()
+        w = np.exp(phi * S - top)
+        want_K = top + math.log(w.sum()) - math.log(S.size)
+        mean = (w * S).sum() / w.sum()
+        var = (w * (S - mean) ** 2).sum() / w.sum()
+        assert K == pytest.approx(want_K, rel=1e-11, abs=1e-11), phi
+        assert K1 == pytest.approx(mean, rel=1e-11), phi
+        assert K2 == pytest.approx(var, rel=1e-7, abs=1e-13 * P * P), phi
+
+
+def test_cgf_at_zero_gives_the_closed_form_moments():
+    # exact fractions for the enumeration; the closed forms of null_params
+    for N, P in [(9, 4), (11, 3), (14, 6)]:
+        S = [sum(Fraction(k + 1, r) for k, r in enumerate(c))
+             for c in itertools.combinations(range(1, N + 1), P)]
+        mean = sum(S) / len(S)
+        var = sum((x - mean) ** 2 for x in S) / len(S)
+        K, K1, K2 = TiltEngine(N, P).cgf(0.0)
+        assert abs(K) < 1e-13
+        assert K1 == pytest.approx(float(mean), rel=1e-13)
+        assert K2 == pytest.approx(float(var), rel=1e-11)
+    for N, P in [(10**5, 100), (3000, 1500), (10**4, 7)]:
+        m, v = null_params(N, P)
+        _, K1, K2 = TiltEngine(N, P).cgf(0.0)
+        assert K1 / P == pytest.approx(m, rel=1e-12)
+        assert K2 / P**2 == pytest.approx(v, rel=1e-9)
+
+
+# ----------------------------------------------------------------- p-values
+def test_pvalues_against_exhaustive_enumeration_every_small_case():
+    """Every N <= 14 (P from 2 to N - 1 in steps): the tilt estimate is within 4.5 of its
+    standard errors of the exact fraction, and the exact method equals it."""
+    worst = 0.0
+    checked = 0
+    for N in range(4, 15):
+        for P in sorted({2, N // 2, N - 2}):
+            if not 2 <= P < N:
+                continue
+            S = all_sums(N, P)
+            vals = np.unique(np.round(S, 12))
+            for q in (0.5, 0.9, 0.99, 0.999):
+                s = float(vals[min(int(q * vals.size), vals.size - 1)])
+                p = exact_sf(S, s)
+                ap = s / P
+                est = TiltNull(N, P).pvalue(ap)
+                if est.method == "exact":  # the top of the support is closed-form
+                    assert est.pvalue == pytest.approx(p, rel=1e-12)
+                    continue
+                z = (est.pvalue - p) / (p * est.pvalue_rse)
+                worst = max(worst, abs(z))
+                assert abs(z) < 4.5, (N, P, q, p, est)
+                assert est.pvalue_rse <= 0.02
+                ex = null_distribution(N, P, "exact").pvalue(ap)
+                assert ex.pvalue == pytest.approx(p, rel=1e-12)
+                checked += 1
+    assert checked > 60 and worst > 0.0
+
+
+@pytest.mark.parametrize("N,P", [(60, 4), (40, 5)])
+def test_deep_tail_counts_beyond_small_n(N, P):
+    S = all_sums_fast(N, P)
+    srt = np.sort(S)
+    null = TiltNull(N, P)
+    for depth in (1e-2, 1e-3, 1e-4, 3e-5):
+        s = float(srt[int((1 - depth) * S.size)])
+        p = exact_sf(S, s)
+        est = null.pvalue(s / P)
+        if est.method == "exact":
+            continue
+        assert abs(est.pvalue - p) < 4.5 * p * est.pvalue_rse, (depth, p, est)
+        lo, hi = est.pvalue_interval
+        assert lo < est.pvalue < hi
+
+
+def test_plain_monte_carlo_where_p_is_not_small():
+    N, P = 300, 10
+    S = numpy_null_sums(N, P, 200_000, seed=1)
+    null = TiltNull(N, P)
+    for q in (0.5, 0.9, 0.99, 0.998):
+        s = float(np.quantile(S, q))
+        p_mc = np.mean(S >= s * (1 - 1e-12))
+        se_mc = math.sqrt(p_mc * (1 - p_mc) / S.size)
+        est = null.pvalue(s / P)
+        tol = 4.5 * math.hypot(se_mc, est.pvalue * est.pvalue_rse)
+        assert abs(est.pvalue - p_mc) < tol, (q, p_mc, est)
+
+
+def test_random_looking_ranking_at_large_n_is_not_declared_significant():
+    # N = 1e5, P = 100, AP = 0.01: the two-moment beta says ~1e-12; the truth is ~1.0e-3
+    # (Monte Carlo here with the package's uniform-subset sampler, 3e5 draws)
+    from pranker import null_ap_samples
+
+    N, P, ap = 10**5, 100, 0.01
+    draws = null_ap_samples(N, P, 300_000, seed=11)
+    p_mc = np.mean(draws >= ap * (1 - 1e-12))
+    est = significance_from_ap(ap, N, P)
+    assert est.method == "tilt"
+    se = math.sqrt(p_mc / draws.size)
+    assert abs(est.pvalue - p_mc) < 4.5 * math.hypot(se, est.pvalue * est.pvalue_rse)
+    assert 5e-4 < est.pvalue < 2e-3
+    beta = significance_from_ap(ap, N, P, method="beta")
+    assert beta.pvalue < 1e-9  # the beta's error, kept as R has it
+
+
+def test_far_tail_in_log_space_with_saddlepoint_cross_check():
+    N, P = 5000, 200
+    for ap in (0.2, 0.5, 0.9):
+        est = significance_from_ap(ap, N, P)
+        sp = significance_from_ap(ap, N, P, method="saddlepoint")
+        assert est.method == "tilt" and sp.method == "saddlepoint"
+        assert math.isfinite(est.log10_pvalue)
+        # Lugannani-Rice is accurate to ~1 % for P this large
+        assert abs(est.log10_pvalue - sp.log10_pvalue) < 0.03, (ap, est.log10_pvalue,
+                                                               sp.log10_pvalue)
+    deep = significance_from_ap(0.99, N, P)
+    assert deep.pvalue == 0.0 and deep.log10_pvalue < -330  # below float64, kept in logs
+    sp = significance_from_ap(0.99, N, P, method="saddlepoint")
+    assert abs(deep.log10_pvalue - sp.log10_pvalue) < 0.03
+    lo, hi = deep.pvalue_interval  # linear ends underflow too; the log ends do not
+    assert lo == hi == 0.0
+    # the top of the support: only the perfect ranking, exactly 1 / C(N, P)
+    top = significance_from_ap(1.0, N, P)
+    assert top.method == "exact"
+    want = -(math.lgamma(N + 1) - math.lgamma(P + 1) - math.lgamma(N - P + 1)) / math.log(10)
+    assert top.log10_pvalue == pytest.approx(want, rel=1e-12)
+
+
+def test_interval_for_p_covers_the_truth_95_percent_of_the_time():
+    """200 seeded repetitions at a p-value known exactly by enumeration."""
+    N, P = 40, 5
+    S = all_sums_fast(N, P)
+    s = float(np.sort(S)[int((1 - 2e-4) * S.size)])
+    p = exact_sf(S, s)
+    hits = 0
+    for seed in range(200):
+        est = TiltNull(N, P, seed=seed).pvalue(s / P)
+        lo, hi = est.pvalue_interval
+        hits += lo <= p <= hi
+    assert 0.92 <= hits / 200 <= 0.98, hits
+
+
+def test_same_call_same_number_and_seed_recorded():
+    a = significance_from_ap(0.3, 2000, 30)
+    b = significance_from_ap(0.3, 2000, 30)
+    assert a == b and a.seed is not None and a.n_draws >= 4096
+    c = significance_from_ap(0.3, 2000, 30, seed=7)
+    assert c.seed == 7 and c.pvalue != a.pvalue
+    assert abs(math.log(c.pvalue / a.pvalue)) < 5 * math.hypot(a.pvalue_rse, c.pvalue_rse)
+
+
+def test_rtol_is_met_and_costs_more_draws():
+    loose = significance_from_ap(0.2, 3000, 40, rtol=0.05)
+    tight = significance_from_ap(0.2, 3000, 40, rtol=0.01)
+    assert loose.pvalue_rse <= 0.05 and tight.pvalue_rse <= 0.01
+    assert tight.n_draws > loose.n_draws
+
+
+def test_every_entry_point_gives_the_same_default_answer(tmp_path):
+    rng = np.random.default_rng(3)
+    N, P = 1500, 25
+    y = np.zeros(N, dtype=bool)
+    y[rng.choice(N, P, replace=False)] = True
+    s = rng.standard_normal(N) + 1.5 * y
+    ref = pranker(s, y)
+    assert ref.method == "tilt"
+    assert significance_from_ap(ref.auprc, N, P) == ref
+    many = pranker_many(np.vstack([s, s[::-1]]), np.vstack([y, y[::-1]]))
+    assert many.log10_pvalue[0] == ref.log10_pvalue and many.pvalue_rse[0] == ref.pvalue_rse
+    from pranker import pranker_chunked
+
+    ch = pranker_chunked(s, y, chunk_size=200)
+    assert ch.log10_pvalue == ref.log10_pvalue and ch.method == ref.method
+    dask = pytest.importorskip("dask.array")
+    from pranker.dask import pranker as dask_pranker
+
+    dk = dask_pranker(dask.from_array(s, chunks=300), y, scheduler="sync")
+    assert dk.log10_pvalue == ref.log10_pvalue
+
+
+def test_lower_tail_and_quantiles_of_the_tilted_null():
+    N, P = 14, 6
+    S = all_sums(N, P)
+    null = TiltNull(N, P)
+    for q in (0.001, 0.01, 0.2):
+        s = float(np.quantile(S, q))
+        want = np.mean(S <= s * (1 + 1e-12))
+        got = null.cdf(s / P)
+        assert got == pytest.approx(want, rel=0.1), q
+    lo, hi = null.interval(0.9)
+    inside = np.mean((S / P >= lo) & (S / P <= hi))
+    assert 0.85 < inside < 0.95  # saddlepoint quantiles of a discrete null at N = 14
