@@ -29,7 +29,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import average_precision_score
 
-from pranker.cli import main
+from pranker.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -461,7 +461,7 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
 
 
 def test_null_curve_in_figures_matches_enumeration():
-    from pranker.cli import _null_curve
+    from pranker.cli.score import null_curve as _null_curve
 
     N, P = 8, 3
     combos = list(itertools.combinations(range(1, N + 1), P))

@@ -27,16 +27,15 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import UserError
+
 SCORE_NAMES = ("score", "scores", "prediction")
 LABEL_NAMES = ("label", "labels", "y", "truth")
-
-
-class UserError(Exception):
-    """An error in the user's input: reported as one message, exit status 2."""
 
 
 @dataclass
@@ -127,6 +126,38 @@ def _too_few(table: Table) -> str:
         f"{table.path} needs a score column and a label column; columns found "
         f"({len(table.names)}): {_list_names(table.names)}."
     )
+
+
+# --- writing outputs ----------------------------------------------------------
+
+
+def check_writable(path: str, force: bool) -> None:
+    """Refuse an output path that is a folder, exists (without ``force``) or has no folder."""
+    if os.path.isdir(path):
+        raise UserError(f"{path} is a directory; give a file name.")
+    if os.path.exists(path) and not force:
+        raise UserError(f"{path} exists; refusing to overwrite it (use --force).")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"folder {folder} does not exist.")
+
+
+def atomic_write(path: str, write) -> None:
+    """Call ``write(tmp_path)`` then rename onto ``path``; no partial file on failure."""
+    folder = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 # --- opening files -----------------------------------------------------------

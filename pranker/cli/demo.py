@@ -18,7 +18,9 @@ import os
 
 import numpy as np
 
-from ._io import UserError
+from . import score
+from .format import format_results, result_dict
+from .io import UserError, atomic_write
 
 FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png")
 
@@ -48,8 +50,6 @@ def _models(digit: int, seed: int):
 
 
 def run(args) -> int:
-    from . import cli
-
     out = args.output_dir
     if os.path.exists(out) and not os.path.isdir(out):
         raise UserError(f"{out} exists and is not a folder.")
@@ -70,7 +70,7 @@ def run(args) -> int:
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
     ns = argparse_namespace(method="auto", conf_level=0.95, ties="average", draws=None, seed=0,
                             progress=args.progress)
-    results, padj = cli._score_arrays(cols, s_list, y, ns)
+    results, padj = score.score_arrays(cols, s_list, y, ns)
     os.makedirs(out, exist_ok=True)
 
     def write_scores(tmp):
@@ -80,33 +80,33 @@ def run(args) -> int:
                 fh.write(",".join(repr(v) for v in row) + "\n")
 
     csv_path = os.path.join(out, "scores.csv")
-    cli._atomic_write(csv_path, write_scores)
-    records = [cli._result_dict(r, c, "label", csv_path, padj[k])
+    atomic_write(csv_path, write_scores)
+    records = [result_dict(r, c, "label", csv_path, padj[k])
                for k, (c, r) in enumerate(zip(cols, results, strict=True))]
-    cli._atomic_write(os.path.join(out, "results.json"),
+    atomic_write(os.path.join(out, "results.json"),
                       lambda tmp: open(tmp, "w").write(json.dumps(records, indent=2) + "\n"))
 
     r0 = results[0]
     print(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
           f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
           "logistic regressions rank the held-out images:\n")
-    print(cli.format_results(cols, results, padj, "label", csv_path))
+    print(format_results(cols, results, padj, "label", csv_path))
     written = [csv_path, os.path.join(out, "results.json")]
     if have_mpl:
-        from . import plotting
+        from .. import plotting
 
         n, p = r0.n, r0.n_pos
-        null_curve = cli._null_curve(n, p)
+        null_curve = score.null_curve(n, p)
         curves = {}
         for c, s, r in zip(cols, s_list, results, strict=True):
-            pr, _ = cli._curves(s, y)
+            pr, _ = score.curves(s, y)
             curves[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
         fig = plotting.plot_pr_curves(curves, prevalence=p / n, null_curve=null_curve, raw=False,
                                       title=f"Digit {args.digit} vs rest, held-out half")
         plotting.save_figure(fig, paths["pr_curve.png"])
         weak = 1
-        pr, roc = cli._curves(s_list[weak], y)
+        pr, roc = score.curves(s_list[weak], y)
         fig = plotting.plot_roc_pr_from_curves(
             roc, pr, label=cols[weak], auprc=results[weak].auprc, prevalence=p / n,
             null_curve=null_curve, title=f"{cols[weak]}: ROC and PR share the recall axis")
@@ -126,8 +126,8 @@ def run(args) -> int:
 
 
 def _null_samples(n, p, draws, progress):
-    from ._progress import progress_bar
-    from .null import null_ap_samples
+    from .._progress import progress_bar
+    from ..null import null_ap_samples
 
     out = np.empty(draws)
     batch = 50_000
