@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 
 from . import score
-from .format import format_results, result_dict
+from .format import format_results, result_dict, unicode_ok
 from .io import UserError, atomic_write
 
 FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png")
@@ -84,13 +85,18 @@ def run(args) -> int:
     records = [result_dict(r, c, "label", csv_path, padj[k])
                for k, (c, r) in enumerate(zip(cols, results, strict=True))]
     atomic_write(os.path.join(out, "results.json"),
-                      lambda tmp: open(tmp, "w").write(json.dumps(records, indent=2) + "\n"))
+                 lambda tmp: _write_text(tmp, json.dumps(records, indent=2) + "\n"))
+
+    def say(*a):
+        if not args.quiet:
+            print(*a)
 
     r0 = results[0]
-    print(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
+    say(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
           f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
           "logistic regressions rank the held-out images:\n")
-    print(format_results(cols, results, padj, "label", csv_path))
+    say(format_results(cols, results, padj, "label", csv_path,
+                       unicode=unicode_ok(sys.stdout)))
     written = [csv_path, os.path.join(out, "results.json")]
     if have_mpl:
         from .. import plotting
@@ -117,10 +123,10 @@ def run(args) -> int:
             title=f"{cols[weak]}: null AUPRC (N = {n}, P = {p})")
         plotting.save_figure(fig, paths["null_distribution.png"])
         written += list(paths.values())
-    print("\nwrote " + ", ".join(written))
+    say("\nwrote " + ", ".join(written))
     if not have_mpl:
-        print("figures skipped: matplotlib is not installed (pip install 'pranker[plot]').")
-    print(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
+        say("figures skipped: matplotlib is not installed (pip install 'pranker[plot]').")
+    say(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
           f"--score {cols[0]},{cols[1]} --label label")
     return 0
 
@@ -137,6 +143,11 @@ def _null_samples(n, p, draws, progress):
             out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def argparse_namespace(**kw):

@@ -1,65 +1,234 @@
-"""Numbers and results as text (the score table) and as JSON-ready dicts."""
+"""Numbers and results as text (the score table), JSON-ready dicts and CSV.
+
+Numbers keep their information: a p-value is never rounded to ``0.0000``.
+Exact p-values get 4 significant digits (``0.007937``); Monte Carlo ones 2,
+with their interval (``0.0005 [0, 0.003]``); approximations carrying a
+relative standard error get the digits it supports and the error
+(``1.3e-108 (±1.5 %)``). Values below the floating-point range come from
+``log10_pvalue`` (``6.3e-468``). Every function takes a
+:class:`pranker.PrankerResult` and reads optional fields with ``getattr``.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+import re
+
+# p-values below this are printed from their log10 when the result carries it
+# (doubles lose digits below ~2.2e-308 and underflow to 0 below ~5e-324)
+LOG_BELOW = 1e-300
 
 
-def fmt(x: float, digits: int = 4) -> str:
-    """``digits`` significant digits, scientific notation for small or large values."""
-    return f"{x:.{digits}g}"
+def sig(x: float, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits, short exponents (``1.5e-5``, ``2e+12``)."""
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0.0:
+        return "0"
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.{digits}g}")
 
 
-def fmt_p(p: float) -> str:
-    """A p-value; 0 from floating-point underflow is shown as an upper bound."""
-    if p == 0.0:
-        return "<1e-300"
-    return fmt(p, 3)
+def from_log10(lg: float, digits: int) -> str:
+    """``10**lg`` to ``digits`` significant digits without computing it (``-467.2`` -> ``6.3e-468``)."""
+    e = math.floor(lg)
+    m = round(10.0 ** (lg - e), digits - 1)
+    if m >= 10.0:
+        m /= 10.0
+        e += 1
+    text = f"{m:.{digits - 1}f}".rstrip("0").rstrip(".") if digits > 1 else f"{m:.0f}"
+    return f"{text}e{e:+d}".replace("e+", "e")
+
+
+def interval(lo: float, hi: float, digits: int = 3) -> str:
+    """``[lo, hi]`` in significant digits."""
+    return f"[{sig(lo, digits)}, {sig(hi, digits)}]"
+
+
+# --- p-values ------------------------------------------------------------------
+
+
+def log10_pvalue(res) -> float | None:
+    """``res.log10_pvalue`` when the result carries it, else ``log10(res.pvalue)``; None for 0."""
+    lg = getattr(res, "log10_pvalue", None)
+    if lg is not None and not math.isnan(lg):
+        return float(lg)
+    p = float(res.pvalue)
+    return math.log10(p) if p > 0.0 else None
+
+
+def pvalue_interval(res):
+    """The interval for the true p-value (Monte Carlo), under today's or tomorrow's name."""
+    iv = getattr(res, "pvalue_interval", None)
+    if iv is None:
+        iv = getattr(res, "pvalue_ci", None)
+    return None if iv is None else (float(iv[0]), float(iv[1]))
+
+
+def pvalue_rse(res) -> float | None:
+    rse = getattr(res, "pvalue_rse", None)
+    return None if rse is None or not math.isfinite(rse) else float(rse)
+
+
+def _digits(res) -> int:
+    """Significant digits a p-value supports: 4 when exact, from the error when known, else 3."""
+    rse = pvalue_rse(res)
+    if rse is not None and rse > 0.0:
+        return max(1, min(4, math.ceil(-math.log10(rse))))
+    if getattr(res, "method", None) == "exact":
+        return 4
+    return 3
+
+
+def pvalue_number(p: float, lg: float | None, digits: int) -> str:
+    """A p-value; below :data:`LOG_BELOW` from its log10 when known, never rounded to 0."""
+    p = float(p)
+    if p >= LOG_BELOW or (p > 0.0 and lg is None):
+        return sig(p, digits)
+    if lg is not None and math.isfinite(lg):
+        return from_log10(lg, digits)
+    return "<1e-300"
+
+
+def pvalue_text(res) -> str:
+    """The p-value cell of the score table: ``0.007937``, ``0.0005 [0, 0.003]``,
+    ``1.3e-108 (±1.5 %)``, ``6.3e-468``."""
+    return _pvalue_text(res, "±")
+
+
+def _pvalue_text(res, pm: str) -> str:
+    iv = pvalue_interval(res)
+    lg = log10_pvalue(res)
+    if iv is not None:
+        return f"{pvalue_number(res.pvalue, lg, 2)} {interval(iv[0], iv[1], 2)}"
+    text = pvalue_number(res.pvalue, lg, _digits(res))
+    rse = pvalue_rse(res)
+    if rse is not None:
+        text += f" ({pm}{sig(100.0 * rse, 2)} %)"
+    return text
+
+
+def unicode_ok(stream) -> bool:
+    """Whether ``stream`` can print the ≥ and ± signs (else >= and +/- are used)."""
+    try:
+        "≥±".encode(getattr(stream, "encoding", None) or "ascii")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+# --- the score table -------------------------------------------------------------
 
 
 def render_table(headers, rows) -> str:
-    """Columns padded to their widest cell; the first left-aligned, the others right."""
+    """Columns padded to their widest cell; the first two left-aligned, the others right."""
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) if j == 0 else h.rjust(w)
-                       for j, (h, w) in enumerate(zip(headers, widths, strict=True)))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
-                               for j, (c, w) in enumerate(zip(r, widths, strict=True))))
-    return "\n".join(lines)
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if j < 2 else c.rjust(w)
+                         for j, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def format_results(columns, results, padj, label, source) -> str:
+def plain_line(column: str, res, *, ge: str = "≥", pm: str = "±") -> str:
+    """One sentence for users: how likely a random ranking does as well."""
+    iv = pvalue_interval(res)
+    lg = log10_pvalue(res)
+    if iv is not None:
+        draws = getattr(res, "n_draws", None)
+        source = f"; Monte Carlo, {draws:,} random rankings" if draws else "; Monte Carlo"
+        p = (f"about {pvalue_number(res.pvalue, lg, 2)} ({100 * res.conf_level:g}% interval "
+             f"{sig(iv[0], 2)} to {sig(iv[1], 2)}{source})")
+    else:
+        p = _pvalue_text(res, pm)
+    return (f"{column}: a random ranking of these {res.n:,} items scores AUPRC {ge} "
+            f"{sig(res.auprc, 4)} with probability {p}")
+
+
+def format_results(columns, results, padj_log10, label, source, *, unicode: bool = True) -> str:
+    """The score table, then one plain-language line per column.
+
+    ``padj_log10``: log10 of the Benjamini-Hochberg adjusted p-values (several
+    columns) or None.
+    """
+    ge, pm = ("≥", "±") if unicode else (">=", "+/-")
     r0 = results[0]
     pct = f"{100 * r0.conf_level:g}%"
     head = (f"{source}: labels {label!r}, N = {r0.n:,}, P = {r0.n_pos:,} "
-            f"(P/N = {r0.n_pos / r0.n:.4g}); ties = {r0.ties}, p-value by {r0.method}")
-    headers = ["scores", "AUPRC", "p-value"] + (["p (BH)"] if padj is not None else []) + \
-        ["null mean", "null var", f"{pct} null interval"]
+            f"(P/N = {sig(r0.n_pos / r0.n, 4)}); ties = {r0.ties}")
+    headers = ["scores", "method", "AUPRC", "p-value"]
+    headers += ["p (BH)"] if padj_log10 is not None else []
+    headers += ["null mean", "null var", f"{pct} null interval"]
     rows = []
     for k, (c, r) in enumerate(zip(columns, results, strict=True)):
-        row = [c, f"{r.auprc:.4f}", fmt_p(r.pvalue)]
-        if padj is not None:
-            row.append(fmt_p(float(padj[k])))
-        row += [fmt(r.null_mean), fmt(r.null_var, 3),
-                f"[{r.conf_int[0]:.4f}, {r.conf_int[1]:.4f}]"]
+        row = [c, str(getattr(r, "method", "")), sig(r.auprc, 4), _pvalue_text(r, pm)]
+        if padj_log10 is not None:
+            lg = padj_log10[k]
+            row.append(pvalue_number(10.0 ** lg if lg is not None else 0.0, lg, 3))
+        row += [sig(r.null_mean, 4), sig(r.null_var, 3), interval(*r.conf_int)]
         rows.append(row)
-    notes = []
-    for c, r in zip(columns, results, strict=True):
-        ci = getattr(r, "pvalue_ci", None)
-        if ci is not None:
-            notes.append(f"{c}: Monte Carlo p-value from {getattr(r, 'n_draws', 0):,} random "
-                         f"rankings, {pct} interval [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]")
-    return head + "\n" + render_table(headers, rows) + "".join("\n" + n for n in notes)
+    notes = [plain_line(c, r, ge=ge, pm=pm) for c, r in zip(columns, results, strict=True)]
+    return head + "\n" + render_table(headers, rows) + "\n\n" + "\n".join(notes)
 
 
-def result_dict(r, column, label, source, padj=None) -> dict:
-    """A result as a JSON-ready dict (non-finite floats as None) with its columns and file."""
-    d = r.to_dict()
-    d = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+# --- JSON and CSV ------------------------------------------------------------------
+
+
+def _clean(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, tuple):
+        return [_clean(x) for x in v]
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):  # numpy scalar
+        return _clean(v.item())
+    return v
+
+
+_NO_BH = object()
+
+
+def result_dict(r, column, label, source, padj_log10=_NO_BH) -> dict:
+    """A result as a JSON-ready dict (non-finite floats as None) with ``log10_pvalue``,
+    its columns and file; with several columns, ``pvalue_bh`` and ``log10_pvalue_bh``
+    from ``padj_log10`` (None: the adjusted p-value underflows to 0)."""
+    d = {k: _clean(v) for k, v in r.to_dict().items()}
+    d["log10_pvalue"] = _clean(log10_pvalue(r))
     d["score_column"] = column
     d["label_column"] = label
     d["file"] = source
-    if padj is not None:
-        d["pvalue_bh"] = float(padj)
+    if padj_log10 is not _NO_BH:
+        d["pvalue_bh"] = 10.0 ** padj_log10 if padj_log10 is not None else 0.0
+        d["log10_pvalue_bh"] = _clean(padj_log10)
     return d
+
+
+CSV_COLUMNS = (
+    "score_column", "label_column", "file", "n", "n_pos", "auprc", "method", "pvalue",
+    "log10_pvalue", "pvalue_low", "pvalue_high", "pvalue_rse", "pvalue_bh", "log10_pvalue_bh",
+    "null_mean", "null_var", "conf_low", "conf_high", "conf_level", "min_auprc", "ties",
+    "seed", "n_draws",
+)
+
+
+def results_csv(records) -> str:
+    """CSV text, one row per result dict of :func:`result_dict` (full precision)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for d in records:
+        iv = d.get("pvalue_interval") or d.get("pvalue_ci") or (None, None)
+        ci = d.get("conf_int") or (None, None)
+        flat = dict(d, pvalue_low=iv[0], pvalue_high=iv[1], conf_low=ci[0], conf_high=ci[1])
+        w.writerow(["" if flat.get(c) is None else
+                    repr(flat[c]) if isinstance(flat[c], float) else flat[c]
+                    for c in CSV_COLUMNS])
+    return buf.getvalue()
