@@ -1,15 +1,22 @@
-"""The ``pranker`` command: score a file, write null tables, run a demo.
+"""``pranker`` command line: argument parsing, dispatch, exit codes.
 
 ::
 
-    pranker score FILE [--score COL ...] [--label COL] [--json] [--plot out.png]
+    pranker score FILE|- [--score COL ...] [--label COL] [--json|--csv] [-o out.json]
+                         [--plot out.png] [--quiet]
     pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
     pranker demo [-o pranker-demo/]
+    pranker --version
 
-Exit status: 0 on success, 2 on a usage or input error (the message says what
-was wrong and what to do; nothing is written), 1 on an unexpected failure.
+Exit status: 0 on success, 2 on a usage or input error (one message on
+stderr says what was wrong and what to do; no output file is written), 130
+when interrupted, 1 on an unexpected failure (a bug: the traceback is shown).
 Outputs are written to a temporary file in the destination folder and renamed
 into place, and an existing output is never replaced without ``--force``.
+
+This module imports only the standard library; each command's module (and
+with it numpy, numba, scipy) is imported when that command runs, so
+``pranker --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -22,8 +29,10 @@ from .._version import __version__
 from .errors import UserError
 
 # Choices for --method and --ties, kept here so that building the parser
-# imports nothing of the library (numba, scipy); the library checks them again.
-METHODS = ("auto", "exact", "montecarlo", "beta", "skewbeta")
+# imports nothing of the library (numba, scipy); they are passed through to
+# pranker(method=..., ties=...), which checks them again (a method this
+# version of the library does not know is reported as an input error).
+METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
 TIE_MODES = ("average", "stable", "threshold", "optimistic", "pessimistic")
 
 
@@ -46,14 +55,20 @@ def cmd_demo(args) -> int:
 
 
 # ----------------------------------------------------------------------------
-# Parser and entry point
+# Parser
 # ----------------------------------------------------------------------------
 
 
-def _progress_arg(p) -> None:
+def _common_args(p) -> None:
+    """--quiet and --progress/--no-progress, on every command."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing but errors (and the --json/--csv output when asked "
+                        "for); no progress bars")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_const", const=True,
-                   default=None, help="show progress bars (default: when stderr is a terminal)")
+                   default=None,
+                   help="show progress bars on stderr for slow steps (default: when stderr "
+                        "is a terminal and tqdm is installed)")
     g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
                    help="never show progress bars")
 
@@ -83,7 +98,7 @@ def _significance_args(p) -> None:
                    help="how tied scores count (default: average over orderings)")
     p.add_argument("--method", choices=METHODS, default="auto",
                    help="how the p-value is computed, as pranker(method=...): auto (default: "
-                        "exact, three-moment beta or Monte Carlo, whichever is accurate; see "
+                        "the most accurate method that is fast for this N and P; see "
                         "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--draws", type=_positive_int, default=None,
                    help="random rankings for --method montecarlo (library default 100000)")
@@ -102,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
                "pranker-demo/\n"
                "  pranker score preds.csv --plot pr.png         # columns score, label\n"
                "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
+               "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
                "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
-               "Input errors exit with status 2 and write nothing.",
+               "Exit status 0 on success; input errors print one message, write nothing "
+               "and exit with status 2.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pranker {__version__}")
@@ -111,12 +128,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "score", help="AUPRC and p-value of score columns in a file",
-        description="Read scores and binary labels from CSV/TSV (.gz ok), .npy, .npz or "
-                    "Parquet and report AUPRC with its significance. Default columns: one "
+        description="Read scores and binary labels from CSV/TSV (.gz ok; - for standard "
+                    "input), .npy, .npz or Parquet and report AUPRC with its significance: "
+                    "a table with the p-value against random ranking, then one sentence per "
+                    "score column. Default columns: one "
                     "named score/scores/prediction and one named label/labels/y/truth "
                     "(case-insensitive), else the first two columns.",
     )
-    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet)")
+    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
+                                "to read CSV/TSV text from standard input (binary formats "
+                                "need a file)")
     p.add_argument("-s", "--score", action="append", metavar="COL",
                    help="score column: header name or 0-based index; repeat or use commas "
                         "for several (one row each, plus BH-adjusted p-values)")
@@ -131,12 +152,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whether text files start with a header line (default: auto)")
     p.add_argument("--reader", choices=("auto", "pyarrow", "numpy"), default="auto",
                    help=argparse.SUPPRESS)
-    p.add_argument("--json", action="store_true",
-                   help="print JSON: an object (one column) or a list of objects")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true",
+                   help="print JSON instead of the table: an object (one column) or a list "
+                        "of objects")
+    g.add_argument("--csv", action="store_true",
+                   help="print CSV instead of the table: one row per score column")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the results to a file, as JSON or CSV by its extension")
     p.add_argument("--plot", metavar="OUT.png", help="write the PR curve with random baselines")
-    p.add_argument("--force", action="store_true", help="overwrite an existing --plot file")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing -o or --plot file")
     _significance_args(p)
-    _progress_arg(p)
+    _common_args(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser(
@@ -151,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing output")
     p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
                    help="refuse grids larger than this (default 5e7)")
-    _progress_arg(p)
+    _common_args(p)
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser(
@@ -168,9 +196,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
     p.add_argument("--draws", type=_positive_int, default=20_000,
                    help="Monte Carlo null draws for the histogram (default 20000)")
-    _progress_arg(p)
+    _common_args(p)
     p.set_defaults(func=cmd_demo)
     return parser
+
+
+def _resolve_progress(args) -> None:
+    """--progress/--no-progress/--quiet -> True or False (never None: the library would
+    then fail on a terminal without tqdm)."""
+    if args.quiet:
+        args.progress = False
+        return
+    import importlib.util
+
+    have_tqdm = importlib.util.find_spec("tqdm") is not None
+    if args.progress is None:
+        args.progress = have_tqdm and sys.stderr.isatty()
+    elif args.progress and not have_tqdm:
+        raise UserError("--progress needs tqdm: pip install tqdm (or 'pranker[progress]').")
 
 
 def main(argv=None) -> int:
@@ -178,6 +221,13 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _resolve_progress(args)
+        if args.quiet:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return int(args.func(args) or 0)
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"pranker {args.command}: error: {exc}", file=sys.stderr)
