@@ -10,8 +10,8 @@ the command it runs, so ``pranker --help`` loads neither numba nor scipy)::
     io      readers, atomic writes -> errors
     format  numbers and tables as text and JSON
     errors  UserError
+
+The entry point is :func:`pranker.cli.main.main` (``main(argv) -> exit status``).
+It is not re-exported here: a function named ``main`` in this package would
+hide the submodule ``pranker.cli.main``.
 """
-
-from .main import main
-
-__all__ = ["main"]

@@ -29,6 +29,7 @@ import math
 import os
 import re
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -504,8 +505,10 @@ def _read_numpy(table: Table, sep: str, wanted):
     if table.data is not None:
         source = io.TextIOWrapper(io.BytesIO(table.data), encoding="utf-8-sig")
     try:
-        arr = np.loadtxt(source, delimiter=sep, skiprows=int(table.header), usecols=idx,
-                         dtype=np.float64, ndmin=2, encoding="utf-8-sig")
+        with warnings.catch_warnings():  # "input contained no data": said below
+            warnings.simplefilter("ignore", UserWarning)
+            arr = np.loadtxt(source, delimiter=sep, skiprows=int(table.header), usecols=idx,
+                             dtype=np.float64, ndmin=2, encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise
     except ValueError as exc:

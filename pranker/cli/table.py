@@ -58,5 +58,7 @@ def run(args) -> int:
         table.save(out, overwrite=args.force)
     except FileExistsError as exc:  # appeared since the check
         raise UserError(str(exc)) from None
-    print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}",
+              file=sys.stderr)
     return 0
