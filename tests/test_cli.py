@@ -779,3 +779,25 @@ def test_bh_on_the_log_scale_keeps_tiny_values():
     assert got == pytest.approx(bh_loop(p), rel=1e-12)
     lg = bh_adjust_log10([-500.0, -2.0, None])
     assert lg[0] == pytest.approx(-500.0 + np.log10(3 / 2)) and lg[2] is None
+
+
+def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
+    """A large text file shows a reading bar on stderr; the numbers do not change."""
+    pytest.importorskip("tqdm")
+    import gzip
+
+    from pranker.cli import io as cli_io
+
+    y, s1, _, _ = data
+    text = "score,label\n" + "".join(f"{fmt(a)},{b}\n" for a, b in zip(s1, y, strict=True))
+    (tmp_path / "d.csv").write_text(text)
+    (tmp_path / "d.csv.gz").write_bytes(gzip.compress(text.encode()))
+    monkeypatch.setattr(cli_io, "BAR_BYTES", {"pyarrow": 0, "numpy": 0})
+    for name in ("d.csv", "d.csv.gz"):
+        for reader in ("auto", "numpy"):
+            argv = ["score", tmp_path / name, "--json", "--reader", reader, "--method", "beta"]
+            code, quiet_out, err = run([*argv, "--no-progress"], capsys)
+            assert code == 0 and err == ""
+            code, out, err = run([*argv, "--progress"], capsys)
+            assert code == 0 and "reading d.csv" in err
+            assert json.loads(out)["auprc"] == json.loads(quiet_out)["auprc"]

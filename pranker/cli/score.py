@@ -181,8 +181,10 @@ def run(args) -> int:
             raise UserError("-o and --plot name the same file; give two names.")
     if args.conf_level is not None and not (0.0 < args.conf_level < 1.0):
         raise UserError(f"--conf-level must be in (0, 1); got {args.conf_level}.")
-    table = open_table(args.file, sep=args.sep, header=args.header, engine=args.reader)
+    table = open_table(args.file, sep=args.sep, header=args.header, engine=args.reader,
+                       progress=args.progress)
     score_cols, label = choose_columns(table, args)
+    table.load([label, *dict.fromkeys(score_cols)])  # one pass over a text file
     y = to_labels(table, label, args.positive)
     s_list = [to_scores(table, c) for c in score_cols]
     results, padj = score_arrays(score_cols, s_list, y, args)
