@@ -173,3 +173,20 @@ def test_npy_header_declaring_a_huge_array(tmp_path, capsys):
     path.write_bytes(raw.replace(b"(24, 2)", b"(10**13,2)".replace(b"10**13", b"9" * 7)))
     code, _, se = _run_case(path, tmp_path / "r.json", capsys)
     assert code == 2 and "damaged or truncated" in se
+
+
+def test_damaged_text_on_standard_input(tmp_path, capsys, monkeypatch):
+    """The same damage piped in with ``-``: CSV text and gzip-compressed CSV."""
+    out = tmp_path / "results.csv"
+    for name in ("d.csv", "d.csv.gz"):
+        for what, data in _damaged_copies(SOURCES[name], 3):
+            monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+            code = main(["score", "-", "-o", str(out), "--no-progress"])
+            so, se = capsys.readouterr()
+            case = f"stdin {name} {what}: exit {code}\n{se}"
+            assert code in (0, 2) and "Traceback" not in se, case
+            assert out.exists() == (code == 0), case
+            if code == 0:
+                out.unlink()
+            else:
+                assert len(se.strip().splitlines()) == 1, case

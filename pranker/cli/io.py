@@ -29,6 +29,7 @@ import io
 import math
 import os
 import re
+import sys
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -247,8 +248,6 @@ _BINARY_MAGIC = {b"\x93NUMPY": ".npy", b"PK\x03\x04": ".npz", b"PAR1": "Parquet"
 
 
 def _open_stdin(sep, header: str, engine: str) -> Table:
-    import sys
-
     stream = getattr(sys.stdin, "buffer", None)
     try:
         data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
@@ -525,8 +524,6 @@ def _open_with_bar(table: Table, engine: str):
     (None, None) when no bar is wanted (disabled, standard input, small file)."""
     if not _wants_bar(table, engine):
         return None, None
-    import sys
-
     from tqdm.auto import tqdm
 
     bar = tqdm(total=os.path.getsize(table.path), unit="B", unit_scale=True, file=sys.stderr,
@@ -542,7 +539,6 @@ class _ElapsedBar:
         self.bar = None
         if not _wants_bar(table, "numpy"):
             return
-        import sys
         import threading
 
         from tqdm.auto import tqdm
