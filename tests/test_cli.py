@@ -130,12 +130,15 @@ def test_score_csv_default_columns_json_matches_sklearn(tmp_path, data, capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["score_column"] == "Prediction" and d["label_column"] == "Truth"
-    for key in ("auprc", "pvalue", "null_mean", "null_var", "n", "n_pos", "conf_int",
+    for key in ("auprc", "pvalue", "log10_pvalue", "null_mean", "null_var", "n", "n_pos",
+                "null_interval",
                 "conf_level", "min_auprc", "ties", "method"):
         assert key in d
     assert d["n"] == len(y) and d["n_pos"] == int(y.sum())
     assert d["auprc"] == pytest.approx(average_precision_score(y, s1), abs=1e-12)
-    assert d["conf_level"] == 0.95 and d["conf_int"][0] < d["null_mean"] < d["conf_int"][1]
+    lo, hi = d["null_interval"]
+    assert d["conf_level"] == 0.95 and lo < d["null_mean"] < hi
+    assert d["log10_pvalue"] == pytest.approx(np.log10(d["pvalue"]), rel=1e-9)
 
 
 def test_score_table_output_is_readable(tmp_path, data, capsys):
@@ -262,7 +265,7 @@ def test_conf_level_option(tmp_path, data, capsys):
     widths = []
     for c in ("0.5", "0.99"):
         _, out, _ = run(["score", f, "--json", "--conf-level", c], capsys)
-        lo, hi = json.loads(out)["conf_int"]
+        lo, hi = json.loads(out)["null_interval"]
         widths.append(hi - lo)
     assert widths[0] < widths[1]
     with pytest.raises(SystemExit) as exc:  # argparse usage error
@@ -450,7 +453,8 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     assert np.unique(arr[res[1]["score_column"]]).size < arr.size
     assert json.loads(js)["auprc"] == pytest.approx(
         average_precision_score(arr["label"], arr[res[1]["score_column"]]))
-    assert res[0]["pvalue"] < 0.01 and res[0]["method"] in ("exact", "montecarlo", "skewbeta", "beta")
+    assert res[0]["pvalue"] < 0.01 and res[0]["method"] in ("exact", "tilt", "saddlepoint", "montecarlo",
+                                                          "skewbeta", "beta")
     before = (out / "scores.csv").read_bytes()
     code, _, err = run(["demo", "-o", out], capsys)
     assert code == 2 and "--force" in err
@@ -711,6 +715,13 @@ def _res(**kw):
     ("fields", "text"),
     [
         (dict(pvalue=0.0079365079, method="exact"), "0.007937"),
+        # today's results: the interval is the value twice when exact, rse 0
+        (dict(pvalue=0.0079365079, method="exact", pvalue_interval=(0.0079365079,) * 2,
+              pvalue_rse=0.0), "0.007937"),
+        (dict(pvalue=1 / 2001, method="montecarlo", pvalue_interval=(0.0, 0.00299),
+              pvalue_rse=1.0), "0.0005 [0, 0.003]"),
+        (dict(pvalue=1.3e-108, method="tilt", pvalue_interval=(1.26e-108, 1.34e-108),
+              pvalue_rse=0.015), "1.3e-108 (±1.5 %)"),
         (dict(pvalue=1 / 2001, method="montecarlo", pvalue_ci=(0.0, 0.00299), n_draws=2000),
          "0.0005 [0, 0.003]"),
         (dict(pvalue=1 / 2001, method="montecarlo", pvalue_interval=(0.0, 0.00299)),
@@ -768,7 +779,8 @@ def test_plain_language_line_and_method_per_row(tmp_path, capsys):
         assert "a random ranking of these 30 items scores AUPRC ≥" in line
         assert "with probability" in line
     rows = [x.split() for x in out.splitlines()[3:5]]
-    assert [r[1] for r in rows] == ["exact", "exact"]
+    code, js, _ = run(["score", f, "-s", "a,b", "--json"], capsys)
+    assert [r[1] for r in rows] == [d["method"] for d in json.loads(js)]
 
 
 def test_bh_on_the_log_scale_keeps_tiny_values():

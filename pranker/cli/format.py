@@ -63,12 +63,28 @@ def log10_pvalue(res) -> float | None:
     return math.log10(p) if p > 0.0 else None
 
 
+def _has(res, name: str) -> bool:
+    """Whether ``res`` defines ``name`` itself (a field or property), without reading it:
+    reading an old name that the result keeps as a deprecated alias would warn."""
+    return (name in getattr(res, "__dataclass_fields__", {})
+            or name in getattr(res, "__dict__", {}) or hasattr(type(res), name))
+
+
+def _new_or_old(res, new: str, old: str):
+    """Attribute ``new`` if the result has it, else the older name ``old`` (or None)."""
+    return getattr(res, new) if _has(res, new) else getattr(res, old, None)
+
+
 def pvalue_interval(res):
-    """The interval for the true p-value (Monte Carlo), under today's or tomorrow's name."""
-    iv = getattr(res, "pvalue_interval", None)
-    if iv is None:
-        iv = getattr(res, "pvalue_ci", None)
+    """The interval for the true p-value (``pvalue_interval``, formerly ``pvalue_ci``)."""
+    iv = _new_or_old(res, "pvalue_interval", "pvalue_ci")
     return None if iv is None else (float(iv[0]), float(iv[1]))
+
+
+def null_interval(res):
+    """The central null AUPRC interval (``null_interval``, formerly ``conf_int``)."""
+    iv = _new_or_old(res, "null_interval", "conf_int")
+    return (float(iv[0]), float(iv[1]))
 
 
 def pvalue_rse(res) -> float | None:
@@ -76,13 +92,27 @@ def pvalue_rse(res) -> float | None:
     return None if rse is None or not math.isfinite(rse) else float(rse)
 
 
+def _kind(res) -> str:
+    """How to print the p-value: ``exact``, ``interval`` (Monte Carlo), ``rse`` or ``plain``."""
+    method = getattr(res, "method", None)
+    iv = pvalue_interval(res)
+    rse = pvalue_rse(res)
+    if method == "exact" or rse == 0.0 or (iv is not None and iv[0] == iv[1]):
+        return "exact"
+    if iv is not None and (method == "montecarlo" or rse is None):
+        return "interval"
+    if rse is not None:
+        return "rse"
+    return "plain"
+
+
 def _digits(res) -> int:
     """Significant digits a p-value supports: 4 when exact, from the error when known, else 3."""
-    rse = pvalue_rse(res)
-    if rse is not None and rse > 0.0:
-        return max(1, min(4, math.ceil(-math.log10(rse))))
-    if getattr(res, "method", None) == "exact":
+    kind = _kind(res)
+    if kind == "exact":
         return 4
+    if kind == "rse":
+        return max(1, min(4, math.ceil(-math.log10(pvalue_rse(res)))))
     return 3
 
 
@@ -103,14 +133,14 @@ def pvalue_text(res) -> str:
 
 
 def _pvalue_text(res, pm: str) -> str:
-    iv = pvalue_interval(res)
+    kind = _kind(res)
     lg = log10_pvalue(res)
-    if iv is not None:
+    if kind == "interval":
+        iv = pvalue_interval(res)
         return f"{pvalue_number(res.pvalue, lg, 2)} {interval(iv[0], iv[1], 2)}"
     text = pvalue_number(res.pvalue, lg, _digits(res))
-    rse = pvalue_rse(res)
-    if rse is not None:
-        text += f" ({pm}{sig(100.0 * rse, 2)} %)"
+    if kind == "rse":
+        text += f" ({pm}{sig(100.0 * pvalue_rse(res), 2)} %)"
     return text
 
 
@@ -139,9 +169,9 @@ def render_table(headers, rows) -> str:
 
 def plain_line(column: str, res, *, ge: str = "≥", pm: str = "±") -> str:
     """One sentence for users: how likely a random ranking does as well."""
-    iv = pvalue_interval(res)
     lg = log10_pvalue(res)
-    if iv is not None:
+    if _kind(res) == "interval":
+        iv = pvalue_interval(res)
         draws = getattr(res, "n_draws", None)
         source = f"; Monte Carlo, {draws:,} random rankings" if draws else "; Monte Carlo"
         p = (f"about {pvalue_number(res.pvalue, lg, 2)} ({100 * res.conf_level:g}% interval "
@@ -172,7 +202,7 @@ def format_results(columns, results, padj_log10, label, source, *, unicode: bool
         if padj_log10 is not None:
             lg = padj_log10[k]
             row.append(pvalue_number(10.0 ** lg if lg is not None else 0.0, lg, 3))
-        row += [sig(r.null_mean, 4), sig(r.null_var, 3), interval(*r.conf_int)]
+        row += [sig(r.null_mean, 4), sig(r.null_var, 3), interval(*null_interval(r))]
         rows.append(row)
     notes = [plain_line(c, r, ge=ge, pm=pm) for c, r in zip(columns, results, strict=True)]
     return head + "\n" + render_table(headers, rows) + "\n\n" + "\n".join(notes)
@@ -202,6 +232,10 @@ def result_dict(r, column, label, source, padj_log10=_NO_BH) -> dict:
     from ``padj_log10`` (None: the adjusted p-value underflows to 0)."""
     d = {k: _clean(v) for k, v in r.to_dict().items()}
     d["log10_pvalue"] = _clean(log10_pvalue(r))
+    if "null_interval" not in d:  # older results: conf_int
+        d["null_interval"] = list(null_interval(r))
+    if "min_auprc" not in d and _has(r, "min_auprc"):
+        d["min_auprc"] = _clean(float(r.min_auprc))
     d["score_column"] = column
     d["label_column"] = label
     d["file"] = source
@@ -214,7 +248,7 @@ def result_dict(r, column, label, source, padj_log10=_NO_BH) -> dict:
 CSV_COLUMNS = (
     "score_column", "label_column", "file", "n", "n_pos", "auprc", "method", "pvalue",
     "log10_pvalue", "pvalue_low", "pvalue_high", "pvalue_rse", "pvalue_bh", "log10_pvalue_bh",
-    "null_mean", "null_var", "conf_low", "conf_high", "conf_level", "min_auprc", "ties",
+    "null_mean", "null_var", "null_low", "null_high", "conf_level", "min_auprc", "ties",
     "seed", "n_draws",
 )
 
@@ -226,8 +260,8 @@ def results_csv(records) -> str:
     w.writerow(CSV_COLUMNS)
     for d in records:
         iv = d.get("pvalue_interval") or d.get("pvalue_ci") or (None, None)
-        ci = d.get("conf_int") or (None, None)
-        flat = dict(d, pvalue_low=iv[0], pvalue_high=iv[1], conf_low=ci[0], conf_high=ci[1])
+        ni = d.get("null_interval") or d.get("conf_int") or (None, None)
+        flat = dict(d, pvalue_low=iv[0], pvalue_high=iv[1], null_low=ni[0], null_high=ni[1])
         w.writerow(["" if flat.get(c) is None else
                     repr(flat[c]) if isinstance(flat[c], float) else flat[c]
                     for c in CSV_COLUMNS])

@@ -102,7 +102,8 @@ def _significance_args(p) -> None:
                         "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--draws", type=_positive_int, default=None,
                    help="random rankings for --method montecarlo (library default 100000)")
-    p.add_argument("--seed", type=int, default=None, help="seed for --method montecarlo")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the random rankings drawn by --method tilt or montecarlo")
     p.add_argument("--conf-level", type=_conf_level, default=0.95,
                    help="coverage of the null AUPRC interval (default 0.95)")
 

@@ -85,7 +85,7 @@ def score_arrays(score_cols, s_list, y, args):
 
             many = pranker_many(np.stack(s_list), np.broadcast_to(y, (len(s_list), y.size)),
                                 ties=args.ties, conf_level=args.conf_level,
-                                progress=args.progress)
+                                progress=args.progress, method="beta")
             results = [many.row(i) for i in range(len(s_list))]
         else:
             several = len(s_list) > 1
