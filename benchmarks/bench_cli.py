@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from pranker import pranker
-from pranker._io import open_table, to_labels, to_scores
+from pranker.cli.io import open_table, to_labels, to_scores
 
 
 def _best(fn, rounds: int) -> float:

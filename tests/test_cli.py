@@ -29,7 +29,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import average_precision_score
 
-from pranker.cli import main
+from pranker.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,12 +130,15 @@ def test_score_csv_default_columns_json_matches_sklearn(tmp_path, data, capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["score_column"] == "Prediction" and d["label_column"] == "Truth"
-    for key in ("auprc", "pvalue", "null_mean", "null_var", "n", "n_pos", "conf_int",
+    for key in ("auprc", "pvalue", "log10_pvalue", "null_mean", "null_var", "n", "n_pos",
+                "null_interval",
                 "conf_level", "min_auprc", "ties", "method"):
         assert key in d
     assert d["n"] == len(y) and d["n_pos"] == int(y.sum())
     assert d["auprc"] == pytest.approx(average_precision_score(y, s1), abs=1e-12)
-    assert d["conf_level"] == 0.95 and d["conf_int"][0] < d["null_mean"] < d["conf_int"][1]
+    lo, hi = d["null_interval"]
+    assert d["conf_level"] == 0.95 and lo < d["null_mean"] < hi
+    assert d["log10_pvalue"] == pytest.approx(np.log10(d["pvalue"]), rel=1e-9)
 
 
 def test_score_table_output_is_readable(tmp_path, data, capsys):
@@ -262,7 +265,7 @@ def test_conf_level_option(tmp_path, data, capsys):
     widths = []
     for c in ("0.5", "0.99"):
         _, out, _ = run(["score", f, "--json", "--conf-level", c], capsys)
-        lo, hi = json.loads(out)["conf_int"]
+        lo, hi = json.loads(out)["null_interval"]
         widths.append(hi - lo)
     assert widths[0] < widths[1]
     with pytest.raises(SystemExit) as exc:  # argparse usage error
@@ -450,7 +453,8 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     assert np.unique(arr[res[1]["score_column"]]).size < arr.size
     assert json.loads(js)["auprc"] == pytest.approx(
         average_precision_score(arr["label"], arr[res[1]["score_column"]]))
-    assert res[0]["pvalue"] < 0.01 and res[0]["method"] in ("exact", "montecarlo", "skewbeta", "beta")
+    assert res[0]["pvalue"] < 0.01 and res[0]["method"] in ("exact", "tilt", "saddlepoint", "montecarlo",
+                                                          "skewbeta", "beta")
     before = (out / "scores.csv").read_bytes()
     code, _, err = run(["demo", "-o", out], capsys)
     assert code == 2 and "--force" in err
@@ -461,7 +465,7 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
 
 
 def test_null_curve_in_figures_matches_enumeration():
-    from pranker.cli import _null_curve
+    from pranker.cli.score import null_curve as _null_curve
 
     N, P = 8, 3
     combos = list(itertools.combinations(range(1, N + 1), P))
@@ -498,3 +502,314 @@ def test_spreadsheet_exports(tmp_path, capsys, raw, reader):
     assert code == 0, err
     d = json.loads(out)
     assert (d["n"], d["n_pos"], d["auprc"]) == (4, 2, 1.0)
+
+
+# --- the package, its imports, --version ----------------------------------------------------
+
+
+def _python(code: str):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_help_imports_neither_numba_nor_scipy():
+    """``pranker --help`` and ``pranker score --help`` build the parser without the library."""
+    r = _python(
+        "import contextlib, io, sys\n"
+        "import pranker.cli.main as m\n"
+        "p = m.build_parser()\n"
+        "for argv in (['--help'], ['score', '--help'], ['table', '--help'], ['--version']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "        try:\n"
+        "            m.main(argv)\n"
+        "        except SystemExit as e:\n"
+        "            assert e.code == 0, (argv, e.code)\n"
+        "    assert 'usage: pranker' in out.getvalue() or 'pranker 0' in out.getvalue()\n"
+        "heavy = sorted(n for n in ('numba', 'scipy', 'numpy') if n in sys.modules)\n"
+        "print(heavy)\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_package_root_is_lazy_but_complete():
+    r = _python(
+        "import sys, pranker\n"
+        "assert 'numba' not in sys.modules and 'scipy' not in sys.modules\n"
+        "from pranker import pranker as f, PrankerResult, pranker_many\n"
+        "assert callable(f) and pranker.pranker is f\n"
+        "assert pranker.dask.__name__ == 'pranker.dask'\n"
+        "assert pranker.chunked.__name__ == 'pranker.chunked'\n"
+        "assert callable(pranker.compat.vl_pr) and pranker.null.__name__ == 'pranker.null'\n"
+        "assert set(pranker.__all__) <= set(dir(pranker))\n"
+        "ns = {}\n"
+        "exec('from pranker import *', ns)\n"
+        "assert set(pranker.__all__) <= set(ns), set(pranker.__all__) - set(ns)\n"
+        "try:\n"
+        "    pranker.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError\n"
+        "print('ok')\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+
+
+def test_version(capsys):
+    import pranker
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"pranker {pranker.__version__}"
+
+
+def test_choices_match_the_library():
+    """--method and --ties choices are constants in the CLI; the library's are all offered."""
+    from pranker._validation import TIE_MODES
+    from pranker.cli.main import METHODS as CLI_METHODS
+    from pranker.cli.main import TIE_MODES as CLI_TIES
+    from pranker.significance import METHODS
+
+    assert set(METHODS) <= set(CLI_METHODS)
+    assert tuple(CLI_TIES) == tuple(TIE_MODES)
+
+
+def test_old_modules_are_gone():
+    assert not (ROOT / "pranker" / "cli.py").exists()
+    assert not (ROOT / "pranker" / "_io.py").exists()
+    assert not (ROOT / "pranker" / "_demo.py").exists()
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'pranker = "pranker.cli.main:main"' in text
+
+
+# --- standard input, --quiet, --csv, -o -----------------------------------------------------
+
+
+def _stdin(monkeypatch, data: bytes):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_stdin_dash(monkeypatch, tmp_path, data, capsys):
+    y, s1, _, _ = data
+    text = "score,label\n" + "".join(f"{fmt(a)},{b}\n" for a, b in zip(s1, y, strict=True))
+    for payload in (text.encode(), __import__("gzip").compress(text.encode())):
+        _stdin(monkeypatch, payload)
+        code, out, err = run(["score", "-", "--json"], capsys)
+        assert code == 0, err
+        d = json.loads(out)
+        assert d["auprc"] == pytest.approx(average_precision_score(y, s1), abs=1e-12)
+        assert d["file"] == "<stdin>"
+    _stdin(monkeypatch, text.replace(",", "\t").encode())
+    code, out, err = run(["score", "-", "--json", "--reader", "numpy"], capsys)
+    assert code == 0, err
+
+
+def test_stdin_errors(monkeypatch, tmp_path, capsys):
+    import io as _io
+
+    buf = _io.BytesIO()
+    np.save(buf, np.zeros((3, 2)))
+    for payload, needle in ((buf.getvalue(), "need a file"), (b"", "empty"),
+                            (b"score,label\n0.1,1\nx,0\n", "line 3 of <stdin>")):
+        _stdin(monkeypatch, payload)
+        code, out, err = run(["score", "-"], capsys)
+        assert code == 2 and out == "" and needle in err, err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_quiet(tmp_path, data, capsys):
+    y, s1, _, _ = data
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  [(fmt(a), b) for a, b in zip(s1, y, strict=True)])
+    code, out, err = run(["score", f, "--quiet"], capsys)
+    assert (code, out, err) == (0, "", "")
+    code, out, err = run(["score", f, "-q", "--json", "--progress"], capsys)
+    assert code == 0 and err == ""
+    assert json.loads(out)["n"] == len(y)  # only the JSON
+    code, out, err = run(["score", tmp_path / "missing.csv", "-q"], capsys)
+    assert code == 2 and out == "" and "not found" in err  # errors still shown
+    code, out, err = run(["table", "--N", "5", "--P", "1:3", "-q", "-o", tmp_path / "t.csv"],
+                         capsys)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_output_file_and_csv(tmp_path, data, capsys):
+    import csv as _csv
+
+    y, s1, s2, _ = data
+    f = write_csv(tmp_path / "d.csv", ["label", "a", "b"],
+                  [(w, fmt(u), fmt(v)) for w, u, v in zip(y, s1, s2, strict=True)])
+    res_json, res_csv = tmp_path / "r.json", tmp_path / "r.csv"
+    code, out, err = run(["score", f, "-s", "a,b", "-o", res_json, "--method", "beta"], capsys)
+    assert code == 0, err
+    assert f"results written to {res_json}" in out
+    rows = json.loads(res_json.read_text())
+    assert [r["score_column"] for r in rows] == ["a", "b"]
+    for r in rows:
+        assert r["log10_pvalue"] == pytest.approx(np.log10(r["pvalue"]), rel=1e-12)
+        assert r["log10_pvalue_bh"] == pytest.approx(np.log10(r["pvalue_bh"]), rel=1e-12)
+    code, out, err = run(["score", f, "-s", "a,b", "--csv", "-o", res_csv, "--method", "beta"],
+                         capsys)
+    assert code == 0, err
+    assert out == res_csv.read_text()
+    table = list(_csv.DictReader(out.splitlines()))
+    assert [t["score_column"] for t in table] == ["a", "b"]
+    for t, r in zip(table, rows, strict=True):
+        assert float(t["pvalue"]) == r["pvalue"]
+        assert float(t["log10_pvalue"]) == r["log10_pvalue"]
+        assert t["method"] == "beta"
+    # never overwritten without --force, and nothing written on an error
+    before = res_json.read_bytes()
+    code, out, err = run(["score", f, "-o", res_json], capsys)
+    assert code == 2 and "--force" in err and res_json.read_bytes() == before
+    code, _, err = run(["score", f, "-o", tmp_path / "r.txt"], capsys)
+    assert code == 2 and ".json or .csv" in err
+    code, _, _ = run(["score", f, "-s", "nope", "-o", tmp_path / "x.json"], capsys)
+    assert code == 2 and not (tmp_path / "x.json").exists()
+
+
+def test_progress_never_when_quiet_or_not_a_terminal(capsys):
+    pytest.importorskip("tqdm")
+    code, _, err = run(["table", "--N", "5", "--P", "1:3", "--progress", "--quiet"], capsys)
+    assert code == 0 and err == ""
+    code, _, err = run(["table", "--N", "5", "--P", "1:3"], capsys)  # stderr is not a tty
+    assert code == 0 and err == ""
+
+
+def test_unknown_method_for_this_library_is_an_input_error(tmp_path, capsys):
+    """Choices come from a CLI constant; one the library does not know is reported, not raised."""
+    from pranker.cli.main import METHODS as CLI_METHODS
+    from pranker.significance import METHODS
+
+    f = write_csv(tmp_path / "d.csv", ["score", "label"],
+                  [(20 - i, int(i in (0, 2, 3, 7, 12))) for i in range(20)])
+    for m in CLI_METHODS:
+        code, out, err = run(["score", f, "--method", m, "--json"], capsys)
+        if m in METHODS:
+            assert code == 0, err
+            assert json.loads(out)["method"] != "auto"
+        else:
+            assert code == 2 and "method" in err
+
+
+# --- numbers as they are ------------------------------------------------------------------
+
+
+def _res(**kw):
+    from types import SimpleNamespace
+
+    base = dict(auprc=0.967, pvalue=0.5, null_mean=0.1, null_var=1e-4, n=899, n_pos=90,
+                conf_int=(0.08, 0.13), conf_level=0.95, method="beta", ties="average",
+                pvalue_ci=None, n_draws=None)
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+@pytest.mark.parametrize(
+    ("fields", "text"),
+    [
+        (dict(pvalue=0.0079365079, method="exact"), "0.007937"),
+        # today's results: the interval is the value twice when exact, rse 0
+        (dict(pvalue=0.0079365079, method="exact", pvalue_interval=(0.0079365079,) * 2,
+              pvalue_rse=0.0), "0.007937"),
+        (dict(pvalue=1 / 2001, method="montecarlo", pvalue_interval=(0.0, 0.00299),
+              pvalue_rse=1.0), "0.0005 [0, 0.003]"),
+        (dict(pvalue=1.3e-108, method="tilt", pvalue_interval=(1.26e-108, 1.34e-108),
+              pvalue_rse=0.015), "1.3e-108 (±1.5 %)"),
+        (dict(pvalue=1 / 2001, method="montecarlo", pvalue_ci=(0.0, 0.00299), n_draws=2000),
+         "0.0005 [0, 0.003]"),
+        (dict(pvalue=1 / 2001, method="montecarlo", pvalue_interval=(0.0, 0.00299)),
+         "0.0005 [0, 0.003]"),
+        (dict(pvalue=0.0312, method="montecarlo", pvalue_ci=(0.0301, 0.0323)),
+         "0.031 [0.03, 0.032]"),
+        (dict(pvalue=1.3e-108, pvalue_rse=0.015, method="tilt"), "1.3e-108 (±1.5 %)"),
+        (dict(pvalue=0.0, log10_pvalue=-467.2, method="saddlepoint"), "6.31e-468"),
+        (dict(pvalue=0.0, log10_pvalue=-467.2, pvalue_rse=0.015, method="tilt"),
+         "6.3e-468 (±1.5 %)"),
+        (dict(pvalue=0.0, log10_pvalue=-467.2, pvalue_rse=0.002, method="tilt"),
+         "6.31e-468 (±0.2 %)"),
+        (dict(pvalue=1.234e-6, method="exact"), "1.234e-6"),
+        (dict(pvalue=2.5e-5, method="beta"), "2.5e-5"),
+        (dict(pvalue=0.0, method="beta"), "<1e-300"),
+        (dict(pvalue=1.0, method="exact"), "1"),
+    ],
+)
+def test_pvalue_text(fields, text):
+    from pranker.cli.format import pvalue_text
+
+    assert pvalue_text(_res(**fields)) == text
+
+
+def test_pvalues_never_print_as_zero():
+    from pranker.cli.format import pvalue_text
+
+    for e in range(1, 320):
+        p = 10.0 ** -e
+        for method in ("exact", "beta", "montecarlo"):
+            t = pvalue_text(_res(pvalue=p, method=method,
+                                 pvalue_ci=(0.0, 3 * p) if method == "montecarlo" else None))
+            head = t.split()[0]
+            assert float(head.replace("<", "")) > 0.0, t
+
+
+def test_from_log10_matches_float_where_representable():
+    from pranker.cli.format import from_log10, sig
+
+    for lg in (-0.5, -3.25, -50.123, -299.9, -0.0001, -12.0):
+        assert float(from_log10(lg, 3)) == pytest.approx(10.0 ** lg, rel=5e-3)
+        assert float(from_log10(lg, 3)) == float(sig(10.0 ** lg, 3))
+
+
+def test_plain_language_line_and_method_per_row(tmp_path, capsys):
+    f = write_csv(tmp_path / "d.csv", ["label", "a", "b"],
+                  [(int(i % 3 == 0), 30 - i + (5 if i % 3 == 0 else 0), i % 7) for i in range(30)])
+    code, out, err = run(["score", f, "-s", "a,b"], capsys)
+    assert code == 0, err
+    assert "p-value by" not in out
+    head = out.splitlines()[1]
+    assert "method" in head.split()
+    for c in ("a", "b"):
+        line = next(x for x in out.splitlines() if x.startswith(f"{c}: "))
+        assert "a random ranking of these 30 items scores AUPRC ≥" in line
+        assert "with probability" in line
+    rows = [x.split() for x in out.splitlines()[3:5]]
+    code, js, _ = run(["score", f, "-s", "a,b", "--json"], capsys)
+    assert [r[1] for r in rows] == [d["method"] for d in json.loads(js)]
+
+
+def test_bh_on_the_log_scale_keeps_tiny_values():
+    from pranker.cli.score import bh_adjust_log10
+
+    p = [0.01, 0.04, 0.03, 0.2, 0.04]
+    got = [10 ** v for v in bh_adjust_log10([np.log10(x) for x in p])]
+    assert got == pytest.approx(bh_loop(p), rel=1e-12)
+    lg = bh_adjust_log10([-500.0, -2.0, None])
+    assert lg[0] == pytest.approx(-500.0 + np.log10(3 / 2)) and lg[2] is None
+
+
+def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
+    """A large text file shows a reading bar on stderr; the numbers do not change."""
+    pytest.importorskip("tqdm")
+    import gzip
+
+    from pranker.cli import io as cli_io
+
+    y, s1, _, _ = data
+    text = "score,label\n" + "".join(f"{fmt(a)},{b}\n" for a, b in zip(s1, y, strict=True))
+    (tmp_path / "d.csv").write_text(text)
+    (tmp_path / "d.csv.gz").write_bytes(gzip.compress(text.encode()))
+    monkeypatch.setattr(cli_io, "BAR_BYTES", {"pyarrow": 0, "numpy": 0})
+    for name in ("d.csv", "d.csv.gz"):
+        for reader in ("auto", "numpy"):
+            argv = ["score", tmp_path / name, "--json", "--reader", reader, "--method", "beta"]
+            code, quiet_out, err = run([*argv, "--no-progress"], capsys)
+            assert code == 0 and err == ""
+            code, out, err = run([*argv, "--progress"], capsys)
+            assert code == 0 and "reading d.csv" in err
+            assert json.loads(out)["auprc"] == json.loads(quiet_out)["auprc"]

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 
-from ._io import UserError
+from . import score
+from .format import format_results, result_dict, unicode_ok
+from .io import UserError, atomic_write
 
 FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png")
 
@@ -48,8 +51,6 @@ def _models(digit: int, seed: int):
 
 
 def run(args) -> int:
-    from . import cli
-
     out = args.output_dir
     if os.path.exists(out) and not os.path.isdir(out):
         raise UserError(f"{out} exists and is not a folder.")
@@ -70,7 +71,7 @@ def run(args) -> int:
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
     ns = argparse_namespace(method="auto", conf_level=0.95, ties="average", draws=None, seed=0,
                             progress=args.progress)
-    results, padj = cli._score_arrays(cols, s_list, y, ns)
+    results, padj = score.score_arrays(cols, s_list, y, ns)
     os.makedirs(out, exist_ok=True)
 
     def write_scores(tmp):
@@ -80,33 +81,38 @@ def run(args) -> int:
                 fh.write(",".join(repr(v) for v in row) + "\n")
 
     csv_path = os.path.join(out, "scores.csv")
-    cli._atomic_write(csv_path, write_scores)
-    records = [cli._result_dict(r, c, "label", csv_path, padj[k])
+    atomic_write(csv_path, write_scores)
+    records = [result_dict(r, c, "label", csv_path, padj[k])
                for k, (c, r) in enumerate(zip(cols, results, strict=True))]
-    cli._atomic_write(os.path.join(out, "results.json"),
-                      lambda tmp: open(tmp, "w").write(json.dumps(records, indent=2) + "\n"))
+    atomic_write(os.path.join(out, "results.json"),
+                 lambda tmp: _write_text(tmp, json.dumps(records, indent=2) + "\n"))
+
+    def say(*a):
+        if not args.quiet:
+            print(*a)
 
     r0 = results[0]
-    print(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
+    say(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
           f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
           "logistic regressions rank the held-out images:\n")
-    print(cli.format_results(cols, results, padj, "label", csv_path))
+    say(format_results(cols, results, padj, "label", csv_path,
+                       unicode=unicode_ok(sys.stdout)))
     written = [csv_path, os.path.join(out, "results.json")]
     if have_mpl:
-        from . import plotting
+        from .. import plotting
 
         n, p = r0.n, r0.n_pos
-        null_curve = cli._null_curve(n, p)
+        null_curve = score.null_curve(n, p)
         curves = {}
         for c, s, r in zip(cols, s_list, results, strict=True):
-            pr, _ = cli._curves(s, y)
+            pr, _ = score.curves(s, y)
             curves[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
         fig = plotting.plot_pr_curves(curves, prevalence=p / n, null_curve=null_curve, raw=False,
                                       title=f"Digit {args.digit} vs rest, held-out half")
         plotting.save_figure(fig, paths["pr_curve.png"])
         weak = 1
-        pr, roc = cli._curves(s_list[weak], y)
+        pr, roc = score.curves(s_list[weak], y)
         fig = plotting.plot_roc_pr_from_curves(
             roc, pr, label=cols[weak], auprc=results[weak].auprc, prevalence=p / n,
             null_curve=null_curve, title=f"{cols[weak]}: ROC and PR share the recall axis")
@@ -117,17 +123,17 @@ def run(args) -> int:
             title=f"{cols[weak]}: null AUPRC (N = {n}, P = {p})")
         plotting.save_figure(fig, paths["null_distribution.png"])
         written += list(paths.values())
-    print("\nwrote " + ", ".join(written))
+    say("\nwrote " + ", ".join(written))
     if not have_mpl:
-        print("figures skipped: matplotlib is not installed (pip install 'pranker[plot]').")
-    print(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
+        say("figures skipped: matplotlib is not installed (pip install 'pranker[plot]').")
+    say(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
           f"--score {cols[0]},{cols[1]} --label label")
     return 0
 
 
 def _null_samples(n, p, draws, progress):
-    from ._progress import progress_bar
-    from .null import null_ap_samples
+    from .._progress import progress_bar
+    from ..null import null_ap_samples
 
     out = np.empty(draws)
     batch = 50_000
@@ -137,6 +143,11 @@ def _null_samples(n, p, draws, progress):
             out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def argparse_namespace(**kw):

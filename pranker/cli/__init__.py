@@ -1,0 +1,17 @@
+"""The ``pranker`` command line: score a file, write null tables, run a demo.
+
+Modules, imports flowing one way (``main`` imports the others only inside
+the command it runs, so ``pranker --help`` loads neither numba nor scipy)::
+
+    main    argument parsing, dispatch, exit codes
+    score   ``pranker score``      -> io, format
+    table   ``pranker table``      -> io
+    demo    ``pranker demo``       -> score, io, format
+    io      readers, atomic writes -> errors
+    format  numbers and tables as text and JSON
+    errors  UserError
+
+The entry point is :func:`pranker.cli.main.main` (``main(argv) -> exit status``).
+It is not re-exported here: a function named ``main`` in this package would
+hide the submodule ``pranker.cli.main``.
+"""

@@ -1,0 +1,248 @@
+"""``pranker`` command line: argument parsing, dispatch, exit codes.
+
+::
+
+    pranker score FILE|- [--score COL ...] [--label COL] [--json|--csv] [-o out.json]
+                         [--plot out.png] [--quiet]
+    pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
+    pranker demo [-o pranker-demo/]
+    pranker --version
+
+Exit status: 0 on success, 2 on a usage or input error (one message on
+stderr says what was wrong and what to do; no output file is written), 130
+when interrupted, 1 on an unexpected failure (a bug: the traceback is shown).
+Outputs are written to a temporary file in the destination folder and renamed
+into place, and an existing output is never replaced without ``--force``.
+
+This module imports only the standard library; each command's module (and
+with it numpy, numba, scipy) is imported when that command runs, so
+``pranker --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .._version import __version__
+from .errors import UserError
+
+# Choices for --method and --ties, kept here so that building the parser
+# imports nothing of the library (numba, scipy); they are passed through to
+# pranker(method=..., ties=...), which checks them again (a method this
+# version of the library does not know is reported as an input error).
+METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
+TIE_MODES = ("average", "stable", "threshold", "optimistic", "pessimistic")
+
+
+def cmd_score(args) -> int:
+    from . import score
+
+    return score.run(args)
+
+
+def cmd_table(args) -> int:
+    from . import table
+
+    return table.run(args)
+
+
+def cmd_demo(args) -> int:
+    from . import demo
+
+    return demo.run(args)
+
+
+# ----------------------------------------------------------------------------
+# Parser
+# ----------------------------------------------------------------------------
+
+
+def _common_args(p) -> None:
+    """--quiet and --progress/--no-progress, on every command."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing but errors (and the --json/--csv output when asked "
+                        "for); no progress bars")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const=True,
+                   default=None,
+                   help="show progress bars on stderr for slow steps (default: when stderr "
+                        "is a terminal and tqdm is installed)")
+    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
+                   help="never show progress bars")
+
+
+def _conf_level(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {v}")
+    return v
+
+
+def _significance_args(p) -> None:
+    p.add_argument("--ties", choices=TIE_MODES, default="average",
+                   help="how tied scores count (default: average over orderings)")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="how the p-value is computed, as pranker(method=...): auto (default: "
+                        "the most accurate method that is fast for this N and P; see "
+                        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
+    p.add_argument("--draws", type=_positive_int, default=None,
+                   help="random rankings for --method montecarlo (library default 100000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the random rankings drawn by --method tilt or montecarlo")
+    p.add_argument("--conf-level", type=_conf_level, default=0.95,
+                   help="coverage of the null AUPRC interval (default 0.95)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pranker",
+        description="AUPRC (average precision) of a ranking and its p-value against random "
+                    "ranking (Lopes & Bontempi, ECML PKDD 2014).",
+        epilog="examples:\n"
+               "  pranker demo                                  # real data, figures in "
+               "pranker-demo/\n"
+               "  pranker score preds.csv --plot pr.png         # columns score, label\n"
+               "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
+               "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
+               "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
+               "Exit status 0 on success; input errors print one message, write nothing "
+               "and exit with status 2.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"pranker {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{score,table,demo}")
+
+    p = sub.add_parser(
+        "score", help="AUPRC and p-value of score columns in a file",
+        description="Read scores and binary labels from CSV/TSV (.gz ok; - for standard "
+                    "input), .npy, .npz or Parquet and report AUPRC with its significance: "
+                    "a table with the p-value against random ranking, then one sentence per "
+                    "score column. Default columns: one "
+                    "named score/scores/prediction and one named label/labels/y/truth "
+                    "(case-insensitive), else the first two columns.",
+    )
+    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
+                                "to read CSV/TSV text from standard input (binary formats "
+                                "need a file)")
+    p.add_argument("-s", "--score", action="append", metavar="COL",
+                   help="score column: header name or 0-based index; repeat or use commas "
+                        "for several (one row each, plus BH-adjusted p-values)")
+    p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
+    p.add_argument("--all-scores", action="store_true",
+                   help="score every column except the label column")
+    p.add_argument("--positive", metavar="VALUE",
+                   help="label value that marks a positive (for text or multi-class labels)")
+    p.add_argument("--sep", help="field separator for text files (default: from the "
+                                 "extension or the first line)")
+    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
+                   help="whether text files start with a header line (default: auto)")
+    p.add_argument("--reader", choices=("auto", "pyarrow", "numpy"), default="auto",
+                   help=argparse.SUPPRESS)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true",
+                   help="print JSON instead of the table: an object (one column) or a list "
+                        "of objects")
+    g.add_argument("--csv", action="store_true",
+                   help="print CSV instead of the table: one row per score column")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the results to a file, as JSON or CSV by its extension")
+    p.add_argument("--plot", metavar="OUT.png", help="write the PR curve with random baselines")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing -o or --plot file")
+    _significance_args(p)
+    _common_args(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser(
+        "table", help="table of null AUPRC mean and variance over (N, P) grids",
+        description="Mean and variance of the null AUPRC for every N and P <= N in the given "
+                    "ranges (start:stop:step includes stop; comma-separated items).",
+    )
+    p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
+    p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write .csv (with header) or .npz; default: CSV on stdout")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output")
+    p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
+                   help="refuse grids larger than this (default 5e7)")
+    _common_args(p)
+    p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser(
+        "demo", help="score a classifier on real bundled data and write the figures",
+        description="Fit two logistic regressions on scikit-learn's bundled handwritten "
+                    "digits (positive class: one digit, about 10%% of the samples), score a "
+                    "held-out half, report AUPRC significance and write figures.",
+    )
+    p.add_argument("-o", "--output-dir", default="pranker-demo",
+                   help="folder for scores and figures (default: pranker-demo/)")
+    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
+    p.add_argument("--digit", type=int, default=9, choices=range(10), metavar="{0..9}",
+                   help="digit used as the positive class (default 9)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    p.add_argument("--draws", type=_positive_int, default=20_000,
+                   help="Monte Carlo null draws for the histogram (default 20000)")
+    _common_args(p)
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def _resolve_progress(args) -> None:
+    """--progress/--no-progress/--quiet -> True or False (never None: the library would
+    then fail on a terminal without tqdm)."""
+    if args.quiet:
+        args.progress = False
+        return
+    import importlib.util
+
+    have_tqdm = importlib.util.find_spec("tqdm") is not None
+    if args.progress is None:
+        args.progress = have_tqdm and sys.stderr.isatty()
+    elif args.progress and not have_tqdm:
+        raise UserError("--progress needs tqdm: pip install tqdm (or 'pranker[progress]').")
+
+
+def main(argv=None) -> int:
+    """Run the ``pranker`` command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        _resolve_progress(args)
+        if args.quiet:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return int(args.func(args) or 0)
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"pranker {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `pranker table ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
