@@ -1,0 +1,131 @@
+"""The kernels of the exact-tilt engine against brute force over all subsets."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from pranker._kernels import _draw_seed, _uniform01
+from pranker._numba.tilt import tilt_draws, tilt_forward
+
+
+def _all_s(N, P):
+    """S = sum_k k / r_k of every P-subset of 1..N, and the subsets."""
+    subs = list(itertools.combinations(range(1, N + 1), P))
+    s = np.array([math.fsum(k / r for k, r in enumerate(sub, 1)) for sub in subs])
+    return s, subs
+
+
+def _brute(s, phi, c):
+    """(log sum e^{phi (S - c)}, E_phi[S - c], E_phi[(S - c)^2]) in long double."""
+    x = phi * (s.astype(np.longdouble) - c)
+    top = x.max()
+    w = np.exp(x - top)
+    z = w.sum()
+    y = s.astype(np.longdouble) - c
+    return float(top + np.log(z)), float((w * y).sum() / z), float((w * y * y).sum() / z)
+
+
+def _rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+@pytest.mark.parametrize("N,P", [(6, 3), (10, 4), (12, 2), (14, 7), (13, 12)])
+def test_phi_zero_is_the_null(N, P):
+    s, _ = _all_s(N, P)
+    c = float(s.mean())
+    log_z, m1, m2, _ = tilt_forward(N, P, 0.0, c, True, False)
+    assert _rel(math.exp(log_z), math.comb(N, P)) < 1e-12
+    assert abs(m1) < 1e-12 * max(s.std(), 1e-3)
+    assert _rel(m2, float(s.var())) < 1e-11
+
+
+@pytest.mark.parametrize("N,P", [(8, 3), (12, 5), (14, 7), (14, 2), (14, 13)])
+@pytest.mark.parametrize("phi", [-5.0, -1.0, 0.5, 2.0, 10.0, 50.0, 700.0, 3000.0, -700.0, -3000.0])
+def test_cgf_against_subsets(N, P, phi):
+    s, _ = _all_s(N, P)
+    for c in (float(s.mean()), None):
+        if c is None:  # centred at the tilted mean: m2 is the tilted variance itself
+            _, m1b, _ = _brute(s, phi, 0.0)
+            c = m1b
+        lz, m1, m2 = _brute(s, phi, c)
+        log_z, k1, k2, _ = tilt_forward(N, P, phi, c, True, False)
+        # log Z itself may be near 0: compare Z relatively
+        assert abs(log_z - lz) < 1e-12 * max(1.0, abs(lz))
+        # forward mode carries (S - c) as a sum of per-positive terms of size
+        # up to 1, so its rounding floor is absolute: ~eps P (and eps P^2 for
+        # the square), visible only when the tilted spread is below ~1e-7
+        assert abs(k1 - m1) <= 1e-12 * abs(m1) + 1e-15 * P
+        assert abs(k2 - m2) <= 1e-12 * m2 + 1e-15 * P * P
+        # the storing pass gives the same partition function
+        log_z2, _, _, layers = tilt_forward(N, P, phi, c, False, True)
+        assert abs(log_z2 - log_z) < 1e-13 * max(1.0, abs(log_z))
+        assert layers.shape[0] == P
+
+
+def test_draws_follow_the_tilted_law():
+    from scipy.stats import chi2
+
+    N, P, phi, n = 8, 3, 2.0, 200_000
+    s, _ = _all_s(N, P)
+    c = float(s.mean())
+    _, _, _, layers = tilt_forward(N, P, phi, c, False, True)
+    out = np.empty(n)
+    tilt_draws(layers, N, P, np.uint64(12345), 0, n, out)
+    # subsets with equal S are pooled (the draws record S only)
+    key = np.round(s, 9)
+    values, group = np.unique(key, return_inverse=True)
+    idx = np.searchsorted(values, np.round(out, 9))
+    assert np.array_equal(values[idx], np.round(out, 9))
+    counts = np.bincount(idx, minlength=values.size)
+    p = np.bincount(group, weights=np.exp(phi * (s - s.max())), minlength=values.size)
+    p /= p.sum()
+    expected = n * p
+    assert expected.min() > 5
+    stat = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2.sf(stat, values.size - 1) > 1e-4
+
+
+def _reference_draw(layers, N, P, seed, i):
+    """One draw by plain inverse-CDF searches (np.searchsorted) on the stored prefix sums."""
+    m = N - P
+    w = m + 1
+    state = np.uint64(_draw_seed(np.uint64(seed), np.int64(i)))
+    d = m
+    s = 0.0
+    for k in range(P, 0, -1):
+        row = layers[k - 1, :w]
+        state, u = _uniform01(state)
+        state = np.uint64(state)
+        t = u * row[d]
+        d = int(np.searchsorted(row[: d + 1], t, side="left"))
+        s += k / (k + d)
+    return s
+
+
+@pytest.mark.parametrize("N,P,phi_sd", [(400, 5, 0.0), (400, 5, 0.3), (2000, 30, 1.0), (300, 150, 5.0),
+                                        (5000, 3, 0.1), (200, 20, 40.0)])
+def test_draws_are_the_inverse_cdf_and_split_free(N, P, phi_sd):
+    from pranker.null.tilt import TiltEngine
+
+    e = TiltEngine(N, P)
+    phi = phi_sd / e.sd_s
+    _, _, _, layers = tilt_forward(N, P, phi, e.mean_s, False, True)
+    seed = np.uint64(987654321)
+    n = 3000
+    full = np.empty(n)
+    tilt_draws(layers, N, P, seed, 0, n, full)
+    for i in range(0, n, 97):
+        assert full[i] == _reference_draw(layers, N, P, seed, i)
+    # any split of the indices gives the same draws
+    for cuts in ([0, 1, 2, 500, 501, 3000], [0, 64, 1000, 2999, 3000], [0, 3000]):
+        parts = np.empty(n)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+            tilt_draws(layers, N, P, seed, a, b - a, parts[a:b])
+        assert np.array_equal(parts, full)
+    part = np.empty(100)
+    tilt_draws(layers, N, P, seed, 1234, 100, part)
+    assert np.array_equal(part, full[1234:1334])
