@@ -31,6 +31,7 @@ import os
 import numpy as np
 
 from . import _kernels
+from ._numba import rankcount
 from ._validation import check_scores_labels, check_ties
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
@@ -53,12 +54,16 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
         score, and the same two counts restricted to positives.
     """
     n = scores.shape[0]
-    pos = scores[np.flatnonzero(y)]  # reads y, then only the positives' scores
-    pos.sort()
-    n_pos = pos.shape[0]
+    idx = np.flatnonzero(y)
+    n_pos = idx.shape[0]
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
+    if _rank_count_pays(n, n_pos):
+        runs, cnt, _, _, _ = _reference_counts(scores, idx, snapshots=False)
+        return rankcount.groups_from_counts(cnt, runs)
+    pos = scores[idx]  # only the positives' scores
+    pos.sort()
     # distinct positive values (ascending) and where each run starts / ends
     starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
     ends = np.concatenate((starts[1:], [n_pos]))
@@ -69,6 +74,37 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
     pos_greater = (n_pos - ends)[::-1].astype(np.int64)
     pos_tied = (ends - starts)[::-1].astype(np.int64)
     return greater, n_tied, pos_greater, pos_tied
+
+
+# The rank-count pass costs a sort of the P reference scores plus one lookup
+# per score; sorting all N scores (in pieces, one per core) wins only when P
+# is a large share of N.
+_RANK_COUNT_MAX_SHARE = 0.2
+_NO_INDEX = np.zeros(0, dtype=np.int64)
+
+
+def _rank_count_pays(n: int, n_ref: int) -> bool:
+    """Whether counting among ``n_ref`` reference scores beats sorting all ``n`` scores."""
+    return n_ref <= _RANK_COUNT_MAX_SHARE * n
+
+
+def _reference_counts(scores: np.ndarray, ref_idx: np.ndarray, snapshots: bool):
+    """Bucket counts of all scores among the distinct scores at ``ref_idx``.
+
+    Returns ``(runs, cnt, bounds, snap, kpos)`` of
+    :func:`pranker._numba.rankcount.bucket_counts`, with ``runs[i]`` the
+    number of reference items scoring the i-th smallest distinct reference
+    score. With ``snapshots`` (``ties="stable"``) ``ref_idx`` must be
+    ascending: the tie counts before each reference item are recorded.
+    """
+    ref = scores[ref_idx]
+    ref.sort()
+    vals, runs = rankcount.distinct_runs(ref)
+    idx = np.ascontiguousarray(ref_idx, dtype=np.int64) if snapshots else _NO_INDEX
+    cnt, bounds, snap, kpos = rankcount.bucket_counts(
+        scores, vals, idx, rankcount.default_threads()
+    )
+    return runs, cnt, bounds, snap, kpos
 
 
 _PARALLEL_MIN = 1 << 20  # below this, one sort in the calling thread
@@ -136,6 +172,10 @@ def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
+        if _rank_count_pays(s.shape[0], n_pos):
+            idx = np.flatnonzero(yb)
+            runs, cnt, bounds, snap, kpos = _reference_counts(s, idx, snapshots=True)
+            return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
         return float(_kernels.ap_from_ranks(_stable_ranks(s, yb), n_pos))
     groups = tie_groups(s, yb)
     return float(_kernels.ap_from_groups(*groups, n_pos, _kernels.MODE_CODES[ties]))

@@ -44,8 +44,9 @@ import numpy as np
 
 from . import _curve_kernels as ck
 from . import _kernels
+from ._numba import rankcount
 from ._validation import _as_numeric_array, check_scores, check_scores_labels, check_ties
-from .ap import ap_from_tie_groups
+from .ap import _rank_count_pays, _reference_counts, ap_from_tie_groups
 
 __all__ = [
     "PRCurve",
@@ -728,6 +729,17 @@ def roc_auc(scores, y, *, sample_weight=None) -> float:
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC AUC")
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
+    n_pos = int(np.count_nonzero(yb))
+    n_neg = s.size - n_pos
+    if _rank_count_pays(s.size, min(n_pos, n_neg)):
+        # count among the distinct scores of the smaller class: U, or n_pos n_neg - U
+        small_is_pos = n_pos <= n_neg
+        ref = np.flatnonzero(yb if small_is_pos else ~yb)
+        runs, cnt, _, _, _ = _reference_counts(s, ref, snapshots=False)
+        u = rankcount.mann_whitney(cnt, runs)
+        if not small_is_pos:
+            u = float(n_pos) * float(n_neg) - u
+        return float(u / n_pos / n_neg)
     pos, neg = _sorted_classes(s, yb)
     u = ck.merge_mann_whitney(pos, neg)
     return float(u / pos.size / neg.size)
