@@ -59,52 +59,50 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    if _rank_count_pays(n, n_pos):
-        runs, cnt, _, _, _ = _reference_counts(scores, idx, snapshots=False)
+    vals, runs = _distinct_values(scores, idx)
+    if _rank_count_pays(n, n_pos, vals.shape[0]):
+        cnt, _, _, _ = rankcount.bucket_counts(scores, vals, _NO_INDEX, _threads())
         return rankcount.groups_from_counts(cnt, runs)
-    pos = scores[idx]  # only the positives' scores
-    pos.sort()
-    # distinct positive values (ascending) and where each run starts / ends
-    starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
-    ends = np.concatenate((starts[1:], [n_pos]))
-    vals = pos[starts]
     lo, hi = _count_below_and_at(scores, vals)
+    ends = np.cumsum(runs)
     greater = (n - hi)[::-1].astype(np.int64)
     n_tied = (hi - lo)[::-1].astype(np.int64)
     pos_greater = (n_pos - ends)[::-1].astype(np.int64)
-    pos_tied = (ends - starts)[::-1].astype(np.int64)
+    pos_tied = runs[::-1].astype(np.int64)
     return greater, n_tied, pos_greater, pos_tied
 
 
-# The rank-count pass costs a sort of the P reference scores plus one lookup
-# per score; sorting all N scores (in pieces, one per core) wins only when P
-# is a large share of N.
+# When to count instead of sort. Counting costs a sort of the P reference
+# scores plus one table lookup per score, fast while the tables over the D
+# distinct reference scores stay in cache; sorting all N scores (one piece
+# per core) wins when P is a large share of N or D is large.
 _RANK_COUNT_MAX_SHARE = 0.2
+_RANK_COUNT_MAX_DISTINCT = 1 << 16  # always counted up to this many distinct values
+_RANK_COUNT_DISTINCT_SHARE = 64  # else up to N / 64 of them
 _NO_INDEX = np.zeros(0, dtype=np.int64)
 
 
-def _rank_count_pays(n: int, n_ref: int) -> bool:
-    """Whether counting among ``n_ref`` reference scores beats sorting all ``n`` scores."""
-    return n_ref <= _RANK_COUNT_MAX_SHARE * n
+def _rank_count_pays(n: int, n_ref: int, n_distinct: int | None = None) -> bool:
+    """Whether counting among the reference scores beats sorting all ``n`` scores.
 
-
-def _reference_counts(scores: np.ndarray, ref_idx: np.ndarray, snapshots: bool):
-    """Bucket counts of all scores among the distinct scores at ``ref_idx``.
-
-    Returns ``(runs, cnt, bounds, snap, kpos)`` of
-    :func:`pranker._numba.rankcount.bucket_counts`, with ``runs[i]`` the
-    number of reference items scoring the i-th smallest distinct reference
-    score. With ``snapshots`` (``ties="stable"``) ``ref_idx`` must be
-    ascending: the tie counts before each reference item are recorded.
+    ``n_distinct`` (once known) is the number of distinct reference scores.
     """
+    if n_ref > _RANK_COUNT_MAX_SHARE * n:
+        return False
+    return n_distinct is None or n_distinct <= max(
+        _RANK_COUNT_MAX_DISTINCT, n // _RANK_COUNT_DISTINCT_SHARE
+    )
+
+
+def _threads() -> int:
+    return rankcount.default_threads()
+
+
+def _distinct_values(scores: np.ndarray, ref_idx: np.ndarray):
+    """Distinct scores at ``ref_idx`` (ascending) and how many items hold each."""
     ref = scores[ref_idx]
     ref.sort()
-    vals, runs = rankcount.distinct_runs(ref)
-    idx = np.ascontiguousarray(ref_idx, dtype=np.int64) if snapshots else _NO_INDEX
-    cnt, bounds, snap, kpos = rankcount.bucket_counts(
-        scores, vals, idx, rankcount.default_threads()
-    )
-    return runs, cnt, bounds, snap, kpos
+    return rankcount.distinct_runs(ref)
 
 
 _PARALLEL_MIN = 1 << 20  # below this, one sort in the calling thread
@@ -174,8 +172,10 @@ def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
     if ties == "stable":
         if _rank_count_pays(s.shape[0], n_pos):
             idx = np.flatnonzero(yb)
-            runs, cnt, bounds, snap, kpos = _reference_counts(s, idx, snapshots=True)
-            return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
+            vals, runs = _distinct_values(s, idx)
+            if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
+                cnt, bounds, snap, kpos = rankcount.bucket_counts(s, vals, idx, _threads())
+                return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
         return float(_kernels.ap_from_ranks(_stable_ranks(s, yb), n_pos))
     groups = tie_groups(s, yb)
     return float(_kernels.ap_from_groups(*groups, n_pos, _kernels.MODE_CODES[ties]))

@@ -46,7 +46,7 @@ from . import _curve_kernels as ck
 from . import _kernels
 from ._numba import rankcount
 from ._validation import _as_numeric_array, check_scores, check_scores_labels, check_ties
-from .ap import _rank_count_pays, _reference_counts, ap_from_tie_groups
+from .ap import _NO_INDEX, _distinct_values, _rank_count_pays, ap_from_tie_groups
 
 __all__ = [
     "PRCurve",
@@ -162,6 +162,30 @@ def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
 def _mann_whitney_from_counts(tp: np.ndarray, fp: np.ndarray) -> float:
     """U = sum over threshold groups of dfp * (tp above + dtp / 2)."""
     return float(np.dot(np.diff(fp), tp[:-1] + 0.5 * np.diff(tp)))
+
+
+def _mann_whitney_u(s: np.ndarray, yb: np.ndarray, n_pos: int) -> float:
+    """Unweighted Mann-Whitney U (ties 1/2), counting among the smaller class's scores.
+
+    With the positives as the smaller class the counts give U; with the
+    negatives they give n_pos n_neg - U. When counting does not pay, the
+    smaller class (already sorted) is merged with the sorted other class.
+    """
+    n_neg = s.size - n_pos
+    small_is_pos = n_pos <= n_neg
+    if not _rank_count_pays(s.size, min(n_pos, n_neg)):
+        pos, neg = _sorted_classes(s, yb)
+        return ck.merge_mann_whitney(pos, neg)
+    small = yb if small_is_pos else ~yb
+    vals, runs = _distinct_values(s, np.flatnonzero(small))
+    if _rank_count_pays(s.size, min(n_pos, n_neg), vals.shape[0]):
+        cnt, _, _, _ = rankcount.bucket_counts(s, vals, _NO_INDEX, rankcount.default_threads())
+        u = rankcount.mann_whitney(cnt, runs)
+        return u if small_is_pos else float(n_pos) * float(n_neg) - u
+    ref = np.repeat(vals, runs)  # the smaller class, sorted
+    other = s[~small]
+    other.sort()
+    return ck.merge_mann_whitney(*((ref, other) if small_is_pos else (other, ref)))
 
 
 def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: str):
@@ -731,18 +755,7 @@ def roc_auc(scores, y, *, sample_weight=None) -> float:
         return roc_curve(s, yb, sample_weight=w).auc
     n_pos = int(np.count_nonzero(yb))
     n_neg = s.size - n_pos
-    if _rank_count_pays(s.size, min(n_pos, n_neg)):
-        # count among the distinct scores of the smaller class: U, or n_pos n_neg - U
-        small_is_pos = n_pos <= n_neg
-        ref = np.flatnonzero(yb if small_is_pos else ~yb)
-        runs, cnt, _, _, _ = _reference_counts(s, ref, snapshots=False)
-        u = rankcount.mann_whitney(cnt, runs)
-        if not small_is_pos:
-            u = float(n_pos) * float(n_neg) - u
-        return float(u / n_pos / n_neg)
-    pos, neg = _sorted_classes(s, yb)
-    u = ck.merge_mann_whitney(pos, neg)
-    return float(u / pos.size / neg.size)
+    return float(_mann_whitney_u(s, yb, n_pos) / n_pos / n_neg)
 
 
 # ---------------------------------------------------------------------------

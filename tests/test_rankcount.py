@@ -326,3 +326,22 @@ def test_roc_auc_both_paths(share, monkeypatch):
             s = make_scores(rng, kind, 1000)
             y = labels(rng, 1000, n_pos)
             assert roc_auc(s, y) == pytest.approx(auc_pairs(s, y), rel=1e-13, abs=1e-15)
+
+
+def test_too_many_distinct_values_fall_back_to_sorting(monkeypatch):
+    """Past the distinct-value cap the sorted reference scores feed the sort path."""
+    import pranker.curves as curves_module
+
+    monkeypatch.setattr(ap_module, "_RANK_COUNT_MAX_SHARE", 1.0)
+    monkeypatch.setattr(ap_module, "_RANK_COUNT_MAX_DISTINCT", 4)
+    monkeypatch.setattr(ap_module, "_RANK_COUNT_DISTINCT_SHARE", 10**9)
+    monkeypatch.setattr(curves_module, "_rank_count_pays", ap_module._rank_count_pays)
+    rng = np.random.default_rng(47)
+    for kind in KINDS:
+        s = make_scores(rng, kind, 400)
+        for n_pos in [3, 40, 390]:
+            y = labels(rng, 400, n_pos)
+            for mode in ["stable", "threshold", "optimistic", "pessimistic"]:
+                want = float(ap_loop(s, y, mode))
+                assert auprc_ap(s, y, ties=mode) == pytest.approx(want, rel=1e-13)
+            assert roc_auc(s, y) == pytest.approx(auc_pairs(s, y), rel=1e-13, abs=1e-15)
