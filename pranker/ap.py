@@ -18,10 +18,13 @@ Ties are where implementations disagree; every mode here is exact:
 ``"optimistic"`` / ``"pessimistic"``
     Positives ranked first / last within each tied group.
 
-The computation sorts the scores with ``numpy.sort`` (one piece per core, in
-threads: the counts below need no merge) and reads every positive's tie group
-(how many items and positives score higher, how many share its score) by a
-galloping search, so it costs about one sort divided by the number of cores.
+Every mode needs, per distinct positive score, how many items and positives
+score higher and how many share it. When positives are a small share of the
+items, only the positives' scores are sorted and one pass over all scores
+drops each into its bucket among them (:mod:`pranker._numba.rankcount`, in
+parallel), well below the cost of sorting the scores. Otherwise the scores
+are sorted with ``numpy.sort`` (one piece per core, in threads: the counts
+need no merge) and every tie group is read by a galloping search.
 """
 
 from __future__ import annotations

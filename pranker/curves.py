@@ -737,8 +737,11 @@ def roc_curve(scores, y, *, sample_weight=None) -> ROCCurve:
 def roc_auc(scores, y, *, sample_weight=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
 
-    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``;
-    unweighted input costs about one ``numpy.sort`` (of each class separately).
+    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``.
+    Unweighted input with one class much smaller than the other costs a sort
+    of the smaller class and one counting pass over all scores (see
+    :mod:`pranker._numba.rankcount`); balanced classes cost about one
+    ``numpy.sort`` (of each class separately).
 
     References
     ----------

@@ -27,41 +27,46 @@ the score axis upwards. Hence, for v_i,
 Finding i(x) (the bucket choice)
 --------------------------------
 A plain binary search costs log2 D dependent loads per item. Instead the
-float's bits give a monotone integer key: for a float64 with bits b,
+float's bits b give a monotone integer key,
 
-    key = b | 2**63      if the sign bit is clear,
-    key = ~b             if it is set,
+    key = 2**63 + (b & (2**63 - 1))     if the sign bit is clear,
+    key = 2**63 - (b & (2**63 - 1))     if it is set (branch-free below),
 
-is strictly increasing in the float's value over all non-NaN floats,
-including +-inf, except that -0.0 gets the key just below +0.0 (the
-reference values are canonicalised to +0.0, which makes this harmless: see
-below). The top 12 bits of the key are the sign and the exponent: one
-*binade* (a range [2**e, 2**(e+1)) or its negative) per value. A first-level
-table of 4096 entries gives, per binade holding c reference values, a second
-level of m = 2**b slots with m the power of two in (2c, 4c] (one slot when
-c = 0), cut uniformly along the 52 mantissa bits, which are linear in the
-value inside a binade. ``sub[slot]`` holds #{k : key(v_k) < slot start}; the
-next entry bounds it above, so
+which is strictly increasing in the value over all non-NaN floats, +-inf
+included, and equal for -0.0 and +0.0 (so equality of keys is equality of
+floats). Its top 12 bits are, up to one value per range, the sign and the
+exponent: one *binade* [2**e, 2**(e+1)) (or its negative) per range, inside
+which the low 52 bits are linear in the value. A first-level table of 4096
+entries gives, per range holding c reference keys, a second level of
+m = 2**b slots, m the power of two in (2c, 4c] (one slot when c = 0), cut
+uniformly along the 52 low bits. ``sub[slot]`` holds #{k : key(v_k) < slot
+start}; the next entry bounds i(x) above, so
 
-    sub[slot(x)] <= i(x) <= sub[slot(x) + 1]
+    sub[slot(x)] <= i(x) <= sub[slot(x) + 1].
 
-and a binary search of ``vals`` restricted to that range (usually of length 0
-to 2) finishes the lookup with float comparisons. Zero: the table is built
-from the keys of the canonical reference values, and -0.0, whose key is one
-below that of +0.0, lies in the slot ending right below +0.0; its range ends
-at i = #{v_k < 0}, where the float comparison ``v_i == -0.0`` finds the tie.
+A slot holding at most two values (flagged otherwise) is resolved by two
+branch-free compares with the keys ``vk[lo]``, ``vk[lo + 1]`` (padded with
+all-ones keys): every v_k with k >= i(x) is >= x, so i(x) = lo + [x > vk[lo]]
++ [x > vk[lo + 1]] and x ties a value iff one of the two keys equals its key.
+A crowded slot is resolved by a binary search over its own values.
 
 Why it stays fast on skewed data: splitting by exponent first makes the
 table logarithmic in magnitude, so log-normal and heavy-tailed scores, and
-the both-signed range of normal scores (whose keys span every exponent
-between the smallest |v| and the largest), spread over the binades they
-occupy, each binade with its own resolution; +-inf sit in the top and bottom
-binades. Few distinct values (say 1,000 with heavy ties) give a few hundred
-small binades, resolved in about one probe. The worst case is a cluster of
-many reference values inside one slot (values closer than 2**-50 of their
-magnitude, or many values in a narrow part of one binade): the search there
-is a binary search over the cluster, so the cost is bounded by log2 D probes
-per item, never quadratic. Table size: at most 4 D + 4097 int32 entries.
+both-signed normal scores (whose keys span every exponent between the
+smallest |v| and the largest), spread over the binades they occupy, each
+binade with its own resolution; +-inf sit in the top and bottom ranges. Few
+distinct values (1,000 with heavy ties) give a few small binades resolved by
+the compares. The worst case is a cluster of many reference values inside
+one slot (values closer than about 2**-50 of their magnitude, or many values
+in a narrow part of one binade): the search there is a binary search over
+the cluster, so the cost per item is bounded by log2 D probes, never
+quadratic. Table size: at most 4 D + 4097 uint32 entries, plus D + 2 keys.
+
+Memory: while the tables and counts fit in cache (D <= 8192) one fused loop
+does the lookup. Beyond, each block of 256 scores goes through the lookup in
+stages (keys and slots; slot entries; compares; increments), each a loop of
+independent loads, so that the cache misses of different scores overlap
+instead of forming one chain per score.
 
 Stable ties
 -----------
