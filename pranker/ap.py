@@ -18,10 +18,13 @@ Ties are where implementations disagree; every mode here is exact:
 ``"optimistic"`` / ``"pessimistic"``
     Positives ranked first / last within each tied group.
 
-The computation sorts the scores with ``numpy.sort`` (one piece per core, in
-threads: the counts below need no merge) and reads every positive's tie group
-(how many items and positives score higher, how many share its score) by a
-galloping search, so it costs about one sort divided by the number of cores.
+Every mode needs, per distinct positive score, how many items and positives
+score higher and how many share it. When positives are a small share of the
+items, only the positives' scores are sorted and one pass over all scores
+drops each into its bucket among them (:mod:`pranker._numba.rankcount`, in
+parallel), well below the cost of sorting the scores. Otherwise the scores
+are sorted with ``numpy.sort`` (one piece per core, in threads: the counts
+need no merge) and every tie group is read by a galloping search.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import os
 import numpy as np
 
 from . import _kernels
+from ._numba import rankcount
 from ._validation import check_scores_labels, check_ties, score_label_aliases
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
@@ -53,22 +57,55 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
         score, and the same two counts restricted to positives.
     """
     n = scores.shape[0]
-    pos = scores[np.flatnonzero(y)]  # reads y, then only the positives' scores
-    pos.sort()
-    n_pos = pos.shape[0]
+    idx = np.flatnonzero(y)
+    n_pos = idx.shape[0]
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    # distinct positive values (ascending) and where each run starts / ends
-    starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
-    ends = np.concatenate((starts[1:], [n_pos]))
-    vals = pos[starts]
+    vals, runs = _distinct_values(scores, idx)
+    if _rank_count_pays(n, n_pos, vals.shape[0]):
+        cnt, _, _, _ = rankcount.bucket_counts(scores, vals, _NO_INDEX, _threads())
+        return rankcount.groups_from_counts(cnt, runs)
     lo, hi = _count_below_and_at(scores, vals)
+    ends = np.cumsum(runs)
     greater = (n - hi)[::-1].astype(np.int64)
     n_tied = (hi - lo)[::-1].astype(np.int64)
     pos_greater = (n_pos - ends)[::-1].astype(np.int64)
-    pos_tied = (ends - starts)[::-1].astype(np.int64)
+    pos_tied = runs[::-1].astype(np.int64)
     return greater, n_tied, pos_greater, pos_tied
+
+
+# When to count instead of sort. Counting costs a sort of the P reference
+# scores plus one table lookup per score, fast while the tables over the D
+# distinct reference scores stay in cache; sorting all N scores (one piece
+# per core) wins when P is a large share of N or D is large.
+_RANK_COUNT_MAX_SHARE = 0.2
+_RANK_COUNT_MAX_DISTINCT = 1 << 16  # always counted up to this many distinct values
+_RANK_COUNT_DISTINCT_SHARE = 64  # else up to N / 64 of them
+_NO_INDEX = np.zeros(0, dtype=np.int64)
+
+
+def _rank_count_pays(n: int, n_ref: int, n_distinct: int | None = None) -> bool:
+    """Whether counting among the reference scores beats sorting all ``n`` scores.
+
+    ``n_distinct`` (once known) is the number of distinct reference scores.
+    """
+    if n_ref > _RANK_COUNT_MAX_SHARE * n:
+        return False
+    return n_distinct is None or n_distinct <= max(
+        _RANK_COUNT_MAX_DISTINCT, n // _RANK_COUNT_DISTINCT_SHARE
+    )
+
+
+def _threads() -> int:
+    return rankcount.default_threads()
+
+
+def _distinct_values(scores: np.ndarray, ref_idx: np.ndarray):
+    """Distinct scores at ``ref_idx`` (ascending) and how many items hold each."""
+    ref = scores[ref_idx]
+    ref.sort()
+    return rankcount.distinct_runs(ref)
 
 
 _PARALLEL_MIN = 1 << 20  # below this, one sort in the calling thread
@@ -136,6 +173,12 @@ def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
+        if _rank_count_pays(s.shape[0], n_pos):
+            idx = np.flatnonzero(yb)
+            vals, runs = _distinct_values(s, idx)
+            if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
+                cnt, bounds, snap, kpos = rankcount.bucket_counts(s, vals, idx, _threads())
+                return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
         return float(_kernels.ap_from_ranks(_stable_ranks(s, yb), n_pos))
     groups = tie_groups(s, yb)
     return float(_kernels.ap_from_groups(*groups, n_pos, _kernels.MODE_CODES[ties]))

@@ -44,6 +44,7 @@ import numpy as np
 
 from . import _curve_kernels as ck
 from . import _kernels
+from ._numba import rankcount
 from ._validation import (
     _as_numeric_array,
     _check_pair,
@@ -53,7 +54,7 @@ from ._validation import (
     check_ties,
     score_label_aliases,
 )
-from .ap import ap_from_tie_groups
+from .ap import _NO_INDEX, _distinct_values, _rank_count_pays, ap_from_tie_groups
 
 __all__ = [
     "PRCurve",
@@ -174,6 +175,30 @@ def _threshold_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None):
 def _mann_whitney_from_counts(tp: np.ndarray, fp: np.ndarray) -> float:
     """U = sum over threshold groups of dfp * (tp above + dtp / 2)."""
     return float(np.dot(np.diff(fp), tp[:-1] + 0.5 * np.diff(tp)))
+
+
+def _mann_whitney_u(s: np.ndarray, yb: np.ndarray, n_pos: int) -> float:
+    """Unweighted Mann-Whitney U (ties 1/2), counting among the smaller class's scores.
+
+    With the positives as the smaller class the counts give U; with the
+    negatives they give n_pos n_neg - U. When counting does not pay, the
+    smaller class (already sorted) is merged with the sorted other class.
+    """
+    n_neg = s.size - n_pos
+    small_is_pos = n_pos <= n_neg
+    if not _rank_count_pays(s.size, min(n_pos, n_neg)):
+        pos, neg = _sorted_classes(s, yb)
+        return ck.merge_mann_whitney(pos, neg)
+    small = yb if small_is_pos else ~yb
+    vals, runs = _distinct_values(s, np.flatnonzero(small))
+    if _rank_count_pays(s.size, min(n_pos, n_neg), vals.shape[0]):
+        cnt, _, _, _ = rankcount.bucket_counts(s, vals, _NO_INDEX, rankcount.default_threads())
+        u = rankcount.mann_whitney(cnt, runs)
+        return u if small_is_pos else float(n_pos) * float(n_neg) - u
+    ref = np.repeat(vals, runs)  # the smaller class, sorted
+    other = s[~small]
+    other.sort()
+    return ck.merge_mann_whitney(*((ref, other) if small_is_pos else (other, ref)))
 
 
 def _per_item_counts(s: np.ndarray, yb: np.ndarray, w: np.ndarray | None, ties: str):
@@ -747,10 +772,13 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
 def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
 
-    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``;
-    unweighted input costs about one ``numpy.sort`` (of each class separately).
-    Arguments as in :func:`roc_curve` (``pos_label``, ``y_score=``/``y_true=``,
-    masked items left out).
+    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``.
+    Unweighted input with one class much smaller than the other costs a sort
+    of the smaller class and one counting pass over all scores (see
+    :mod:`pranker._numba.rankcount`); balanced classes cost about one
+    ``numpy.sort`` (of each class separately). Arguments as in
+    :func:`roc_curve` (``pos_label``, ``y_score=``/``y_true=``, masked items
+    left out).
 
     References
     ----------
@@ -766,9 +794,9 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
                         pos_label=pos_label, where="roc_auc")
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
-    pos, neg = _sorted_classes(s, yb)
-    u = ck.merge_mann_whitney(pos, neg)
-    return float(u / pos.size / neg.size)
+    n_pos = int(np.count_nonzero(yb))
+    n_neg = s.size - n_pos
+    return float(_mann_whitney_u(s, yb, n_pos) / n_pos / n_neg)
 
 
 # ---------------------------------------------------------------------------

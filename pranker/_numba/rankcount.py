@@ -1,0 +1,499 @@
+"""Rank counts at the distinct scores of a reference class, without sorting all scores.
+
+Average precision in every tie mode and the ROC AUC need only, for each
+distinct score v of the positives (the *reference* values): how many items
+score strictly above v, how many score exactly v, and the same two counts
+among the positives. Once the P reference scores are sorted (a sort of P
+values, not N), one pass over all N scores that drops each score into its
+*bucket* among the D distinct reference values gives every count.
+
+Buckets
+-------
+With reference values v_0 < v_1 < ... < v_{D-1} (distinct, ascending), an item
+x has the index i(x) = #{k : v_k < x} in [0, D]. It lands in
+
+- the *tie* bucket of v_i when i < D and x == v_i;
+- else the *gap* bucket i: strictly between v_{i-1} and v_i (gap 0 below v_0,
+  gap D above v_{D-1}).
+
+The counts live interleaved in one array ``cnt`` of 2D + 1 entries: gap i at
+``2 i`` and tie i at ``2 i + 1``, so that ``cnt`` read left to right follows
+the score axis upwards. Hence, for v_i,
+
+    tied_i   = cnt[2 i + 1]
+    above_i  = sum(cnt[2 i + 2 :])           (items scoring > v_i)
+    below_i  = sum(cnt[: 2 i + 1])           (items scoring < v_i)
+
+Finding i(x) (the bucket choice)
+--------------------------------
+A plain binary search costs log2 D dependent loads per item. Instead the
+float's bits b give a monotone integer key,
+
+    key = 2**63 + (b & (2**63 - 1))     if the sign bit is clear,
+    key = 2**63 - (b & (2**63 - 1))     if it is set (branch-free below),
+
+which is strictly increasing in the value over all non-NaN floats, +-inf
+included, and equal for -0.0 and +0.0 (so equality of keys is equality of
+floats). Its top 12 bits are, up to one value per range, the sign and the
+exponent: one *binade* [2**e, 2**(e+1)) (or its negative) per range, inside
+which the low 52 bits are linear in the value. A first-level table of 4096
+entries gives, per range holding c reference keys, a second level of
+m = 2**b slots, m the power of two in (2c, 4c] (one slot when c = 0), cut
+uniformly along the 52 low bits. ``sub[slot]`` holds #{k : key(v_k) < slot
+start}; the next entry bounds i(x) above, so
+
+    sub[slot(x)] <= i(x) <= sub[slot(x) + 1].
+
+A slot holding at most two values (flagged otherwise) is resolved by two
+branch-free compares with the keys ``vk[lo]``, ``vk[lo + 1]`` (padded with
+all-ones keys): every v_k with k >= i(x) is >= x, so i(x) = lo + [x > vk[lo]]
++ [x > vk[lo + 1]] and x ties a value iff one of the two keys equals its key.
+A crowded slot is resolved by a binary search over its own values.
+
+Why it stays fast on skewed data: splitting by exponent first makes the
+table logarithmic in magnitude, so log-normal and heavy-tailed scores, and
+both-signed normal scores (whose keys span every exponent between the
+smallest |v| and the largest), spread over the binades they occupy, each
+binade with its own resolution; +-inf sit in the top and bottom ranges. Few
+distinct values (1,000 with heavy ties) give a few small binades resolved by
+the compares. The worst case is a cluster of many reference values inside
+one slot (values closer than about 2**-50 of their magnitude, or many values
+in a narrow part of one binade): the search there is a binary search over
+the cluster, so the cost per item is bounded by log2 D probes, never
+quadratic. Table size: at most 4 D + 4097 uint32 entries, plus D + 2 keys.
+
+Memory: while the tables and counts fit in cache (D <= 8192) one fused loop
+does the lookup. Beyond, each block of 256 scores goes through the lookup in
+stages (keys and slots; slot entries; compares; increments), each a loop of
+independent loads, so that the cache misses of different scores overlap
+instead of forming one chain per score.
+
+Stable ties
+-----------
+``ties="stable"`` breaks ties by input order: the positive at input index q
+with score v_i has rank above_i + t_q + 1, where t_q is the number of items
+with score v_i before it in input order. The counting pass, when handed the
+positives' input indices, records ``snap[q]`` = the count of its tie bucket
+in its own chunk just before it; adding the tie counts of the earlier chunks
+gives t_q exactly. Among positives, its index in rank order is
+pos_above_i + j_q, with j_q its order among the positives of its group in
+input order.
+
+Parallelism
+-----------
+The scores are cut into one contiguous chunk per thread; every chunk counts
+into its own row of ``cnt`` and the rows are summed (counts add, so no merge
+is needed). Small inputs use the serial entry point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+_K0 = np.uint64(0x8000000000000000)  # key of +0.0 and -0.0
+_MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
+_MANT = np.uint64(0x000FFFFFFFFFFFFF)
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key of a non-NaN float
+_SH52 = np.uint64(52)
+_N_TOP = 4096  # first-level entries: the top 12 bits of the key
+_EXTRA_BITS = 1  # slots per first-level range holding c values: the power of two in (2c, 4c]
+_K = 2  # slots with at most _K values are resolved by _K compares, no branch
+_CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K values
+_LOW31 = np.uint32((1 << 31) - 1)
+_BLOCK = 256  # scores per block: each stage of the lookup runs over a block
+_FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
+_CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
+
+
+@njit(cache=True, inline="always")
+def _key(b):
+    """Monotone uint64 key of float64 bits ``b``: 2**63 +- magnitude bits, branch-free.
+
+    Equal for +0.0 and -0.0; strictly increasing in the value otherwise, +-inf
+    included.
+    """
+    s = np.uint64(np.int64(b) >> 63)  # all ones if the sign bit is set, else 0
+    return _K0 + (((b & _MAG) ^ s) - s)  # 2**63 - magnitude for negatives
+
+
+@njit(cache=True)
+def distinct_runs(sorted_vals):
+    """Distinct values of an ascending array and the length of each run.
+
+    ``==`` decides equality, so -0.0 and +0.0 form one run.
+    """
+    n = sorted_vals.shape[0]
+    vals = np.empty(n, dtype=np.float64)
+    runs = np.empty(n, dtype=np.int64)
+    d = 0
+    i = 0
+    while i < n:
+        v = sorted_vals[i]
+        j = i + 1
+        while j < n and sorted_vals[j] == v:
+            j += 1
+        vals[d] = v
+        runs[d] = j - i
+        d += 1
+        i = j
+    return vals[:d], runs[:d]
+
+
+@njit(cache=True)
+def build_table(vals):
+    """Keys and two-level bucket table of ascending distinct ``vals`` (D < 2**31).
+
+    Returns ``(vk, tab, sub)``. ``vk`` holds the D keys followed by ``_K``
+    all-ones sentinels. ``tab[e]`` packs, for the keys whose top 12 bits are
+    e, the first slot (``tab[e] >> 8``) and the shift that cuts their 52 low
+    bits into slots (``tab[e] & 63``): slot j of range e covers keys from
+    ``(e << 52) | (j << shift)`` on. ``sub[p]`` is the number of values with a
+    key below the start of slot p (``sub[-1] = D``), with bit 31 set when the
+    slot holds more than ``_K`` values.
+    """
+    d = vals.shape[0]
+    bits = vals.view(np.uint64)
+    vk = np.empty(d + _K, dtype=np.uint64)
+    for k in range(d):
+        vk[k] = _key(bits[k])
+    vk[d:] = _ONES
+    count = np.zeros(_N_TOP, dtype=np.int64)
+    for k in range(d):
+        count[vk[k] >> _SH52] += 1
+    tab = np.empty(_N_TOP, dtype=np.uint64)
+    first = np.empty(_N_TOP + 1, dtype=np.int64)
+    total = 0
+    for e in range(_N_TOP):
+        c = count[e]
+        nb = 0
+        if c > 0:
+            while (1 << nb) <= c:  # 2**nb > c
+                nb += 1
+            nb = min(nb + _EXTRA_BITS, 52)
+        first[e] = total
+        tab[e] = (np.uint64(total) << np.uint64(8)) | np.uint64(52 - nb)
+        total += 1 << nb
+    first[_N_TOP] = total
+    sub = np.empty(total + 1, dtype=np.uint32)
+    k = 0
+    for e in range(_N_TOP):
+        sh = tab[e] & np.uint64(63)
+        top = np.uint64(e) << _SH52
+        for j in range(first[e + 1] - first[e]):
+            start = top | (np.uint64(j) << sh)
+            while k < d and vk[k] < start:
+                k += 1
+            sub[first[e] + j] = np.uint32(k)
+    sub[total] = np.uint32(d)
+    for p in range(total):
+        if sub[p + 1] - sub[p] > _K:
+            sub[p] |= _CROWDED
+    return vk, tab, sub
+
+
+@njit(cache=True)
+def _search(kx, lo, hi, vk):
+    """First index in [lo, hi] whose key is >= kx (keys ascending): a crowded slot."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if vk[mid] < kx:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
+    """Bucket (index into ``cnt``) of scores b0 .. b0+m-1 into ``ib[:m]``.
+
+    Three passes over the block, each with independent loads, so that the
+    cache misses of different scores overlap: key and slot; slot entry; the
+    compares with the slot's (at most ``_K``) values. The lookup and the
+    compares are described in the module docstring.
+    """
+    for i in range(m):
+        kx = _key(bits[b0 + i])
+        t = tab[kx >> _SH52]
+        kb[i] = kx
+        pb[i] = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+    for i in range(m):
+        rb[i] = sub[pb[i]]
+    for i in range(m):
+        kx = kb[i]
+        r = rb[i]
+        lo = np.uint64(r & _LOW31)
+        if r & _CROWDED:
+            ib[i] = _crowded(kx, r, pb[i], vk, sub)
+        else:
+            a = vk[lo]
+            c = vk[lo + np.uint64(1)]
+            ib[i] = 2 * (lo + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64(
+                (kx == a) | (kx == c)
+            )
+
+
+@njit(cache=True)
+def _crowded(kx, r, p, vk, sub):
+    """Bucket of key ``kx`` in crowded slot p (``r = sub[p]``): binary search."""
+    hi = sub[p + np.uint64(1)] & _LOW31
+    lo = np.uint64(_search(kx, np.int64(r & _LOW31), np.int64(hi), vk))
+    return 2 * lo + np.uint64(vk[lo] == kx)
+
+
+@njit(cache=True)
+def _bucket_one(kx, vk, tab, sub):
+    """Bucket of one key (the snapshot of a positive)."""
+    t = tab[kx >> _SH52]
+    p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+    r = sub[p]
+    if r & _CROWDED:
+        return _crowded(kx, r, p, vk, sub)
+    lo = np.uint64(r)
+    a = vk[lo]
+    c = vk[lo + np.uint64(1)]
+    return 2 * (lo + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))
+
+
+@njit(cache=True)
+def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
+    """Count scores lo .. hi-1 with the lookup written out in one loop (small tables).
+
+    The same steps as :func:`_bucket_block`; written inline because a call
+    per score costs more than the lookup.
+    """
+    for i in range(lo, hi):
+        kx = _key(bits[i])
+        t = tab[kx >> _SH52]
+        p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+        r = sub[p]
+        if r & _CROWDED:
+            cnt[_crowded(kx, r, p, vk, sub)] += 1
+            continue
+        j = np.uint64(r)
+        a = vk[j]
+        c = vk[j + np.uint64(1)]
+        cnt[2 * (j + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))] += 1
+
+
+@njit(cache=True)
+def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
+    kb = np.empty(_BLOCK, dtype=np.uint64)
+    pb = np.empty(_BLOCK, dtype=np.uint64)
+    rb = np.empty(_BLOCK, dtype=np.uint32)
+    ib = np.empty(_BLOCK, dtype=np.uint64)
+    for b0 in range(lo, hi, _BLOCK):
+        m = min(_BLOCK, hi - b0)
+        _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib)
+        for i in range(m):
+            cnt[ib[i]] += 1
+
+
+@njit(cache=True)
+def _count_chunk(bits, lo, hi, vk, tab, sub, cnt, pos_idx, snap, kpos, blocked):
+    """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
+
+    ``pos_idx`` holds ascending input indices in [lo, hi) (empty: plain
+    counting): ``snap[q]`` gets the count of that score's tie bucket in this
+    chunk just before it, and ``kpos[q]`` its value index. ``blocked`` selects
+    the block-wise lookup (large tables) over the fused one.
+    """
+    cur = lo
+    for q in range(pos_idx.shape[0] + 1):
+        end = pos_idx[q] if q < pos_idx.shape[0] else hi
+        if blocked:
+            _count_blocked(bits, cur, end, vk, tab, sub, cnt)
+        else:
+            _count_fused(bits, cur, end, vk, tab, sub, cnt)
+        if q < pos_idx.shape[0]:
+            c = _bucket_one(_key(bits[end]), vk, tab, sub)
+            snap[q] = cnt[c]
+            kpos[q] = c >> np.uint64(1)
+            cnt[c] += 1
+            cur = end + 1
+
+
+@njit(cache=True)
+def _chunk_bounds(n, n_chunks):
+    per = (n + n_chunks - 1) // n_chunks
+    bounds = np.empty(n_chunks + 1, dtype=np.int64)
+    for c in range(n_chunks + 1):
+        bounds[c] = min(n, c * per)
+    return bounds
+
+
+@njit(cache=True, parallel=True)
+def _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+    for c in prange(bounds.shape[0] - 1):
+        a = pos_bounds[c]
+        z = pos_bounds[c + 1]
+        _count_chunk(
+            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
+            kpos[a:z], blocked,
+        )
+
+
+@njit(cache=True)
+def _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+    for c in range(bounds.shape[0] - 1):
+        a = pos_bounds[c]
+        z = pos_bounds[c + 1]
+        _count_chunk(
+            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
+            kpos[a:z], blocked,
+        )
+
+
+_PARALLEL_MIN = 1 << 16  # below this many scores, one thread
+
+
+@njit(cache=True)
+def bucket_counts(s, vals, pos_idx, n_threads):
+    """Per-chunk bucket counts of all scores ``s`` among ascending distinct ``vals``.
+
+    Parameters
+    ----------
+    s : float64 array, shape (N,)
+        Scores, no NaN.
+    vals : float64 array, shape (D,)
+        Distinct reference values, ascending; D < 2**31.
+    pos_idx : int64 array, shape (Q,)
+        Ascending input indices whose tie-bucket count is snapshot (for
+        ``ties="stable"``); empty when not needed.
+    n_threads : int
+        Number of threads; 1 (or N below 65,536) counts in the calling thread.
+
+    Returns
+    -------
+    cnt : int32 array, shape (C, 2 D + 1)
+        Row c counts chunk c: gap i at 2 i, tie i at 2 i + 1.
+    bounds : int64 array, shape (C + 1,)
+        Chunk c covers ``s[bounds[c]:bounds[c + 1]]``.
+    snap, kpos : int64 arrays, shape (Q,)
+        The tie bucket's count in its chunk before each index, and its value
+        index.
+    """
+    n = s.shape[0]
+    bits = s.view(np.uint64)
+    vk, tab, sub = build_table(vals)
+    q = pos_idx.shape[0]
+    snap = np.empty(q, dtype=np.int64)
+    kpos = np.empty(q, dtype=np.int64)
+    parallel = n_threads > 1 and n >= _PARALLEL_MIN
+    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
+    bounds = _chunk_bounds(n, n_chunks)
+    pos_bounds = np.searchsorted(pos_idx, bounds)
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
+    blocked = vals.shape[0] > _FUSED_MAX_D
+    if parallel:
+        _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+    else:
+        _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+    return cnt, bounds, snap, kpos
+
+
+@njit(cache=True)
+def _total_counts(cnt):
+    out = np.zeros(cnt.shape[1], dtype=np.int64)
+    for c in range(cnt.shape[0]):
+        for m in range(out.shape[0]):
+            out[m] += cnt[c, m]
+    return out
+
+
+@njit(cache=True)
+def groups_from_counts(cnt, runs):
+    """Tie groups, best score first, from bucket counts among the positives' values.
+
+    ``runs[i]`` is the number of positives scoring v_i (ascending i). Returns
+    ``(greater, n_tied, pos_greater, pos_tied)`` as in
+    :func:`pranker.ap.tie_groups`: group g is value v_{D-1-g}.
+    """
+    tot = _total_counts(cnt)
+    d = runs.shape[0]
+    greater = np.empty(d, dtype=np.int64)
+    n_tied = np.empty(d, dtype=np.int64)
+    pos_greater = np.empty(d, dtype=np.int64)
+    pos_tied = np.empty(d, dtype=np.int64)
+    above = tot[2 * d]
+    pos_above = 0
+    for g in range(d):
+        i = d - 1 - g
+        greater[g] = above
+        n_tied[g] = tot[2 * i + 1]
+        pos_greater[g] = pos_above
+        pos_tied[g] = runs[i]
+        above += tot[2 * i + 1] + tot[2 * i]
+        pos_above += runs[i]
+    return greater, n_tied, pos_greater, pos_tied
+
+
+@njit(cache=True)
+def stable_ap(cnt, bounds, runs, pos_idx, snap, kpos):
+    """AP with ties broken by input order, from :func:`bucket_counts` with snapshots.
+
+    Positive q (input order) with value index i = ``kpos[q]`` has rank
+    above_i + t_q + 1, t_q = ``snap[q]`` plus the tie counts of v_i in the
+    chunks before its own; its index among positives in rank order is
+    pos_above_i + j_q, j_q its order among the positives of v_i in input order.
+    """
+    d = runs.shape[0]
+    n_chunks = cnt.shape[0]
+    tot = _total_counts(cnt)
+    above = np.empty(d, dtype=np.int64)
+    pos_above = np.empty(d, dtype=np.int64)
+    a = tot[2 * d]
+    pa = 0
+    for i in range(d - 1, -1, -1):
+        above[i] = a
+        pos_above[i] = pa
+        a += tot[2 * i + 1] + tot[2 * i]
+        pa += runs[i]
+    # tie counts of the earlier chunks, per value, accumulated as chunks are passed
+    earlier = np.zeros(d, dtype=np.int64)
+    seen = np.zeros(d, dtype=np.int64)
+    c = 0
+    total = 0.0
+    for q in range(pos_idx.shape[0]):
+        while pos_idx[q] >= bounds[c + 1]:
+            for i in range(d):
+                earlier[i] += cnt[c, 2 * i + 1]
+            c += 1
+            if c >= n_chunks:
+                break
+        i = kpos[q]
+        seen[i] += 1
+        rank = above[i] + earlier[i] + snap[q] + 1
+        total += (pos_above[i] + seen[i]) / rank
+    return total / pos_idx.shape[0]
+
+
+@njit(cache=True)
+def mann_whitney(cnt, runs):
+    """U = sum over reference items of (#others below + #others tied / 2).
+
+    ``runs[i]`` items of the reference class score v_i; the other class is
+    everything else. With the positives as reference this is the Mann-Whitney
+    count U of (positive, negative) pairs, positive higher, ties 1/2; with the
+    negatives as reference it is P M - U. Every term is a multiple of 1/2, so
+    the sum is exact below 2**52.
+    """
+    tot = _total_counts(cnt)
+    d = runs.shape[0]
+    u = 0.0
+    below = 0
+    ref_below = 0
+    for i in range(d):
+        below += tot[2 * i]
+        other_below = below - ref_below
+        other_tied = tot[2 * i + 1] - runs[i]
+        u += runs[i] * (other_below + 0.5 * other_tied)
+        below += tot[2 * i + 1]
+        ref_below += runs[i]
+    return u
+
+
+def default_threads() -> int:
+    """Number of chunks for :func:`bucket_counts`: numba's thread count."""
+    return get_num_threads()
