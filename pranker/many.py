@@ -428,7 +428,7 @@ def bh_log10(log10_p: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> bh_log10(np.log10([0.01, 0.04, 0.03, 0.5])).round(4).tolist()
-    [-1.3979, -1.2041, -1.2041, -0.301]
+    [-1.3979, -1.273, -1.273, -0.301]
     """
     lp = np.asarray(log10_p, dtype=np.float64)
     m = lp.size

@@ -69,26 +69,46 @@ METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbe
 # Exact when the tail count is instant: C(N, P) placements at most this many
 # (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
 AUTO_EXACT_PLACEMENTS = 1_000_000
+# The tilt stores P (N - P + 1) prefix sums (8 bytes each): up to 1.6 GB.
+TILT_MAX_CELLS = 200_000_000
+# The saddlepoint needs ~10 recursion passes of P (N - P + 1) cells (~4 ns each)
+# and O(N) memory: up to ~1 minute at this size.
+SADDLEPOINT_MAX_CELLS = 2_000_000_000
 
 
 def auto_method(N: int, P: int) -> str:
     """The method ``method="auto"`` uses for N instances and P positives.
 
-    ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
-    instant); ``"tilt"`` (the exact-tilt estimator, 2 % relative standard
-    error) otherwise. The rule depends on (N, P) only, never on the observed
-    AP, so every entry point gives the same answer for the same ranking.
+    - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
+      instant);
+    - ``"tilt"`` (the exact-tilt estimator, 2 % relative standard error) when
+      its P (N - P + 1) stored prefix sums fit in 1.6 GB (N P up to ~2e8);
+    - ``"saddlepoint"`` (Lugannani–Rice on the exact CGF, no storage) up to
+      P (N - P + 1) = 2e9, where its measured error is a few percent or less
+      (large N P means large P or very large N; see the calibration study);
+    - ``"montecarlo"`` beyond, with its interval (the exact recursions would
+      take minutes): it resolves p-values down to about 1e-5 only.
+
+    The rule depends on (N, P) only, never on the observed AP, so every
+    entry point gives the same answer for the same ranking.
 
     Examples
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)
     ('exact', 'exact', 'tilt')
+    >>> auto_method(10**6, 1000), auto_method(10**7, 10**4)
+    ('saddlepoint', 'montecarlo')
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
         return "exact"
-    return "tilt"
+    cells = p * (n - p + 1)
+    if cells <= TILT_MAX_CELLS:
+        return "tilt"
+    if cells <= SADDLEPOINT_MAX_CELLS:
+        return "saddlepoint"
+    return "montecarlo"
 
 
 @dataclass(frozen=True)
@@ -246,6 +266,13 @@ def make_null(n: int, n_pos: int, method: str = "auto", *, params=None, n_draws=
     if method == "exact":
         null = ExactNull(n, n_pos, max_nodes=max_nodes)
     elif method == "tilt":
+        cells = n_pos * (n - n_pos + 1)
+        if cells > TILT_MAX_CELLS and 1 < n_pos < n:
+            raise ValueError(
+                f"method='tilt' would store P (N - P + 1) = {cells:.3g} prefix sums "
+                f"({8 * cells / 1e9:.3g} GB) for N={n}, P={n_pos}; the limit is "
+                f"{TILT_MAX_CELLS:.0e}. Use method='saddlepoint' (no storage) or 'auto'."
+            )
         null = TiltNull(n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed)
     elif method == "saddlepoint":
         null = SaddlepointNull(n, n_pos, seed=seed)
@@ -305,7 +332,8 @@ def pranker(
         always untied random ranking.
     method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
         ``"auto"`` (default): exact when counting is instant, the exact-tilt
-        estimator otherwise (:func:`auto_method`).
+        estimator otherwise; the saddlepoint and then Monte Carlo only for
+        N P beyond ~2e8 and ~2e9 (:func:`auto_method`).
         ``"exact"``: the exact tail count (raises ``ExactBudgetExceeded``
         after ``max_nodes`` steps).
         ``"tilt"``: the exact-tilt estimator, unbiased at any depth of the
@@ -390,7 +418,7 @@ def significance_from_ap(
     --------
     >>> res = significance_from_ap(0.5, 1000, 10)
     >>> res.method, round(res.null_mean, 4), res.log10_pvalue < -7
-    ('tilt', 0.0136, True)
+    ('tilt', 0.0164, True)
     """
     conf_level = _check_conf_level(conf_level)
     method = _check_method(method)

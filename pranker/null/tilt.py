@@ -175,12 +175,14 @@ class TiltEngine:
             return k, math.nan, math.nan
         return k, c + m1, max(m2 - m1 * m1, 0.0)
 
-    def saddle(self, s: float, tol: float = 1e-10, max_iter: int = 100):
+    def saddle(self, s: float, tol: float = 1e-7, max_iter: int = 100):
         """The saddle point ``phi`` with ``K'(phi) = s``: safeguarded Newton in ``log |phi|``.
 
-        Returns ``(phi, K(phi), K''(phi))``. Stops when the step in
-        ``log |phi|`` is below ``tol`` or ``|K' - s| <= tol sd_phi``; ``s``
-        must lie strictly inside the support of S.
+        Returns ``(phi, K(phi), K''(phi))``. Newton steps in ``t = log |phi|``
+        are capped at 2; a step leaving the bracket is replaced by regula
+        falsi between the bracket ends. Stops when ``|K' - s| <= tol sd_phi``
+        or the bracket is narrower than ``tol`` in ``t``; ``s`` must lie
+        strictly inside the support of S.
         """
         sign = 1.0 if s >= self.mean_s else -1.0
         if s == self.mean_s:
@@ -188,9 +190,9 @@ class TiltEngine:
             return 0.0, k, k2
         # t = log|phi|; K' is increasing in phi, so g(t) = sign (K'(sign e^t) - s) increases in t
         phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
-        t = math.log(min(phi_n, 1.0 / self.sd_s))
-        lo, hi = -math.inf, math.inf
-        k = k2 = math.nan
+        t = math.log(min(phi_n, 0.5 / self.sd_s))
+        lo = hi = None  # (t, g) at the bracket ends
+        phi = k = k2 = math.nan
         for _ in range(max_iter):
             phi = sign * math.exp(t)
             k, k1, k2 = self.cgf(phi)
@@ -198,23 +200,20 @@ class TiltEngine:
             if abs(g) <= tol * math.sqrt(k2):
                 break
             if g < 0.0:
-                lo = t
+                lo = (t, g)
             else:
-                hi = t
-            dg = abs(phi) * k2  # dg/dt
-            new = t - g / dg if dg > 0.0 else math.nan
-            if not (lo < new < hi):
-                if math.isinf(hi):
-                    new = lo + 2.0
-                elif math.isinf(lo):
-                    new = hi - 2.0
-                else:
-                    new = 0.5 * (lo + hi)
-            if abs(new - t) < tol:
-                t = new
-                phi = sign * math.exp(t)
-                k, k1, k2 = self.cgf(phi)
+                hi = (t, g)
+            if lo is not None and hi is not None and hi[0] - lo[0] < tol:
                 break
+            dg = abs(phi) * k2  # dg/dt
+            step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
+            step = max(-2.0, min(2.0, step))
+            new = t + step
+            if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
+                # regula falsi between the bracket ends (both exist here)
+                (t0, g0), (t1, g1) = lo, hi
+                new = t0 - g0 * (t1 - t0) / (g1 - g0)
+                new = min(max(new, t0 + 0.01 * (t1 - t0)), t1 - 0.01 * (t1 - t0))
             t = new
         return phi, k, k2
 
