@@ -474,7 +474,7 @@ class PRCurve:
 
         Precision tp/n and recall tp/n_pos are equal exactly when n = n_pos
         items are retrieved (or tp = 0), so with all operating points the
-        break-even point is the R-precision (LingPipe discussion, seed 001).
+        break-even point is the R-precision (Carpenter's LingPipe discussion).
         When n_pos falls inside a tie group, tp there is interpolated linearly
         (the expected value over random orders of the tie, which is also where
         the Davis & Goadrich curve crosses precision = recall).

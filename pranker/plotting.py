@@ -9,7 +9,7 @@ display needed (the Agg canvas renders files), safe in scripts, servers and
 threads. In a notebook the returned Figure displays itself; to draw into
 your own axes pass ``ax=``.
 
-Conventions (see seed 001, Martin's plot on the LingPipe blog):
+Conventions (see Carpenter's discussion of PR/ROC curves on the LingPipe blog):
 
 - PR plots: recall on x, precision on y, both on [0, 1]; dotted F-score
   isolines ``F_beta = (1 + b^2) P R / (b^2 P + R)`` and the dotted
@@ -338,7 +338,7 @@ def plot_roc_pr(
 ):
     """ROC (left) and PR (right) side by side, sharing recall as the y axis.
 
-    The layout of seed 001: recall = true-positive rate on one y axis, the ROC
+    The layout of the LingPipe discussion: recall = true-positive rate on one y axis, the ROC
     panel with the false-positive rate (1 - specificity) on x, the PR panel
     with precision on x, so that at a given recall one reads the
     specificity, the precision and the F score at once.
@@ -509,7 +509,7 @@ def plot_hamming_pr(
     path=None,
     dpi: int = 100,
 ):
-    """Precision and recall of retrieval within Hamming radius r (seed 002).
+    """Precision and recall of retrieval within Hamming radius r (the MATLAB ``recall_precision`` of hashing evaluations).
 
     Left: the PR curve traced by the radius (points labelled with r;
     undefined precision, NaN, is skipped). Right: precision and recall

@@ -1,6 +1,6 @@
 """How uncertain is an AUPRC estimate? A standard error and two closed-form intervals.
 
-Trapezoidal AUPRC as a mean over positives (seed 004)
+Trapezoidal AUPRC as a mean over positives (Kok & Domingos 2005)
 -----------------------------------------------------
 Plot the PR curve rotated, precision on x and recall on y, through the
 operating points k = 1..K (thresholds from the highest down). Close it with
@@ -137,7 +137,7 @@ def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidA
     ----------
     .. [1] S. Kok and P. Domingos, "Learning the structure of Markov logic
        networks", ICML 2005, and its online addendum on the standard deviation
-       of the area under the precision-recall curve (seed 004).
+       of the area under the precision-recall curve (Kok & Domingos 2005).
 
     Examples
     --------
