@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-import pranker.ap as ap_module
+import pranker.measures.ap as ap_module
 from pranker import auprc_ap, roc_auc
 
 

@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pranker import null_ap_samples, null_params  # noqa: E402
-from pranker.exact import exact_null_distribution  # noqa: E402
-from pranker.montecarlo import montecarlo_pvalue  # noqa: E402
+from pranker.null.exact import exact_null_distribution  # noqa: E402
+from pranker.null.montecarlo import montecarlo_pvalue  # noqa: E402
+from pranker.null.skewbeta import skew_beta_fit  # noqa: E402
 from pranker.significance import (  # noqa: E402
     AUTO_MC_DRAWS,
     AUTO_MC_TOL,
@@ -47,7 +48,6 @@ from pranker.significance import (  # noqa: E402
     auto_method,
     beta_fit,
 )
-from pranker.skew import skew_beta_fit  # noqa: E402
 
 GRID_N = [20, 50, 100, 1000, 10**4, 10**5]
 GRID_P = [1, 2, 3, 5, 10, 30, 100, 1000]

@@ -9,7 +9,8 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 # loading numba or scipy. ``from pranker import X``, ``pranker.X``, ``dir(pranker)``
 # and ``from pranker import *`` work as with eager imports; submodules
 # (``pranker.dask``, ``pranker.chunked``, ``pranker.compat``, ...) load on first
-# attribute access too.
+# attribute access too; they are not in ``__all__``, so ``from pranker import *``
+# never shadows the dask library.
 
 from __future__ import annotations
 
@@ -20,28 +21,27 @@ from ._version import __version__ as __version__
 
 # submodule -> public names it provides
 _EXPORTS = {
-    "ap": ("ap_from_tie_groups", "auprc_ap", "tie_groups"),
-    "chunked": ("auprc_ap_chunked", "pranker_chunked"),
-    "curves": ("BestF", "PRCurve", "ROCCurve", "average_precision_many", "pr_curve", "roc_auc", "roc_auc_many", "roc_curve"),
-    "exact": ("ExactBudgetExceeded", "ExactNullDistribution", "exact_null_distribution", "exact_pvalue"),
-    "many": ("ManyResult", "pranker_many"),
-    "montecarlo": ("MonteCarloPvalue", "clopper_pearson", "montecarlo_pvalue"),
+    "measures.ap": ("ap_from_tie_groups", "auprc_ap", "tie_groups"),
+    "scale.chunked": ("auprc_ap_chunked", "pranker_chunked"),
+    "measures.curves": ("BestF", "PRCurve", "ROCCurve", "average_precision_many", "pr_curve", "roc_auc", "roc_auc_many", "roc_curve"),
+    "null.exact": ("ExactBudgetExceeded", "ExactNullDistribution", "exact_null_distribution", "exact_pvalue"),
+    "significance.many": ("ManyResult", "pranker_many"),
+    "null.montecarlo": ("MonteCarloPvalue", "clopper_pearson", "montecarlo_pvalue"),
     "null": ("NullParams", "min_auprc", "null_ap_samples", "null_params"),
     "null.distributions": ("BetaNull", "ExactNull", "MonteCarloNull", "NullDistribution", "PValue", "SaddlepointNull", "SkewBetaNull", "TiltNull", "null_distribution"),
-    "null_curve": ("NullInterpolatedAP", "expected_null_pr_curve", "null_interpolated_ap"),
-    "retrieval": ("RadiusCurves", "hamming_distances", "hamming_radius_curves", "pack_codes", "radius_curves"),
-    "significance": ("BetaFit", "PrankerResult", "auto_method", "beta_fit", "pranker", "significance_from_ap"),
-    "skew": ("SkewBetaFit", "null_skewness", "null_third_moment", "skew_beta_fit"),
-    "tables": ("NullTable", "load_null_params_table", "null_params_table", "parse_int_ranges"),
-    "uncertainty": ("APInterval", "TrapezoidAUPRC", "ap_interval", "auprc_trapezoid", "boyd_interval"),
+    "null.curve": ("NullInterpolatedAP", "expected_null_pr_curve", "null_interpolated_ap"),
+    "measures.retrieval": ("RadiusCurves", "hamming_distances", "hamming_radius_curves", "pack_codes", "radius_curves"),
+    "significance.single": ("BetaFit", "PrankerResult", "auto_method", "beta_fit", "pranker", "significance_from_ap"),
+    "null.skewbeta": ("SkewBetaFit", "null_skewness", "null_third_moment", "skew_beta_fit"),
+    "null.tables": ("NullTable", "load_null_params_table", "null_params_table", "parse_int_ranges"),
+    "measures.uncertainty": ("APInterval", "TrapezoidAUPRC", "ap_interval", "auprc_trapezoid", "boyd_interval"),
 }
 _ORIGIN = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:  # for type checkers and IDEs; never executed
-    from . import chunked, compat, dask
-    from .ap import ap_from_tie_groups, auprc_ap, tie_groups
-    from .chunked import auprc_ap_chunked, pranker_chunked
-    from .curves import (
+    from . import chunked, compat, dask  # noqa: F401  (submodules, not in __all__)
+    from .measures.ap import ap_from_tie_groups, auprc_ap, tie_groups
+    from .measures.curves import (
         BestF,
         PRCurve,
         ROCCurve,
@@ -51,15 +51,22 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         roc_auc_many,
         roc_curve,
     )
-    from .exact import (
-        ExactBudgetExceeded,
-        ExactNullDistribution,
-        exact_null_distribution,
-        exact_pvalue,
+    from .measures.retrieval import (
+        RadiusCurves,
+        hamming_distances,
+        hamming_radius_curves,
+        pack_codes,
+        radius_curves,
     )
-    from .many import ManyResult, pranker_many
-    from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
+    from .measures.uncertainty import (
+        APInterval,
+        TrapezoidAUPRC,
+        ap_interval,
+        auprc_trapezoid,
+        boyd_interval,
+    )
     from .null import NullParams, min_auprc, null_ap_samples, null_params
+    from .null.curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
     from .null.distributions import (
         BetaNull,
         ExactNull,
@@ -71,15 +78,18 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         TiltNull,
         null_distribution,
     )
-    from .null_curve import NullInterpolatedAP, expected_null_pr_curve, null_interpolated_ap
-    from .retrieval import (
-        RadiusCurves,
-        hamming_distances,
-        hamming_radius_curves,
-        pack_codes,
-        radius_curves,
+    from .null.exact import (
+        ExactBudgetExceeded,
+        ExactNullDistribution,
+        exact_null_distribution,
+        exact_pvalue,
     )
-    from .significance import (
+    from .null.montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
+    from .null.skewbeta import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
+    from .null.tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
+    from .scale.chunked import auprc_ap_chunked, pranker_chunked
+    from .significance.many import ManyResult, pranker_many
+    from .significance.single import (
         BetaFit,
         PrankerResult,
         auto_method,
@@ -87,9 +97,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         pranker,
         significance_from_ap,
     )
-    from .skew import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
-    from .tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
-    from .uncertainty import APInterval, TrapezoidAUPRC, ap_interval, auprc_trapezoid, boyd_interval
 
 __all__ = [
     "auprc_ap",
@@ -125,8 +132,6 @@ __all__ = [
     "skew_beta_fit",
     "null_third_moment",
     "null_skewness",
-    "chunked",
-    "dask",
     "auprc_ap_chunked",
     "pranker_chunked",
     "expected_null_pr_curve",
@@ -138,7 +143,6 @@ __all__ = [
     "null_params_table",
     "load_null_params_table",
     "parse_int_ranges",
-    "compat",
     "RadiusCurves",
     "radius_curves",
     "hamming_radius_curves",

@@ -243,13 +243,13 @@ def plot_pr_curves(
     ----------
     curves : mapping label -> (recall, precision)
         Operating points in rank order (recall non-decreasing), e.g. from
-        ``pranker.curves.pr_curve``; the first point is usually (0, 1).
+        ``pranker.measures.curves.pr_curve``; the first point is usually (0, 1).
     prevalence : float, optional
         P / N: the precision of a random ranking at every cut-off, drawn as
         the horizontal "random" line.
     null_curve : (recall, expected_precision), optional
         Expected precision of a random ranking at each recall level
-        (``pranker.null_curve.expected_null_pr_curve``); above P/N at low recall.
+        (``pranker.null.curve.expected_null_pr_curve``); above P/N at low recall.
     interpolated, raw : bool
         Draw the interpolated step curve and/or the raw (saw-tooth) curve.
     f_isolines : sequence of float
@@ -447,7 +447,7 @@ def plot_null_distribution(
     'AUPRC'
     """
     from .null import null_params
-    from .significance import beta_fit
+    from .significance.single import beta_fit
 
     if params is None:
         params = null_params(N, P)

@@ -259,7 +259,7 @@ def test_labels_bool_int_and_nonzero():
 
 def test_sort_in_pieces_gives_the_same_counts(monkeypatch):
     """The threaded path sorts one piece per core; counts add up exactly."""
-    import pranker.ap as ap_module
+    import pranker.measures.ap as ap_module
 
     rng = np.random.default_rng(11)
     s = np.round(rng.standard_normal(5000), 1)  # many ties across pieces

@@ -572,7 +572,7 @@ def test_choices_match_the_library():
     from pranker._validation import TIE_MODES
     from pranker.cli.main import METHODS as CLI_METHODS
     from pranker.cli.main import TIE_MODES as CLI_TIES
-    from pranker.significance import METHODS
+    from pranker.significance.single import METHODS
 
     assert set(METHODS) <= set(CLI_METHODS)
     assert tuple(CLI_TIES) == tuple(TIE_MODES)
@@ -685,7 +685,7 @@ def test_progress_never_when_quiet_or_not_a_terminal(capsys):
 def test_unknown_method_for_this_library_is_an_input_error(tmp_path, capsys):
     """Choices come from a CLI constant; one the library does not know is reported, not raised."""
     from pranker.cli.main import METHODS as CLI_METHODS
-    from pranker.significance import METHODS
+    from pranker.significance.single import METHODS
 
     f = write_csv(tmp_path / "d.csv", ["score", "label"],
                   [(20 - i, int(i in (0, 2, 3, 7, 12))) for i in range(20)])

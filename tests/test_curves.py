@@ -1,4 +1,4 @@
-"""Tests of pranker.curves against independent oracles.
+"""Tests of pranker.measures.curves against independent oracles.
 
 Oracles: plain loop-over-thresholds definitions written here, exact fractions,
 brute force over all orders of tied items, mpmath quadrature, and
@@ -291,7 +291,7 @@ def test_davis_goadrich_accuracy_large_counts():
     # a segment with huge skew (the case where a naive closed form cancels)
     tp = np.array([0.0, 1.0, 1000.0])
     fp = np.array([0.0, 0.0, 1e6])
-    from pranker._curve_kernels import dg_area
+    from pranker._numba.curves import dg_area
 
     assert dg_area(tp, fp, 1000.0) == pytest.approx(dg_quadrature(tp, fp, 1000.0), rel=1e-13)
 

@@ -19,7 +19,7 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-import pranker.dask as pdask  # noqa: E402
+import pranker.scale.dask as pdask  # noqa: E402
 
 TIES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
 

@@ -3,7 +3,7 @@
 import mpmath
 import pytest
 
-from pranker import _kernels
+from pranker._numba import moments as _kernels
 
 OFFSETS = [0, 1, 5, 63, 64, 65, 100, 10**4, 10**6, 10**9, 10**12, 2**53]
 LENGTHS = [1, 2, 10, 63, 64, 65, 66, 100, 1000, 10**5, 10**9, 10**12]

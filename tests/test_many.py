@@ -143,7 +143,7 @@ def test_bh_matches_loop():
 
 
 def test_bh_in_log_space_keeps_underflowing_pvalues():
-    from pranker.many import bh_log10
+    from pranker.significance.many import bh_log10
 
     rng = np.random.default_rng(4)
     p = rng.random(300) ** 4
@@ -303,7 +303,7 @@ def test_search_paths_crowded_infinite_and_single_value(ties):
 
 
 def test_positive_score_sort_kernel_matches_numpy_sort():
-    from pranker._kernels_many import _sort_floats
+    from pranker._numba.rows import _sort_floats
 
     rng = np.random.default_rng(40)
     cases = [

@@ -200,7 +200,7 @@ def test_random_subsets_are_uniform(n, p):
     Covers the sparse sampler (40, 2), the dense one (8, 3) and the
     complement branch (8, 6).
     """
-    from pranker import _kernels
+    from pranker._numba import sampling as _kernels
 
     draws = 200 * comb(n, p)
     work = _kernels.sampler_work_arrays(n, p)

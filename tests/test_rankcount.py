@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-import pranker.ap as ap_module
+import pranker.measures.ap as ap_module
 from pranker import auprc_ap, roc_auc, tie_groups
 from pranker._numba import rankcount
 
@@ -317,7 +317,7 @@ def test_roc_auc_against_sklearn_and_pairs(kind, parallel_small):
 @pytest.mark.parametrize("share", [1.0, 0.0])
 def test_roc_auc_both_paths(share, monkeypatch):
     monkeypatch.setattr(ap_module, "_RANK_COUNT_MAX_SHARE", share)
-    import pranker.curves as curves_module
+    import pranker.measures.curves as curves_module
 
     monkeypatch.setattr(curves_module, "_rank_count_pays", ap_module._rank_count_pays)
     rng = np.random.default_rng(43)
@@ -330,7 +330,7 @@ def test_roc_auc_both_paths(share, monkeypatch):
 
 def test_too_many_distinct_values_fall_back_to_sorting(monkeypatch):
     """Past the distinct-value cap the sorted reference scores feed the sort path."""
-    import pranker.curves as curves_module
+    import pranker.measures.curves as curves_module
 
     monkeypatch.setattr(ap_module, "_RANK_COUNT_MAX_SHARE", 1.0)
     monkeypatch.setattr(ap_module, "_RANK_COUNT_MAX_DISTINCT", 4)

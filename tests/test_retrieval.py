@@ -1,4 +1,4 @@
-"""pranker.retrieval against independent oracles.
+"""pranker.measures.retrieval against independent oracles.
 
 Oracles: per-radius loops with explicit comparisons ``d <= r`` (the
 definition), Hamming distances from ``np.unpackbits`` bit sums,
@@ -300,8 +300,10 @@ def test_hamming_radius_curves_from_labels_equal_matrix_path(multilabel):
 
 def test_top_level_exports():
     for name in ("radius_curves", "hamming_radius_curves", "hamming_distances", "pack_codes",
-                 "RadiusCurves", "compat"):
+                 "RadiusCurves"):
         assert name in pranker.__all__ and hasattr(pranker, name)
+    # submodules are reachable but not in __all__ (a star import must not shadow dask)
+    assert "compat" not in pranker.__all__ and "dask" not in pranker.__all__
     assert pranker.compat.vl_pr is not None
 
 

@@ -16,7 +16,7 @@ from pranker import (
     parse_int_ranges,
     pranker,
 )
-from pranker.tables import COLUMNS
+from pranker.null.tables import COLUMNS
 
 
 def brute_moments(N, P):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from pranker._kernels import _draw_seed, _uniform01
+from pranker._numba.sampling import _draw_seed, _uniform01
 from pranker._numba.tilt import tilt_draws, tilt_forward
 
 

@@ -1,4 +1,4 @@
-"""Tests of pranker.uncertainty against oracles written here.
+"""Tests of pranker.measures.uncertainty against oracles written here.
 
 - the seed-004 mean over positives, computed by looping over positives and
   thresholds with exact fractions;

@@ -408,7 +408,7 @@ def groups_from_counts(cnt, runs):
 
     ``runs[i]`` is the number of positives scoring v_i (ascending i). Returns
     ``(greater, n_tied, pos_greater, pos_tied)`` as in
-    :func:`pranker.ap.tie_groups`: group g is value v_{D-1-g}.
+    :func:`pranker.measures.ap.tie_groups`: group g is value v_{D-1-g}.
     """
     tot = _total_counts(cnt)
     d = runs.shape[0]

@@ -43,7 +43,7 @@ short gap ends in the cache line of ``d_k`` or in the 64 entries below it
 summary, then bisects one block. Many draws advance in lockstep, one layer at
 a time, in passes whose memory accesses are independent, so each row stays
 cached while all walkers use it. Draws use the counter-based generator of
-:mod:`pranker._kernels` keyed by (seed, draw index): each draw is
+:mod:`pranker._numba` keyed by (seed, draw index): each draw is
 reproducible whatever the number of threads and the blocking.
 """
 
@@ -54,7 +54,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .._kernels import _draw_seed, _uniform01
+from .sampling import _draw_seed, _uniform01
 
 _UNDERFLOW_EXP = -700.0
 _LAYER_TINY = 1e-280

@@ -30,24 +30,24 @@ from .io import (
 
 def significance(s, y, *, method, conf_level, ties, draws, seed, progress):
     """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
-    from ..significance import pranker
+    from ..significance.single import pranker
 
     return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
                    seed=seed, progress=progress)
 
 
 def curves(s: np.ndarray, y: np.ndarray):
-    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.curves`)."""
-    from ..curves import pr_curve, roc_curve
+    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.measures.curves`)."""
+    from ..measures.curves import pr_curve, roc_curve
 
     return pr_curve(s, y), roc_curve(s, y)
 
 
 def null_curve(N: int, P: int):
     """Expected precision of a random ranking at recall k/P
-    (:func:`pranker.null_curve.expected_null_pr_curve`), or None where that
+    (:func:`pranker.null.curve.expected_null_pr_curve`), or None where that
     would be slow (very large N with few positives; the figure then shows P/N)."""
-    from ..null_curve import expected_null_pr_curve
+    from ..null.curve import expected_null_pr_curve
 
     try:
         return expected_null_pr_curve(N, P)
@@ -73,7 +73,7 @@ def bh_adjust_log10(log10_p) -> list:
 def score_arrays(score_cols, s_list, y, args):
     """One PrankerResult per score column, and log10 BH-adjusted p-values when several.
 
-    Several columns with the beta p-value go through :func:`pranker.many.pranker_many`
+    Several columns with the beta p-value go through :func:`pranker.significance.many.pranker_many`
     (one pass, shared null parameters, a progress bar for many columns); other
     methods score column by column, with a progress bar over the columns.
     """
@@ -81,7 +81,7 @@ def score_arrays(score_cols, s_list, y, args):
 
     try:
         if len(s_list) > 1 and args.method == "beta":
-            from ..many import pranker_many
+            from ..significance.many import pranker_many
 
             many = pranker_many(np.stack(s_list), np.broadcast_to(y, (len(s_list), y.size)),
                                 ties=args.ties, conf_level=args.conf_level,

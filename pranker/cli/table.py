@@ -10,8 +10,8 @@ from .io import UserError, check_writable
 
 
 def parse_ranges(text: str, name: str) -> np.ndarray:
-    """``--N``/``--P`` text -> sorted distinct ints >= 1 (:func:`pranker.tables.parse_int_ranges`)."""
-    from ..tables import parse_int_ranges
+    """``--N``/``--P`` text -> sorted distinct ints >= 1 (:func:`pranker.null.tables.parse_int_ranges`)."""
+    from ..null.tables import parse_int_ranges
 
     try:
         values = parse_int_ranges(text)
@@ -33,7 +33,7 @@ def write_csv(fh, table, columns) -> None:
 
 
 def run(args) -> int:
-    from ..tables import COLUMNS, null_params_table
+    from ..null.tables import COLUMNS, null_params_table
 
     Ns = parse_ranges(args.N, "N")
     Ps = parse_ranges(args.P, "P")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .. import _kernels
+from .._numba import moments as _kernels
 from .._validation import check_counts
 from .moments import _min_auprc_pair
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _kernels
+from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
 from .moments import _min_auprc_pair
@@ -211,7 +211,7 @@ def _vectorize(f, x):
 
 # ---------------------------------------------------------------------------
 class ExactNull(NullDistribution):
-    """The exact null: counted placements (:mod:`pranker.exact`).
+    """The exact null: counted placements (:mod:`pranker.null.exact`).
 
     p-values by the bounded tail count; quantiles from the full distribution
     when C(N, P) is small enough to enumerate, else from the saddlepoint.
@@ -221,7 +221,7 @@ class ExactNull(NullDistribution):
 
     def __init__(self, N: int, P: int, *, max_nodes: int | None = None):
         super().__init__(N, P)
-        from ..exact import EXACT_MAX_NODES
+        from .exact import EXACT_MAX_NODES
 
         self.max_nodes = EXACT_MAX_NODES if max_nodes is None else int(max_nodes)
         self._dist = None
@@ -231,12 +231,12 @@ class ExactNull(NullDistribution):
         return "exact" if self._enumerable() else "saddlepoint"
 
     def _enumerable(self) -> bool:
-        from ..exact import EXACT_DISTRIBUTION_LIMIT
+        from .exact import EXACT_DISTRIBUTION_LIMIT
 
         return self.P == 1 or self.P == self.N or math.comb(self.N, self.P) <= EXACT_DISTRIBUTION_LIMIT
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        from ..exact import exact_pvalue
+        from .exact import exact_pvalue
 
         edge = self.edge_pvalue(ap)
         if edge is not None:
@@ -255,7 +255,7 @@ class ExactNull(NullDistribution):
             elif self.P == self.N:
                 self._dist = (np.array([1.0]), np.array([1.0]), 1.0)
             else:
-                from ..exact import exact_null_distribution
+                from .exact import exact_null_distribution
 
                 d = exact_null_distribution(self.N, self.P)
                 self._dist = (d.values, d.counts.astype(np.float64), float(d.total))
@@ -499,7 +499,7 @@ class MonteCarloNull(NullDistribution):
         self._sample = None
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        from ..montecarlo import montecarlo_pvalue
+        from .montecarlo import montecarlo_pvalue
 
         if self.P == self.N:
             return PValue.exact(1.0 if ap <= 1.0 + REL_TOL else 0.0)
@@ -572,7 +572,7 @@ class SkewBetaNull(NullDistribution):
 
     def __init__(self, N: int, P: int):
         super().__init__(N, P)
-        from ..skew import skew_beta_fit
+        from .skewbeta import skew_beta_fit
 
         self.fit = skew_beta_fit(self.N, self.P)
 

@@ -69,7 +69,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _kernels
+from .._numba import moments as _kernels
+from .._numba import sampling as _sampling
 from .._validation import check_count, check_count_pair, check_counts
 
 __all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
@@ -201,7 +202,7 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
     if seed is None:
         seed = int(np.random.default_rng().integers(0, 2**63))
     out = np.empty(n_draws)
-    _kernels.null_ap_draws(np.uint64(seed % 2**64), start, n_draws, n, p, out)
+    _sampling.null_ap_draws(np.uint64(seed % 2**64), start, n_draws, n, p, out)
     return out
 
 

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels import null_moments
+from .._numba.moments import null_moments
 from .._numba.tilt import tilt_draws, tilt_forward
 
 __all__ = ["TiltEngine", "TailEstimate", "DEFAULT_SEED", "DEFAULT_RTOL", "REL_TOL"]

@@ -1,6 +1,6 @@
 """numba kernels for the expected null PR curve and interpolated-AP null draws.
 
-See :mod:`pranker.null_curve` for the derivations. Only numbers and arrays
+See :mod:`pranker.null.curve` for the derivations. Only numbers and arrays
 cross this boundary; validation lives in the callers.
 """
 
@@ -11,7 +11,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import harmonic, random_positive_ranks, sampler_work_arrays
+from .moments import harmonic
+from .sampling import random_positive_ranks, sampler_work_arrays
 
 _TAIL_TOL = 1e-17
 
@@ -110,7 +111,7 @@ def inv_rank_mean(N, P, k):
 def expected_precision_curve(N, P, out):
     """out[k-1] = E[k / r_k], k = 1..P, exactly (to rounding), in O(P) plus one sum.
 
-    Uses the first-order recurrence (see pranker.null_curve)
+    Uses the first-order recurrence (see pranker.null.curve)
 
         k (P - k) a_k + k (k + M + 1) a_{k+1} = P,     a_k = E[1/r_k], M = N - P,
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _kernels_many
-from ._progress import progress_bar
-from ._validation import _as_integer_array
-from .null import NullParams
+from .._numba import rows as _kernels_many
+from .._progress import progress_bar
+from .._validation import _as_integer_array
+from .moments import NullParams
 
 __all__ = ["NullTable", "null_params_table", "load_null_params_table", "parse_int_ranges"]
 

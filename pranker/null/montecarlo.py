@@ -8,7 +8,7 @@ number of threads and however the draws are split.
 Estimator
 ---------
 With ``b`` of ``m`` null draws at least the observed AP (ties within 1e-12
-relative counted as ``>=``, as in :mod:`pranker.exact`), the p-value is
+relative counted as ``>=``, as in :mod:`pranker.null.exact`), the p-value is
 ``(b + 1) / (m + 1)``: the observed ranking counted as one more draw, which
 makes ``P(p <= u) <= u`` under the null for every u (Phipson & Smyth 2010).
 ``b`` is Binomial(m, p_true) with ``p_true = P(AP_null >= ap)``; the
@@ -49,10 +49,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ._progress import progress_bar
-from ._validation import check_count, check_counts
+from .._progress import progress_bar
+from .._validation import check_count, check_counts
 from .exact import REL_TOL
-from .null import null_ap_samples
+from .moments import null_ap_samples
 
 __all__ = ["MonteCarloPvalue", "montecarlo_pvalue", "clopper_pearson"]
 

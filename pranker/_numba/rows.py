@@ -1,7 +1,7 @@
 """numba kernels for many rankings at once and for vectorised beta fits.
 
 Only numbers and arrays cross this boundary; validation lives in the callers
-(:mod:`pranker.many`, :mod:`pranker.tables`).
+(:mod:`pranker.significance.many`, :mod:`pranker.null.tables`).
 """
 
 from __future__ import annotations
@@ -9,14 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._kernels import (
-    MODE_STABLE,
-    ap_from_groups,
-    ap_from_ranks,
-    harmonic,
-    min_ap,
-    null_moments,
-)
+from .moments import harmonic, min_ap, null_moments
+from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks
 
 # status codes per row
 ROW_OK = 0
@@ -106,7 +100,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
     smooth score distributions, O(log G) at worst), which yields, for each
     distinct positive score, the number of items above it and tied with it:
     the tie groups of
-    :func:`pranker._kernels.ap_from_groups`. ``ties="stable"`` adds one pass
+    :func:`pranker._numba.tiegroups.ap_from_groups`. ``ties="stable"`` adds one pass
     in input order that counts, for each positive, the tied items before it.
     ``pos_buf`` is scratch space of at least ``len(s)`` floats.
     """

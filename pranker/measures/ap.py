@@ -33,9 +33,9 @@ import os
 
 import numpy as np
 
-from . import _kernels
-from ._numba import rankcount
-from ._validation import check_scores_labels, check_ties, score_label_aliases
+from .._numba import rankcount
+from .._numba import tiegroups as _k_tiegroups
+from .._validation import check_scores_labels, check_ties, score_label_aliases
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
 
@@ -123,7 +123,7 @@ def _count_piece(piece: np.ndarray, vals: np.ndarray):
     srt = np.sort(piece)  # releases the GIL
     lo = np.empty(vals.shape[0], dtype=np.int64)
     hi = np.empty(vals.shape[0], dtype=np.int64)
-    _kernels.sorted_search_both(srt, vals, lo, hi)  # numba releases it too (nogil)
+    _k_tiegroups.sorted_search_both(srt, vals, lo, hi)  # numba releases it too (nogil)
     return lo, hi
 
 
@@ -161,7 +161,7 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
             "use auprc_ap on the scores themselves."
         )
     arrs = [np.ascontiguousarray(a, dtype=np.int64) for a in (greater, n_tied, pos_greater, pos_tied)]
-    return float(_kernels.ap_from_groups(*arrs, int(n_pos), _kernels.MODE_CODES[ties]))
+    return float(_k_tiegroups.ap_from_groups(*arrs, int(n_pos), _k_tiegroups.MODE_CODES[ties]))
 
 
 def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -179,9 +179,9 @@ def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
             if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
                 cnt, bounds, snap, kpos = rankcount.bucket_counts(s, vals, idx, _threads())
                 return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
-        return float(_kernels.ap_from_ranks(_stable_ranks(s, yb), n_pos))
+        return float(_k_tiegroups.ap_from_ranks(_stable_ranks(s, yb), n_pos))
     groups = tie_groups(s, yb)
-    return float(_kernels.ap_from_groups(*groups, n_pos, _kernels.MODE_CODES[ties]))
+    return float(_k_tiegroups.ap_from_groups(*groups, n_pos, _k_tiegroups.MODE_CODES[ties]))
 
 
 @score_label_aliases

@@ -36,7 +36,7 @@ Speed
 -----
 No ranking is sorted: the positives' scores are sorted and every item is
 located among them by a bucketed search, which gives the tie groups exactly
-(see :func:`pranker._kernels_many.row_ap`). Cost O(N + P log P) per ranking
+(see :func:`pranker._numba.rows.row_ap`). Cost O(N + P log P) per ranking
 for smooth score distributions (O(N log P) at worst), plus, per distinct (N, P), the
 tail engine's recursions and draws (:mod:`pranker.null.tilt`).
 """
@@ -48,17 +48,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels, _kernels_many
-from ._progress import progress_bar
-from ._validation import (
+from .._numba import rows as _kernels_many
+from .._numba import tiegroups as _k_tiegroups
+from .._progress import progress_bar
+from .._validation import (
     _as_label_array,
     _as_numeric_array,
     binarize_labels,
     check_ties,
     score_label_aliases,
 )
-from .null.tilt import DEFAULT_SEED
-from .significance import METHODS, PrankerResult, _check_conf_level, make_null
+from ..null.tilt import DEFAULT_SEED
+from .auto import METHODS, make_null
+from .single import PrankerResult, _check_conf_level
 
 __all__ = ["ManyResult", "pranker_many"]
 
@@ -381,7 +383,7 @@ def pranker_many(
     n = np.empty(R, dtype=np.int64)
     npos = np.empty(R, dtype=np.int64)
     status = np.empty(R, dtype=np.int8)
-    mode = _kernels.MODE_CODES[ties]
+    mode = _k_tiegroups.MODE_CODES[ties]
     n_blocks = 1 if not progress else min(R, 50)
     edges = np.linspace(0, R, n_blocks + 1).astype(np.int64)
     with progress_bar(R, "rankings", progress) as bar:

@@ -31,85 +31,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _kernels
-from ._validation import (
+from .._numba import moments as _k_moments
+from .._validation import (
     check_count_pair,
-    check_counts,
     check_scores_labels,
     check_ties,
     score_label_aliases,
 )
-from .ap import _auprc_validated
-from .null.beta import BetaFit, beta_fit
-from .null.distributions import (
-    BetaNull,
-    ExactNull,
-    MonteCarloNull,
+from ..measures.ap import _auprc_validated
+from ..null.beta import BetaFit, beta_fit
+from ..null.distributions import (
     NullDistribution,
     PValue,
-    SaddlepointNull,
-    SkewBetaNull,
-    TiltNull,
 )
-from .null.tilt import DEFAULT_RTOL
+from .auto import METHODS, _check_method, auto_method, make_null
 
-__all__ = [
-    "BetaFit",
-    "beta_fit",
-    "PrankerResult",
-    "pranker",
-    "significance_from_ap",
-    "auto_method",
-    "METHODS",
-]
-
-METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
-
-# --- the "auto" rule ---------------------------------------------------------
-# Exact when the tail count is instant: C(N, P) placements at most this many
-# (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
-AUTO_EXACT_PLACEMENTS = 1_000_000
-# The tilt stores P (N - P + 1) prefix sums (8 bytes each): up to 1.6 GB.
-TILT_MAX_CELLS = 200_000_000
-# The saddlepoint needs ~10 recursion passes of P (N - P + 1) cells (~4 ns each)
-# and O(N) memory: up to ~1 minute at this size.
-SADDLEPOINT_MAX_CELLS = 2_000_000_000
-
-
-def auto_method(N: int, P: int) -> str:
-    """The method ``method="auto"`` uses for N instances and P positives.
-
-    - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
-      instant);
-    - ``"tilt"`` (the exact-tilt estimator, 2 % relative standard error) when
-      its P (N - P + 1) stored prefix sums fit in 1.6 GB (N P up to ~2e8);
-    - ``"saddlepoint"`` (Lugannani–Rice on the exact CGF, no storage) up to
-      P (N - P + 1) = 2e9, where its measured error is a few percent or less
-      (large N P means large P or very large N; see the calibration study);
-    - ``"montecarlo"`` beyond, with its interval (the exact recursions would
-      take minutes): it resolves p-values down to about 1e-5 only.
-
-    The rule depends on (N, P) only, never on the observed AP, so every
-    entry point gives the same answer for the same ranking.
-
-    Examples
-    --------
-    >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)
-    ('exact', 'exact', 'tilt')
-    >>> auto_method(10**6, 1000), auto_method(10**7, 10**4)
-    ('saddlepoint', 'montecarlo')
-    """
-    (n_arr, p_arr, _) = check_counts(N, P)
-    n, p = int(n_arr[0]), int(p_arr[0])
-    if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
-        return "exact"
-    cells = p * (n - p + 1)
-    if cells <= TILT_MAX_CELLS:
-        return "tilt"
-    if cells <= SADDLEPOINT_MAX_CELLS:
-        return "saddlepoint"
-    return "montecarlo"
-
+__all__ = ["BetaFit", "beta_fit", "PrankerResult", "pranker", "significance_from_ap",
+           "auto_method", "METHODS"]
 
 @dataclass(frozen=True)
 class PrankerResult:
@@ -196,7 +134,7 @@ class PrankerResult:
     @property
     def min_auprc(self) -> float:
         """Lower end of the null support (all positives ranked last)."""
-        return float(_kernels.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0])
+        return float(_k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0])
 
     # deprecated names (one release)
     @property
@@ -242,50 +180,6 @@ def _check_params(params):
     if not (math.isfinite(mean) and math.isfinite(var)) or var < 0.0:
         raise ValueError(f"params must be a finite mean and a variance >= 0; got {params!r}.")
     return mean, var
-
-
-def _check_method(method) -> str:
-    if method is None:
-        return "auto"
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
-    return method
-
-
-def make_null(n: int, n_pos: int, method: str = "auto", *, params=None, n_draws=None, seed=None,
-              alpha=None, max_nodes=None, progress=False, rtol=None) -> NullDistribution:
-    """The :class:`~pranker.null.distributions.NullDistribution` that ``method`` names for (N, P).
-
-    ``"auto"`` resolves by :func:`auto_method`. Options not used by the
-    chosen method are ignored.
-    """
-    n, n_pos = check_count_pair(n, n_pos)
-    method = _check_method(method)
-    if method == "auto":
-        method = auto_method(n, n_pos)
-    if method == "exact":
-        null = ExactNull(n, n_pos, max_nodes=max_nodes)
-    elif method == "tilt":
-        cells = n_pos * (n - n_pos + 1)
-        if cells > TILT_MAX_CELLS and 1 < n_pos < n:
-            raise ValueError(
-                f"method='tilt' would store P (N - P + 1) = {cells:.3g} prefix sums "
-                f"({8 * cells / 1e9:.3g} GB) for N={n}, P={n_pos}; the limit is "
-                f"{TILT_MAX_CELLS:.0e}. Use method='saddlepoint' (no storage) or 'auto'."
-            )
-        null = TiltNull(n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed)
-    elif method == "saddlepoint":
-        null = SaddlepointNull(n, n_pos, seed=seed)
-    elif method == "montecarlo":
-        null = MonteCarloNull(n, n_pos, n_draws=100_000 if n_draws is None else n_draws, seed=seed,
-                              alpha=alpha, progress=progress)
-    elif method == "beta":
-        null = BetaNull(n, n_pos, params=params)
-    else:
-        null = SkewBetaNull(n, n_pos)
-    if params is not None and method != "beta":
-        null._moments = params
-    return null
 
 
 @score_label_aliases

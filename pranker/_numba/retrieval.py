@@ -1,7 +1,7 @@
 """numba kernels for retrieval by distance threshold (Hamming radius and the like).
 
 Only numbers and arrays cross this boundary; validation lives in
-:mod:`pranker.retrieval` and :mod:`pranker.compat`.
+:mod:`pranker.measures.retrieval` and :mod:`pranker.compat`.
 
 Every kernel makes ONE pass over the (query, database item) pairs and
 histograms them by distance bin: ``count[q, b]`` items and ``good[q, b]``
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from . import _kernels
+from .tiegroups import ap_from_groups
 
 
 @intrinsic
@@ -204,7 +204,7 @@ def ap_per_query(count, good, mode, out):
     Items in one bin are tied; ``count[q, b]``/``good[q, b]`` are the bin
     sizes and relevant counts (last bin: everything beyond the largest
     radius). ``out[q]`` is NaN for a query without relevant items. The tie
-    ``mode`` is one of the :mod:`pranker._kernels` codes (not "stable").
+    ``mode`` is one of the :mod:`pranker._numba` codes (not "stable").
     """
     nq = count.shape[0]
     nb = count.shape[1]
@@ -228,6 +228,6 @@ def ap_per_query(count, good, mode, out):
         if pos_above == 0:
             out[q] = np.nan
         else:
-            out[q] = _kernels.ap_from_groups(
+            out[q] = ap_from_groups(
                 greater[:k], n_tied[:k], pos_greater[:k], pos_tied[:k], pos_above, mode
             )

@@ -76,8 +76,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels_curve
-from ._validation import check_count, check_counts
+from .._numba import nullcurve as _kernels_curve
+from .._validation import check_count, check_counts
 
 __all__ = ["expected_null_pr_curve", "NullInterpolatedAP", "null_interpolated_ap"]
 

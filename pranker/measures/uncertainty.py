@@ -46,7 +46,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
+from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
 from .ap import _auprc_validated
 from .curves import _threshold_counts
 

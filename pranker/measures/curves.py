@@ -42,10 +42,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _curve_kernels as ck
-from . import _kernels
-from ._numba import rankcount
-from ._validation import (
+from .._numba import curves as ck
+from .._numba import rankcount
+from .._numba import tiegroups as _k_tiegroups
+from .._validation import (
     _as_numeric_array,
     _check_pair,
     _no_positive_hint,
@@ -870,7 +870,7 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
             f"row {int(np.flatnonzero(bad)[0])} of y has no positive: AP is undefined there."
         )
     vs, ys = _sorted_rows(s, yb, ties == "stable")
-    return ck.ap_rows(vs, ys, _kernels.MODE_CODES[ties], ties == "stable")
+    return ck.ap_rows(vs, ys, _k_tiegroups.MODE_CODES[ties], ties == "stable")
 
 
 @score_label_aliases

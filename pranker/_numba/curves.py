@@ -1,7 +1,7 @@
 """numba kernels for precision-recall and ROC curves.
 
 Only numbers and arrays cross this boundary; validation lives in
-:mod:`pranker.curves`. Every kernel is one linear pass over data that numpy
+:mod:`pranker.measures.curves`. Every kernel is one linear pass over data that numpy
 has already sorted (``numpy.sort`` is SIMD-fast, much faster than ``argsort``).
 
 Unweighted curves from two sorts
@@ -23,7 +23,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernels import _u_minus_log1p, ap_from_groups
+from .moments import _u_minus_log1p
+from .tiegroups import ap_from_groups
 
 
 @njit(cache=True)

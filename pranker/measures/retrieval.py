@@ -47,9 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
-from . import _retrieval_kernels as _rk
-from ._validation import _as_numeric_array, _first_nan_message, check_count, check_ties
+from .._numba import retrieval as _rk
+from .._numba import tiegroups as _k_tiegroups
+from .._validation import _as_numeric_array, _first_nan_message, check_count, check_ties
 
 __all__ = [
     "RadiusCurves",
@@ -203,7 +203,7 @@ class RadiusCurves:
         _rk.ap_per_query(
             np.ascontiguousarray(count, dtype=np.int64),
             np.ascontiguousarray(good, dtype=np.int64),
-            _kernels.MODE_CODES[ties],
+            _k_tiegroups.MODE_CODES[ties],
             out,
         )
         return out
