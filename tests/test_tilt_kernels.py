@@ -129,3 +129,18 @@ def test_draws_are_the_inverse_cdf_and_split_free(N, P, phi_sd):
     part = np.empty(100)
     tilt_draws(layers, N, P, seed, 1234, 100, part)
     assert np.array_equal(part, full[1234:1334])
+
+
+@pytest.mark.parametrize("N,P", [(30, 7), (25, 9), (30, 10), (1000, 10), (50, 49)])
+def test_every_draw_is_written_and_inside_the_support(N, P):
+    """Each output slot gets a draw (prefilled with NaN here), each draw a possible S."""
+    from pranker._numba.tilt import tilt_draws, tilt_forward
+
+    s_min = sum(k / (N - P + k) for k in range(1, P + 1))
+    for phi in (0.0, 1.0, -2.0):
+        _, _, _, G = tilt_forward(N, P, phi, 0.0, False, True)
+        for n in (16, 100, 4096):
+            out = np.full(n, np.nan)
+            tilt_draws(G, N, P, np.uint64(12345), 0, n, out)
+            assert not np.isnan(out).any(), (phi, n)
+            assert np.all(out >= s_min * (1 - 1e-12)) and np.all(out <= P * (1 + 1e-12))

@@ -35,16 +35,10 @@ Sampling. The tilted law ``P_phi(subset) ∝ e^{phi S}`` is sampled exactly
 backwards from the stored layers: ``d_P`` with probability
 ``F_P(d) / G_P(m)``, then each ``d_{k-1} <= d_k`` with probability
 ``F_{k-1}(d') / G_{k-1}(d_k)`` — an inverse-CDF search in the stored prefix
-sums: the smallest ``d' <= d_k`` with ``G_{k-1}(d') >= u G_{k-1}(d_k)``. That
-answer is unique, so how it is searched does not change the draws. Each
-stored row is followed by its summary (every 64th prefix sum, contiguous): a
-short gap ends in the cache line of ``d_k`` or in the 64 entries below it
-(branch-free bisection); a long one (weak tilt, long rows) gallops down the
-summary, then bisects one block. Many draws advance in lockstep, one layer at
-a time, in passes whose memory accesses are independent, so each row stays
-cached while all walkers use it. Draws use the counter-based generator of
-:mod:`pranker._numba` keyed by (seed, draw index): each draw is
-reproducible whatever the number of threads and the blocking.
+sums, galloping down from ``d_k`` (the gaps are short under the tilt), so a
+draw costs ``O(sum_k log(1 + d_k - d_{k-1}))``. Draws use the counter-based
+generator of :mod:`pranker._kernels` keyed by (seed, draw index): each draw is
+reproducible whatever the number of threads.
 """
 
 from __future__ import annotations
@@ -105,10 +99,8 @@ def tilt_forward(N, P, phi, c, derivs, store):
 
     Returns ``(log_Zc, m1, m2, layers)``: ``log Z_c = log sum e^{phi (S - c)}``
     over all C(N, P) subsets, ``m1 = E_phi[S - c]``, ``m2 = E_phi[(S - c)^2]``
-    (NaN unless ``derivs``), and when ``store`` the stored layers for
-    :func:`tilt_draws` (shape ``(P, w + ceil(w / 64))``, ``w = N - P + 1``:
-    row ``k - 1`` holds the prefix sums ``G_k(0..m)`` then their summary),
-    else an empty array.
+    (NaN unless ``derivs``), and the stored prefix sums of every layer (shape
+    ``(P, N - P + 1)``) when ``store``, else an empty array.
     """
     m = N - P
     w = m + 1
@@ -118,7 +110,7 @@ def tilt_forward(N, P, phi, c, derivs, store):
     for r in range(1, N + 1):
         inv_r[r] = 1.0 / r
     if store:
-        G = np.empty((P, w + ((w + _BLOCK - 1) >> _BLOCK_SHIFT)))
+        G = np.empty((P, w))
     else:
         G = np.empty((2, w))
     nd = w if derivs else 1
@@ -194,8 +186,6 @@ def tilt_forward(N, P, phi, c, derivs, store):
             lam += _layer_log(k, m, phi, cP, inv_r, Gp, G1p, G2p, Gn, G1n, G2n, derivs)
             tot = Gn[m]
         prev_tot = tot
-        if store:
-            _summarise(Gn, w)
     log_z = lam + math.log(prev_tot)
     m1 = np.nan
     m2 = np.nan
@@ -208,49 +198,26 @@ def tilt_forward(N, P, phi, c, derivs, store):
     return log_z, m1, m2, np.empty((0, 0))
 
 
-_BLOCK_SHIFT = 6  # the summary holds every 64th prefix sum of a row
-_BLOCK = 1 << _BLOCK_SHIFT
-
-
-def n_blocks(w):
-    """Number of summary entries of a row of ``w`` prefix sums."""
-    return (w + _BLOCK - 1) >> _BLOCK_SHIFT
+@njit(cache=True)
+def _search_last(row, t, m):
+    """Smallest d in [0, m] with row[d] >= t (row nondecreasing, row[m] >= t)."""
+    lo = -1
+    hi = m
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if row[mid] >= t:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 @njit(cache=True)
-def _summarise(row, w):
-    """``row[w + j] = row[min(64 j + 63, w - 1)]``: the block maxima, contiguous after the row."""
-    nb = (w + _BLOCK - 1) >> _BLOCK_SHIFT
-    for j in range(nb - 1):
-        row[w + j] = row[(j << _BLOCK_SHIFT) + _BLOCK - 1]
-    row[w + nb - 1] = row[w - 1]
-
-
-_NEAR = 8  # first window below d: one cache line
-
-
-@njit(cache=True)
-def _window(row, t, d, w):
-    """``(lo, width)`` with ``row[lo] < t <= row[lo + width]``, ``width`` 1, 8 or 64.
-
-    ``row`` is nondecreasing with ``row[d] >= t``; ``row[i]`` for ``i < 0``
-    reads as -inf. Short gaps (the tilted case) end in the window of 8 or 64
-    below ``d``; else gallop down the summary (a short array, cached) to the
-    block of 64 that holds the answer.
-    """
-    if d == 0 or row[d - 1] < t:
-        return d - 1, 1  # no gap: the common case under a strong tilt
-    lo = d - _NEAR
-    if lo < 0 or row[lo] < t:
-        return lo, _NEAR
-    lo = d - _BLOCK
-    if lo < 0 or row[lo] < t:
-        return lo, _BLOCK
-    jb = d >> _BLOCK_SHIFT  # summary[jb - 1] = row[64 jb - 1] >= row[lo] >= t: jb >= 1
-    hi = jb - 1
+def _gallop_down(row, t, hi):
+    """Smallest d' <= hi with row[d'] >= t, galloping down from hi (row[hi] >= t)."""
     step = 1
     lo = hi - 1
-    while lo >= 0 and row[w + lo] >= t:
+    while lo >= 0 and row[lo] >= t:
         hi = lo
         step <<= 1
         lo = hi - step
@@ -258,29 +225,14 @@ def _window(row, t, d, w):
         lo = -1
     while hi - lo > 1:
         mid = (lo + hi) >> 1
-        if row[w + mid] >= t:
+        if row[mid] >= t:
             hi = mid
         else:
             lo = mid
-    return (hi << _BLOCK_SHIFT) - 1, _BLOCK
+    return hi
 
 
-@njit(cache=True)
-def _first_at_least(row, t, lo, width):
-    """Smallest d in (lo, lo + width] with ``row[d] >= t``, given ``row[lo] < t <= row[lo + width]``.
-
-    Branch-free bisection (indices below 0 read as -inf): no mispredictions.
-    """
-    h = width >> 1
-    while h > 0:
-        mid = lo + h
-        below = mid < 0 or row[max(mid, 0)] < t
-        lo = mid if below else lo
-        h >>= 1
-    return lo + 1
-
-
-_WALKERS = (64, 4096)  # draws advanced together (bounds): misses overlap, rows stay cached
+_WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
 @njit(cache=True)
@@ -288,66 +240,38 @@ def _draw_block(G, P, m, seed, start, nb, out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
 
     Each draw consumes its own counter-based stream, so the result does not
-    depend on the blocking. Each step is split in passes over the walkers
-    whose memory accesses are independent (threshold, window, touch, bisect),
-    so the cache misses of different walkers overlap instead of queueing
-    behind mispredicted branches. Each search has a unique answer (the
-    smallest d' <= d with ``row[d'] >= t``), so the strategy does not change
-    the draws.
+    depend on the blocking; walking several draws together lets the memory
+    accesses of one overlap those of the others.
     """
-    w = m + 1
     states = np.empty(nb, np.uint64)
     d = np.empty(nb, np.int64)
-    s = np.zeros(nb)
-    t = np.empty(nb)
-    lo = np.empty(nb, np.int64)
-    for i in range(nb):
-        states[i] = _draw_seed(seed, start + i)
-        d[i] = m
-    touch = 0.0
-    pend = np.empty(nb, np.int64)
-    for k in range(P, 0, -1):
+    s = np.empty(nb)
+    row = G[P - 1]
+    for w in range(nb):
+        st, u = _uniform01(_draw_seed(seed, start + w))
+        states[w] = st
+        dd = _search_last(row, u * row[m], m)
+        d[w] = dd
+        s[w] = P / (P + dd)
+    for k in range(P - 1, 0, -1):
         row = G[k - 1]
-        for i in range(nb):
-            st, u = _uniform01(states[i])
-            states[i] = st
-            t[i] = u * row[d[i]]
-        n_pend = 0
-        for i in range(nb):
-            a, width = _window(row, t[i], d[i], w)
-            if width <= _NEAR:  # within the cache line of d: finish now
-                dd = _first_at_least(row, t[i], a, width)
-                d[i] = dd
-                s[i] += k / (k + dd)
-            else:
-                pend[n_pend] = i
-                lo[n_pend] = a
-                n_pend += 1
-        for p in range(n_pend):
-            b = max(lo[p], 0)
-            for q in range(b, b + _BLOCK, 8):
-                touch += row[q]
-        for p in range(n_pend):
-            i = pend[p]
-            dd = _first_at_least(row, t[i], lo[p], _BLOCK)
-            d[i] = dd
-            s[i] += k / (k + dd)
-    if touch < 0.0:  # never: keeps the touching loads
-        s[0] = np.nan
-    for i in range(nb):
-        out[i] = s[i]
+        for w in range(nb):
+            st, u = _uniform01(states[w])
+            states[w] = st
+            dd = _gallop_down(row, u * row[d[w]], d[w])
+            d[w] = dd
+            s[w] += k / (k + dd)
+    for w in range(nb):
+        out[w] = s[w]
 
 
 @njit(cache=True, parallel=True)
 def tilt_draws(G, N, P, seed, start, n, out):
     """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``G``."""
     m = N - P
-    # the blocking does not change the draws: large blocks share each row's
-    # cache lines among many walkers; a few blocks at least, for the threads
-    size = min(max(n // 4, _WALKERS[0]), _WALKERS[1])
-    n_blocks = (n + size - 1) // size
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
     for b in prange(n_blocks):
-        lo = b * size
-        hi = min(n, lo + size)
+        lo = b * _WALKERS
+        hi = min(n, lo + _WALKERS)
         _draw_block(G, P, m, seed, start + lo, hi - lo, out[lo:hi])
 

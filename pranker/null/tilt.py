@@ -243,43 +243,23 @@ class TiltEngine:
     def grid_index(self, s: float, sign: int = 1, guess: int | None = None) -> int:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
-        ``j = #{i >= 0 : K'(phi_{i+1/2}) <= s}`` for the upper tail (``>=`` for
-        the lower), found by galloping and bisection over cached cell edges,
-        so the answer depends on ``s`` alone.
+        The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
+        tail), found by galloping from 0 and bisecting over cached cell edges.
+        The search path is fixed, so the answer depends on ``s`` alone — also
+        where rounding makes far edges of a discrete null tie (``guess`` is
+        accepted for compatibility and ignored).
         """
 
         def below(i):  # is s past the edge i + 1/2?
             v = self._k1_edge(i, sign)
             return v <= s if sign > 0 else v >= s
 
-        lo = -1  # below(lo) true (virtual)
-        if guess is not None and guess > 0:
-            if below(guess - 1):
-                lo = guess - 1
-                step = 1
-                hi = guess
-                while below(hi):
-                    lo = hi
-                    hi = lo + step
-                    step *= 2
-            else:
-                hi = guess - 1
-                step = 1
-                nlo = hi - 1
-                while nlo >= 0 and not below(nlo):
-                    hi = nlo
-                    step *= 2
-                    nlo = hi - step
-                lo = max(nlo, -1)
-        else:
-            hi = 0
-            step = 1
-            while below(hi):
-                lo = hi
-                hi = lo + step
-                step *= 2
-                if hi > 5000:
-                    raise RuntimeError("tilt grid search did not terminate")
+        lo, hi = -1, 0
+        while below(hi):
+            lo = hi
+            hi = 2 * hi + 1
+            if hi > 100_000:
+                raise RuntimeError("tilt grid search did not terminate")
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -338,7 +318,7 @@ class TiltEngine:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator."""
         sign = 1 if upper else -1
         if index is None:
-            index = self.grid_index(s, sign, guess=self.guess_index(s, sign))
+            index = self.grid_index(s, sign)
         j = index
         return self._estimate(s, sign * j, upper, rtol, max_draws, conf_level)
 
