@@ -465,7 +465,11 @@ def plot_pr_curves(
     if title:
         ax.set_title(title)
     _place_f_labels(ax, iso)
-    _legend_below(fig, ax, own_figure, ncols=1 if len(curves) > 1 or interpolated else 2)
+    ncols = 1 if len(curves) > 1 or interpolated else 2
+    _legend_below(fig, ax, own_figure, ncols=ncols)
+    if own_figure:  # room for the legend's rows and the title under constrained layout
+        rows = -(-len(ax.get_legend_handles_labels()[1]) // ncols)
+        fig.set_size_inches(5.6, 5.3 + 0.2 * rows + (0.3 if title else 0.0))
     return _maybe_save(fig, path, dpi)
 
 
