@@ -1,13 +1,15 @@
 """Figures for precision-recall analysis (needs the optional extra ``pranker[plot]``).
 
 Every function takes plain arrays (recall, precision, ...) so it works with
-curves from any source, returns a :class:`matplotlib.figure.Figure`, and
-saves it when ``path`` is given. Thin wrappers (``*_from_*``) take pranker
+curves from any source, returns the :class:`matplotlib.figure.Figure` it drew
+on, and saves it when ``path`` is given (PNG at 150 dpi, or SVG/PDF when the
+file name ends so). Thin wrappers (``*_from_*``) take pranker
 objects. Figures are built with the object-oriented API
 (``matplotlib.figure.Figure``), never ``pyplot``: no global state, no
 display needed (the Agg canvas renders files), safe in scripts, servers and
 threads. In a notebook the returned Figure displays itself; to draw into
-your own axes pass ``ax=``.
+your own axes pass ``ax=`` (a pair of axes for the two-panel figures), as
+with scikit-learn's ``Display.plot(ax=...)``.
 
 Conventions (see Carpenter's discussion of PR/ROC curves on the LingPipe blog):
 
@@ -15,10 +17,15 @@ Conventions (see Carpenter's discussion of PR/ROC curves on the LingPipe blog):
   isolines ``F_beta = (1 + b^2) P R / (b^2 P + R)`` and the dotted
   precision = recall diagonal (where it meets the curve is the break-even
   point; the best-F operating point is marked).
-- The interpolated curve is ``p_interp(r) = max{p(r') : r' >= r}``, drawn as a
-  step function. The average precision is the area under the *uninterpolated*
-  step curve (precision at each recall level); the area under the interpolated
-  one is at least as large (notebook 02 measures the difference).
+- The AUPRC (average precision) is the area under the *step curve*: the
+  precision ``p_k`` of each operating point held on ``(r_{k-1}, r_k]``; the
+  legend's AUPRC is that area. The *interpolated envelope*
+  ``p_interp(r) = max{p(r') : r' >= r}`` is drawn dashed; its area is at
+  least as large (notebook 02 measures the difference).
+- Null figures show the density on the null's bulk and, beside it, the
+  survival function ``log10 P(AUPRC_null >= a)`` the p-value is read from,
+  with the observed point, its p-value as computed (method, error) and its
+  uncertainty.
 - ``ROC | PR`` side by side share the recall axis as y: ROC on the left
   (x = false-positive rate), PR on the right (x = precision), so that at any
   recall you read specificity, precision and F at once.
@@ -35,6 +42,7 @@ References
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -53,9 +61,11 @@ __all__ = [
     "plot_null_from_result",
     "plot_hamming_from_curves",
     "save_figure",
+    "SAVE_FORMATS",
 ]
 
 _F_LEVELS = (0.2, 0.4, 0.6, 0.8)
+DPI = 150  # default resolution of saved raster figures (PNG)
 
 
 def _figure(figsize, ncols: int = 1, sharey: bool = False):
@@ -79,12 +89,29 @@ def _axes_or_new(ax, figsize):
     return ax.figure, ax
 
 
-def save_figure(fig, path, *, dpi: int = 100, overwrite: bool = True) -> None:
+def _axes_pair(ax, figsize, sharey: bool = False):
+    """Two axes: a new figure's, or the two the caller passed as ``ax=(left, right)``."""
+    if ax is None:
+        fig, axes = _figure(figsize, ncols=2, sharey=sharey)
+        return fig, axes, True
+    try:
+        left, right = ax
+    except (TypeError, ValueError):
+        raise TypeError("this figure has two panels: pass ax=(left_axes, right_axes).") from None
+    return left.figure, [left, right], False
+
+
+SAVE_FORMATS = ("png", "svg", "pdf")
+
+
+def save_figure(fig, path, *, dpi: int = DPI, overwrite: bool = True) -> None:
     """Save ``fig`` to ``path`` atomically (temporary file in the same folder, then rename).
 
-    The format follows the extension (``.png``, ``.pdf``, ``.svg``, ...). With
-    ``overwrite=False`` an existing file raises :class:`FileExistsError` and is
-    left untouched. A failure never leaves a partial file behind.
+    The format follows the extension (``.png``, ``.svg``, ``.pdf``, or any
+    other format matplotlib writes). With ``overwrite=False`` an existing
+    file raises :class:`FileExistsError` and is left untouched. A failure
+    never leaves a partial file behind. ``dpi`` applies to raster formats
+    (150 by default).
     """
     path = os.fspath(path)
     if not overwrite and os.path.exists(path):
@@ -94,7 +121,8 @@ def save_figure(fig, path, *, dpi: int = 100, overwrite: bool = True) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".pranker-", suffix=ext, dir=folder)
     os.close(fd)
     try:
-        fig.savefig(tmp, dpi=dpi, format=ext.lstrip(".").lower() or "png")
+        fig.savefig(tmp, dpi=dpi, format=ext.lstrip(".").lower() or "png",
+                    metadata=_metadata(ext))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual mode
@@ -103,6 +131,16 @@ def save_figure(fig, path, *, dpi: int = 100, overwrite: bool = True) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _metadata(ext: str):
+    """No creation date in SVG/PDF, so the same figure gives the same bytes."""
+    ext = ext.lower()
+    if ext == ".svg":
+        return {"Date": None}
+    if ext == ".pdf":
+        return {"CreationDate": None}
+    return None
 
 
 def _maybe_save(fig, path, dpi):
@@ -124,10 +162,11 @@ def _as_curve(recall, precision):
 
 
 def _step_xy(r: np.ndarray, p_interp: np.ndarray):
-    """Vertices of the interpolated step curve: ``p_interp[i]`` on ``(r[i-1], r[i]]``.
+    """Vertices of a step curve: ``p_interp[i]`` on ``(r[i-1], r[i]]``.
 
-    Returned explicitly (rather than via ``drawstyle``) so the same step can be
-    drawn with the axes swapped.
+    Used for the AUPRC step curve (precision at each operating point) and for
+    the interpolated envelope. Returned explicitly (rather than via
+    ``drawstyle``) so the same step can be drawn with the axes swapped.
     """
     rr = np.empty(2 * r.size - 1)
     pp = np.empty_like(rr)
@@ -135,6 +174,19 @@ def _step_xy(r: np.ndarray, p_interp: np.ndarray):
     rr[1::2], rr[2::2] = r[:-1], r[1:]
     pp[1::2], pp[2::2] = p_interp[1:], p_interp[1:]
     return rr, pp
+
+
+def _step_area(r: np.ndarray, p: np.ndarray) -> float:
+    """Area under the step curve ``p[i]`` on ``(r[i-1], r[i]]``: ``sum (r_i - r_{i-1}) p_i``.
+
+    For the precision at each operating point this is the average precision
+    (AUPRC); for the interpolated precision, the area of the envelope.
+    """
+    if r.size < 2:
+        return float("nan")
+    dr = np.diff(r)
+    pk = np.where(dr != 0.0, p[1:], 0.0)  # 0/0 precision only where recall does not move
+    return float(np.sum(dr * np.nan_to_num(pk)))
 
 
 _MAX_POINTS = 20_000
@@ -150,20 +202,31 @@ def _thin(*arrays, max_points: int = _MAX_POINTS):
     return tuple(a[idx] for a in arrays)
 
 
+def _recall_steps(r: np.ndarray, p: np.ndarray):
+    """The first point and every point where recall increases: the vertices of the
+    AUPRC step curve (precision after a false positive, before the next true
+    positive, takes no part in the area and is not drawn)."""
+    keep = np.ones(r.size, dtype=bool)
+    keep[1:] = np.diff(r) > 0.0
+    return r[keep], p[keep]
+
+
 def _interpolated(precision: np.ndarray) -> np.ndarray:
     """``max(precision[j] for j >= i)``: reversed running maximum (NaN-safe)."""
     p = np.where(np.isnan(precision), -np.inf, precision)
     return np.maximum.accumulate(p[::-1])[::-1]
 
 
-def _f_isolines(ax, levels, beta: float, *, swap: bool = False) -> None:
-    """Dotted F_beta contours on a recall/precision square.
+def _f_isolines(ax, levels, beta: float, *, swap: bool = False) -> list:
+    """Dotted F_beta contours on a recall/precision square; returns their labels to place.
 
     From ``F = (1 + b^2) P R / (b^2 P + R)``: ``P = F R / ((1 + b^2) R - F b^2)``,
     defined for ``R > F b^2 / (1 + b^2)``; points with P outside [0, 1] are
-    dropped. ``swap=True`` draws precision on x (the ROC | PR layout).
+    dropped. ``swap=True`` draws precision on x (the ROC | PR layout). The
+    labels are placed by :func:`_place_f_labels` once every curve is drawn.
     """
     b2 = beta * beta
+    out = []
     for f in levels:
         r = np.linspace(f * b2 / (1.0 + b2) + 1e-9, 1.0, 400)
         p = f * r / ((1.0 + b2) * r - f * b2)
@@ -172,19 +235,100 @@ def _f_isolines(ax, levels, beta: float, *, swap: bool = False) -> None:
         if r.size < 2:
             continue
         x, y = (p, r) if swap else (r, p)
-        ax.plot(x, y, ls=":", lw=0.8, color="0.55", zorder=1)
+        (line,) = ax.plot(x, y, ls=":", lw=0.8, color="0.55", zorder=1)
+        line.set_gid("f-isoline")
         name = "F" if beta == 1.0 else f"F{beta:g}"
-        # label at the far end (recall = 1), inside the square
-        ax.annotate(
-            f"{name}={f:g}",
-            (x[-1], y[-1]),
-            xytext=(-2, 2) if not swap else (2, -2),
-            textcoords="offset points",
-            fontsize=7,
-            color="0.45",
-            ha="right" if not swap else "left",
-            va="bottom" if not swap else "top",
-        )
+        out.append((f"{name}={f:g}", line))
+    return out
+
+
+def _place_f_labels(ax, isolines, fontsize: float = 7.0) -> None:
+    """Label each F isoline where the label box touches no curve and stays off the frame.
+
+    The axes square is rasterised (every other line of the axes, densified,
+    marks its cells); for each isoline the label goes to the point along it
+    whose label box covers the fewest marked cells, then the farthest from
+    any marked cell. Placed labels mark their boxes for the next ones. The
+    label sits on its own (dotted) isoline with a white background.
+    """
+    if not isolines:
+        return
+    from scipy.ndimage import distance_transform_edt
+
+    G = 200
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+
+    def cells(x, y):
+        ix = np.clip(((np.asarray(x) - x0) / (x1 - x0) * G).astype(np.int64), 0, G - 1)
+        iy = np.clip(((np.asarray(y) - y0) / (y1 - y0) * G).astype(np.int64), 0, G - 1)
+        return ix, iy
+
+    def dense(x, y):
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        ok = np.isfinite(x) & np.isfinite(y)
+        x, y = x[ok], y[ok]
+        if x.size < 2:
+            return x, y
+        seg = np.hypot(np.diff(x) / (x1 - x0), np.diff(y) / (y1 - y0))
+        s = np.concatenate([[0.0], np.cumsum(seg)])
+        n = int(min(max(4.0 * G * s[-1], 2), 200_000))
+        t = np.linspace(0.0, s[-1], n)
+        return np.interp(t, s, x), np.interp(t, s, y)
+
+    own = {id(line) for _, line in isolines}
+    occ = np.zeros((G, G), dtype=bool)  # [iy, ix]
+    soft = np.zeros((G, G), dtype=bool)  # other isolines: avoided, less strongly
+    for line in ax.get_lines():
+        if id(line) in own:
+            continue
+        x, y = line.get_xdata(), line.get_ydata()
+        if line.get_transform() is not ax.transData:  # axhline/axvline: axes fraction on one side
+            x, y = np.asarray(x, float), np.asarray(y, float)
+            if np.allclose(x, [0, 1]):
+                x = np.array([x0, x1])
+            if np.allclose(y, [0, 1]):
+                y = np.array([y0, y1])
+        ix, iy = cells(*dense(x, y))
+        occ[iy, ix] = True
+        if line.get_marker() not in (None, "None", "", " "):
+            for dx in (-2, -1, 0, 1, 2):
+                for dy in (-2, -1, 0, 1, 2):
+                    occ[np.clip(iy + dy, 0, G - 1), np.clip(ix + dx, 0, G - 1)] = True
+    # label box size in cells, from the axes' size on the figure (square axes)
+    fw, fh = ax.figure.get_size_inches()
+    pos = ax.get_position()
+    side_in = max(min(fw * pos.width, fh * pos.height), 1.0)
+    for text, line in isolines:
+        for _, other in isolines:
+            if other is not line:
+                ix, iy = cells(*dense(other.get_xdata(), other.get_ydata()))
+                soft[iy, ix] = True
+        w = int(np.ceil(G * (0.62 * fontsize * len(text) + 4.0) / 72.0 / side_in / 2.0))
+        h = int(np.ceil(G * (1.35 * fontsize + 3.0) / 72.0 / side_in / 2.0))
+        cost_map = occ.astype(np.float64) * 50.0 + soft * 1.0
+        integral = np.zeros((G + 1, G + 1))
+        integral[1:, 1:] = cost_map.cumsum(0).cumsum(1)
+        clear = distance_transform_edt(~occ)
+        x, y = line.get_xdata(), line.get_ydata()
+        ix, iy = cells(x, y)
+        margin = 6
+        ok = ((ix - w >= margin) & (ix + w < G - margin)
+              & (iy - h >= margin) & (iy + h < G - margin))
+        if not ok.any():
+            continue
+        cand = np.flatnonzero(ok)
+        a, b = iy[cand] - h, iy[cand] + h + 1
+        c, d = ix[cand] - w, ix[cand] + w + 1
+        overlap = integral[b, d] - integral[a, d] - integral[b, c] + integral[a, c]
+        score = overlap * 1000.0 - np.minimum(clear[iy[cand], ix[cand]], 25.0)
+        k = cand[int(np.argmin(score))]
+        ax.text(x[k], y[k], text, fontsize=fontsize, color="0.35", ha="center", va="center",
+                zorder=2, gid="f-label",
+                bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85})
+        occ[max(iy[k] - h, 0):iy[k] + h + 1, max(ix[k] - w, 0):ix[k] + w + 1] = True
+        soft[:] = False
 
 
 def _legend_below(fig, ax, own_figure: bool, ncols: int = 2) -> None:
@@ -232,63 +376,80 @@ def plot_pr_curves(
     f_beta: float = 1.0,
     diagonal: bool = True,
     mark_best_f: bool = True,
+    show_auprc: bool = True,
     title: str | None = None,
     ax=None,
     path=None,
-    dpi: int = 100,
+    dpi: int = DPI,
 ):
     """PR curves of several rankings on one square, with F isolines and baselines.
+
+    Each ranking is drawn as its **step curve** — precision ``p_k`` held on
+    ``(r_{k-1}, r_k]`` — whose area is the AUPRC (average precision, shown in
+    the legend and computed from the points given), and optionally as its
+    **interpolated envelope** ``max{p(r') : r' >= r}`` (dashed; its area,
+    also shown, is at least the AUPRC).
 
     Parameters
     ----------
     curves : mapping label -> (recall, precision)
         Operating points in rank order (recall non-decreasing), e.g. from
-        ``pranker.measures.curves.pr_curve``; the first point is usually (0, 1).
+        ``pranker.pr_curve``; the first point is usually (0, 1).
     prevalence : float, optional
         P / N: the precision of a random ranking at every cut-off, drawn as
         the horizontal "random" line.
     null_curve : (recall, expected_precision), optional
         Expected precision of a random ranking at each recall level
-        (``pranker.null.curve.expected_null_pr_curve``); above P/N at low recall.
-    interpolated, raw : bool
-        Draw the interpolated step curve and/or the raw (saw-tooth) curve.
+        (``pranker.expected_null_pr_curve``); above P/N at low recall.
+    raw, interpolated : bool
+        Draw the step curve (the AUPRC) and/or the interpolated envelope.
     f_isolines : sequence of float
         F levels of the dotted contours (empty: none). ``f_beta`` weights them.
+        Their labels go where they touch no curve.
     diagonal : bool
         Draw precision = recall.
     mark_best_f : bool
         Mark the operating point with the highest F_beta.
+    show_auprc : bool
+        Put the AUPRC (and the envelope's area) in the legend.
     ax : matplotlib Axes, optional
         Draw into this axes instead of a new figure.
     path : str or path, optional
-        Save the figure there (format from the extension).
+        Save the figure there (format from the extension: .png, .svg, .pdf).
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure holding the axes (``fig.axes``); the step curves carry
+        ``gid`` ``"pr-step"``, the envelopes ``"pr-envelope"``.
     """
     own_figure = ax is None
-    fig, ax = _axes_or_new(ax, (5.6, 6.4))
+    fig, ax = _axes_or_new(ax, (5.6, 6.6))
     _square(ax, "recall", "precision")
     if diagonal:
         ax.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", zorder=1, label="precision = recall")
-    if f_isolines:
-        _f_isolines(ax, f_isolines, f_beta)
+    iso = _f_isolines(ax, f_isolines, f_beta) if f_isolines else []
     colors = ["C0", "C3", "C2", "C1", "C4", "C5", "C6", "C7", "C8", "C9"]
     for k, (label, (recall, precision)) in enumerate(curves.items()):
         r, p = _as_curve(recall, precision)
         c = colors[k % len(colors)]
         pi = _interpolated(p)
+        area, area_i = _step_area(r, p), _step_area(r, pi)
         if mark_best_f:
             i, fbest = _best_f(r, p, f_beta)
             best = (r[i], p[i], fbest)
         r, p, pi = _thin(r, p, pi)
         if raw:
-            ax.plot(r, p, lw=0.9, color=c, alpha=0.45 if interpolated else 1.0,
-                    label=f"{label} (raw)" if interpolated else label, zorder=3)
+            text = f"{label}: AUPRC = {area:.3f} (step curve)" if show_auprc else label
+            (ln,) = ax.plot(*_step_xy(*_recall_steps(r, p)), lw=1.6, color=c, label=text,
+                            zorder=4)
+            ln.set_gid("pr-step")
         if interpolated:
-            ax.plot(*_step_xy(r, pi), lw=1.6, color=c,
-                    label=f"{label} (interpolated)" if raw else label, zorder=4)
+            text = (f"{label}: interpolated envelope (area {area_i:.3f})" if show_auprc
+                    else f"{label} (interpolated)")
+            (ln,) = ax.plot(*_step_xy(r, pi), lw=1.0, ls=(0, (4, 2)), color=c,
+                            alpha=0.8 if raw else 1.0, label=text, zorder=3)
+            ln.set_gid("pr-envelope")
         if mark_best_f:
             rb, pb, fbest = best
             if fbest > 0:
@@ -303,7 +464,12 @@ def plot_pr_curves(
                    label=f"random: P/N = {prevalence:.3g}")
     if title:
         ax.set_title(title)
-    _legend_below(fig, ax, own_figure)
+    _place_f_labels(ax, iso)
+    ncols = 1 if len(curves) > 1 or interpolated else 2
+    _legend_below(fig, ax, own_figure, ncols=ncols)
+    if own_figure:  # room for the legend's rows and the title under constrained layout
+        rows = -(-len(ax.get_legend_handles_labels()[1]) // ncols)
+        fig.set_size_inches(5.6, 5.3 + 0.2 * rows + (0.3 if title else 0.0))
     return _maybe_save(fig, path, dpi)
 
 
@@ -333,15 +499,18 @@ def plot_roc_pr(
     f_isolines: Sequence[float] = _F_LEVELS,
     f_beta: float = 1.0,
     title: str | None = None,
+    ax=None,
     path=None,
-    dpi: int = 100,
+    dpi: int = DPI,
 ):
     """ROC (left) and PR (right) side by side, sharing recall as the y axis.
 
     The layout of the LingPipe discussion: recall = true-positive rate on one y axis, the ROC
     panel with the false-positive rate (1 - specificity) on x, the PR panel
     with precision on x, so that at a given recall one reads the
-    specificity, the precision and the F score at once.
+    specificity, the precision and the F score at once. The PR panel draws
+    the step curve (its area is the AUPRC) and the dashed interpolated
+    envelope.
 
     Parameters
     ----------
@@ -350,9 +519,12 @@ def plot_roc_pr(
     recall, precision : array_like
         PR operating points.
     roc_auc, auprc : float, optional
-        Shown in the panel titles.
+        Shown in the panel titles (``auprc`` defaults to the area under the
+        step curve of the points given).
     prevalence, null_curve
         Random baselines for the PR panel, as in :func:`plot_pr_curves`.
+    ax : (Axes, Axes), optional
+        Draw into these two axes (ROC, PR) instead of a new figure.
 
     Returns
     -------
@@ -366,7 +538,7 @@ def plot_roc_pr(
     """
     fx, ty = _as_curve(fpr, tpr)
     r, p = _as_curve(recall, precision)
-    fig, (ax_roc, ax_pr) = _figure((10.0, 5.0), ncols=2, sharey=True)
+    fig, (ax_roc, ax_pr), own = _axes_pair(ax, (10.0, 5.4), sharey=True)
     # ROC panel
     _square(ax_roc, "false-positive rate (1 - specificity)", "recall (true-positive rate)")
     ax_roc.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="random (AUC = 0.5)")
@@ -378,25 +550,167 @@ def plot_roc_pr(
     _square(ax_pr, "precision", "")
     ax_pr.tick_params(labelleft=True)
     ax_pr.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="precision = recall")
-    if f_isolines:
-        _f_isolines(ax_pr, f_isolines, f_beta, swap=True)
+    iso = _f_isolines(ax_pr, f_isolines, f_beta, swap=True) if f_isolines else []
     pi = _interpolated(p)
+    area, area_i = _step_area(r, p), _step_area(r, pi)
+    if auprc is None:
+        auprc = area
     r, p, pi = _thin(r, p, pi)
-    ax_pr.plot(p, r, lw=0.9, color="C0", alpha=0.45, label=f"{label} (raw)")
+    rs, ps = _step_xy(*_recall_steps(r, p))
+    (ln,) = ax_pr.plot(ps, rs, lw=1.6, color="C0", zorder=4,
+                       label=f"{label}: AUPRC = {area:.3f} (step curve)")
+    ln.set_gid("pr-step")
     rs, ps = _step_xy(r, pi)
-    ax_pr.plot(ps, rs, lw=1.6, color="C0",
-               label=f"{label} (interpolated)")
+    (ln,) = ax_pr.plot(ps, rs, lw=1.0, ls=(0, (4, 2)), color="C0", alpha=0.8, zorder=3,
+                       label=f"{label}: interpolated envelope (area {area_i:.3f})")
+    ln.set_gid("pr-envelope")
     if null_curve is not None:
         nr, npr = _as_curve(*null_curve)
         ax_pr.plot(npr, nr, ls="--", lw=1.2, color="k", label="random: expected precision")
     if prevalence is not None:
         ax_pr.axvline(prevalence, ls="-.", lw=1.0, color="0.3",
                       label=f"random: P/N = {prevalence:.3g}")
-    ax_pr.set_title("PR" + (f"  (AUPRC = {auprc:.3f})" if auprc is not None else ""))
-    _legend_under(ax_pr)
-    if title:
+    ax_pr.set_title(f"PR  (AUPRC = {auprc:.3f})")
+    _place_f_labels(ax_pr, iso)
+    _legend_under(ax_pr, ncols=1)
+    if title and own:
         fig.suptitle(title)
     return _maybe_save(fig, path, dpi)
+
+
+# --- the null distribution and its tail --------------------------------------
+
+# P (N - P + 1) up to which the saddlepoint curve is drawn point by point
+# (a few ms a point at 1e5; seconds a point at 1e7)
+_CURVE_CELLS = 1_000_000
+
+
+def _cells(null) -> int:
+    return int(null.P) * int(null.N - null.P + 1)
+
+
+def _cheap_cdf(null) -> bool:
+    """Whether ``null.cdf``/``null.ppf`` are vectorised and instant."""
+    return null.method in ("beta", "skewbeta") or (
+        null.method == "exact" and null.interval_method == "exact")
+
+
+def _pvalue_label(pv) -> str:
+    """The p-value as the command line prints it, with the method that gave it."""
+    from .cli.format import pvalue_text
+
+    method = getattr(pv, "method", "") or ""
+    text = pvalue_text(pv)
+    return f"{text}, {method}" if method else text
+
+
+def _log10_interval(pv):
+    """(low, high) of the p-value's interval in log10, or None (no error bound)."""
+    iv = getattr(pv, "log10_pvalue_interval", None)
+    if iv is not None:
+        return float(iv[0]), float(iv[1])
+    iv = getattr(pv, "pvalue_interval", None)
+    lg = getattr(pv, "log10_pvalue", None)
+    rse = getattr(pv, "pvalue_rse", None)
+    if iv is not None:
+        lo, hi = float(iv[0]), float(iv[1])
+        if lo > 0.0 and hi > 0.0:
+            return math.log10(lo), math.log10(hi)
+        if hi > 0.0 and lo == 0.0:
+            return -math.inf, math.log10(hi)
+    if lg is not None and rse is not None and math.isfinite(rse) and rse > 0:
+        return lg + math.log10(max(1.0 - 1.96 * rse, 1e-3)), lg + math.log10(1.0 + 1.96 * rse)
+    return None
+
+
+class _Given:
+    """A p-value given as a bare number (its method unknown)."""
+
+    def __init__(self, p: float):
+        self.pvalue = float(p)
+        self.log10_pvalue = math.log10(p) if p > 0 else -math.inf
+        self.pvalue_interval = None
+        self.pvalue_rse = None
+        self.method = ""
+
+
+def _support(null, samples):
+    """The null's bulk on the AUPRC axis: its 0.001 and 0.999 quantiles.
+
+    From the null itself when that is instant (exact, beta, skew-beta, or a
+    saddlepoint small enough), else from the Monte Carlo sample when given,
+    else from the beta matched to the exact mean and variance (a display
+    range only; no p-value is read from it).
+    """
+    q = [1e-3, 1.0 - 1e-3]
+    if _cheap_cdf(null) or (null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS):
+        lo, hi = (float(v) for v in null.ppf(q))
+    elif samples is not None and np.size(samples) > 100:
+        lo, hi = (float(v) for v in np.quantile(samples, q))
+    else:
+        from pranker import beta_fit
+
+        fit = beta_fit(null.mean, null.var, null.N, null.P)
+        lo, hi = (float(v) for v in fit.ppf(q))
+    return lo, hi
+
+
+def _density(null, x):
+    """(x, density, label) of the null on the grid ``x``, from the cheapest faithful source.
+
+    For the exact null ``x`` holds bin edges (one more than the densities).
+    """
+    from pranker import beta_fit
+
+    if _cheap_cdf(null):
+        edges = np.linspace(x[0], x[-1], min(x.size, 81))
+        prob = np.diff(np.asarray(null.cdf(edges), dtype=np.float64))
+        dens = np.maximum(prob, 0.0) / np.diff(edges)
+        if null.method == "exact":
+            return edges, dens, "exact null (binned)"
+        mid = 0.5 * (edges[1:] + edges[:-1])
+        what = {"beta": "null: beta fit to the exact mean and variance",
+                "skewbeta": "null: beta fit to the exact mean, variance and skewness"}
+        return mid, dens, what[null.method]
+    if null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS:
+        from pranker import null_distribution
+
+        sp = null_distribution(null.N, null.P, "saddlepoint")
+        g = np.linspace(x[0], x[-1], 81)
+        sf = np.exp(np.asarray(sp.logsf(g), dtype=np.float64))
+        dens = np.maximum(-np.diff(sf), 0.0) / np.diff(g)
+        return 0.5 * (g[1:] + g[:-1]), dens, "null density (saddlepoint)"
+    fit = beta_fit(null.mean, null.var, null.N, null.P)
+    d = np.asarray(fit.pdf(x), dtype=np.float64)
+    return x, np.where(np.isfinite(d), d, np.nan), "null shape: beta on the exact mean and variance"
+
+
+def _tail_curve(null, a, samples):
+    """(a, log10 sf, label) of the null's survival function, or None where it would be slow."""
+    if _cheap_cdf(null):
+        if null.method == "exact":
+            # P(AP >= a) = 1 - P(AP < a): the cdf just below a
+            below = np.nextafter(a * (1.0 - 1e-9), -np.inf)
+            sf = 1.0 - np.asarray(null.cdf(below), dtype=np.float64)
+            lab = "exact survival function"
+        else:
+            sf = np.asarray(null.sf(a), dtype=np.float64)
+            lab = f"{null.method} survival function"
+        with np.errstate(divide="ignore"):
+            return a, np.log10(np.clip(sf, 0.0, 1.0)), lab
+    if null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS:
+        from pranker import null_distribution
+
+        sp = null_distribution(null.N, null.P, "saddlepoint")
+        lab = ("saddlepoint approximation" if null.method == "tilt"
+               else "saddlepoint survival function")
+        return a, np.asarray(sp.logsf(a), dtype=np.float64) / math.log(10.0), lab
+    if samples is not None and np.size(samples) > 0:
+        s = np.sort(np.asarray(samples, dtype=np.float64).ravel())
+        sf = 1.0 - np.searchsorted(s, a, side="left") / s.size
+        keep = sf > 0
+        return a[keep], np.log10(sf[keep]), f"Monte Carlo ({s.size:,} random rankings)"
+    return None
 
 
 def plot_null_distribution(
@@ -404,22 +718,33 @@ def plot_null_distribution(
     P: int,
     observed: float,
     *,
+    null=None,
+    method: str | None = None,
     params: tuple | None = None,
     samples=None,
-    pvalue: float | None = None,
+    pvalue=None,
+    tail: bool = True,
+    tail_points: int = 5,
     bins: int = 60,
-    zoom: bool = False,
+    zoom: bool = True,
     title: str | None = None,
     ax=None,
     path=None,
-    dpi: int = 100,
+    dpi: int = DPI,
 ):
-    """Null distribution of AUPRC (fitted beta density) with the observed value marked.
+    """The null distribution of AUPRC, its upper tail, and where the observed value falls.
 
-    The beta on ``[min_auprc(N, P), 1]`` matched to the exact null mean and
-    variance (Lopes & Bontempi 2014) is drawn as a density; the p-value tail
-    ``AUPRC >= observed`` is shaded; an optional Monte Carlo sample of null
-    AUPRCs is overlaid as a histogram (density scale) so the fit can be judged.
+    Left panel: the null density on its support (the 0.001–0.999 quantiles
+    with ``zoom=True``; [0, 1] otherwise), the tail ``AUPRC >= observed``
+    shaded, an optional Monte Carlo histogram; an observed value off the
+    scale is marked by an arrow at the edge. Right panel (``tail=True``):
+    ``log10 P(AUPRC_null >= a)`` against ``a`` from the null's bulk to the
+    observed value — the survival function the p-value is read from — with
+    the observed point and its p-value marked, and its uncertainty as an
+    error bar (the p-value's interval on the log10 scale). For the tilt
+    estimator, a few tilted estimates with their intervals are drawn on the
+    (faster, deterministic) saddlepoint curve. The legend states the p-value
+    as it was computed (method and relative standard error).
 
     Parameters
     ----------
@@ -427,14 +752,25 @@ def plot_null_distribution(
         Number of instances and of positives.
     observed : float
         Observed AUPRC.
+    null : NullDistribution, optional
+        The null that gave the p-value (``result.null``); default
+        ``pranker.null_distribution(N, P, method)``.
+    method : str, optional
+        Method of the default null (default: ``pranker.auto_method(N, P)``,
+        or ``"beta"`` when ``params`` is given).
     params : (mean, var), optional
-        Null moments; default ``null_params(N, P)`` (exact).
+        Null moments for the beta null.
     samples : array_like, optional
-        Monte Carlo null AUPRCs (e.g. ``null_ap_samples``).
-    pvalue : float, optional
-        Shown in the legend; default the beta upper tail at ``observed``.
-    zoom : bool
-        x range around the null mass and the observed value instead of [0, 1].
+        Monte Carlo null AUPRCs (e.g. ``null_ap_samples``), as a histogram.
+    pvalue : float, PValue or PrankerResult, optional
+        The p-value to mark; default ``null.pvalue(observed)``.
+    tail : bool
+        Draw the survival-function panel.
+    tail_points : int
+        Tilted estimates drawn on the tail panel (tilt nulls only; each
+        takes 0.01–0.5 s).
+    ax : Axes, or (Axes, Axes) with ``tail=True``, optional
+        Draw into these axes instead of a new figure.
 
     Returns
     -------
@@ -443,60 +779,197 @@ def plot_null_distribution(
     Examples
     --------
     >>> fig = plot_null_distribution(100, 10, 0.3)
-    >>> fig.axes[0].get_xlabel()
-    'AUPRC'
+    >>> [a.get_xlabel() for a in fig.axes]
+    ['AUPRC', 'a (AUPRC)']
     """
-    from .null import null_params
-    from .significance.single import beta_fit
+    from matplotlib.lines import Line2D
 
-    if params is None:
-        params = null_params(N, P)
-    mean, var = params
-    fit = beta_fit(mean, var, N, P)
+    from pranker import auto_method, null_distribution
+
+    if null is None:
+        if method is None:
+            method = "beta" if params is not None else auto_method(N, P)
+        opts = {"params": params} if (method == "beta" and params is not None) else {}
+        null = null_distribution(N, P, method, **opts)
+    observed = float(observed)
     if pvalue is None:
-        pvalue = float(fit.sf(observed))
-    own_figure = ax is None
-    fig, ax = _axes_or_new(ax, (6.4, 5.0))
-    if zoom and not fit.degenerate:
-        lo, hi = fit.ppf([1e-4, 1 - 1e-4])
-        span = max(hi, observed) - min(lo, observed)
-        xlo = max(0.0, min(lo, observed) - 0.08 * span)
-        xhi = min(1.0, max(hi, observed) + 0.08 * span)
+        pv = null.pvalue(observed)
+    elif isinstance(pvalue, (int, float, np.floating)):
+        pv = _Given(float(pvalue))
+    else:
+        pv = pvalue
+    plabel = _pvalue_label(pv)
+    if tail:
+        fig, (ax_d, ax_t), own = _axes_pair(ax, (11.0, 5.0))
+    else:
+        own = ax is None
+        fig, ax_d = _axes_or_new(ax, (6.4, 5.0))
+        ax_t = None
+    samples = None if samples is None else np.asarray(samples, dtype=np.float64).ravel()
+    degenerate = null.var <= 0.0
+    # --- density panel
+    if degenerate:
+        xlo, xhi = max(0.0, null.mean - 0.1), min(1.0, null.mean + 0.1)
+    elif zoom:
+        lo, hi = _support(null, samples)
+        pad = 0.04 * (hi - lo)
+        xlo, xhi = max(0.0, lo - pad), min(1.0, hi + pad)
     else:
         xlo, xhi = 0.0, 1.0
-    x = np.linspace(max(xlo, fit.lower), xhi, 2000)
     ymax = 0.0
     if samples is not None:
-        s = np.asarray(samples, dtype=np.float64).ravel()
-        h, _, _ = ax.hist(s, bins=bins, range=(xlo, xhi) if zoom else None, density=True,
-                          color="0.8", edgecolor="0.6", lw=0.4,
-                          label=f"Monte Carlo null ({s.size:,} random rankings)")
-        ymax = max(ymax, float(np.max(h)))
-    if fit.degenerate:
-        ax.axvline(fit.mean, color="C0", lw=2, label=f"null: point mass at {fit.mean:.4g}")
+        inside = samples[(samples >= xlo) & (samples <= xhi)]
+        h, _, _ = ax_d.hist(samples, bins=bins, range=(xlo, xhi), density=True,
+                            weights=None, color="0.82", edgecolor="0.6", lw=0.4,
+                            label=f"Monte Carlo null ({samples.size:,} random rankings)")
+        if inside.size:
+            ymax = max(ymax, float(np.max(h)))
+    if degenerate:
+        ax_d.axvline(null.mean, color="C0", lw=2, label=f"null: point mass at {null.mean:.4g}")
     else:
-        d = fit.pdf(x)
-        d = np.where(np.isfinite(d), d, np.nan)
-        ax.plot(x, d, color="C0", lw=1.6,
-                label=f"null: beta fit (mean {mean:.3g}, sd {np.sqrt(var):.3g})")
-        tail = x >= observed
-        if tail.any():
-            ax.fill_between(x[tail], 0, d[tail], color="C3", alpha=0.35,
-                            label=f"P(AUPRC >= observed) = {pvalue:.3g}")
+        x = np.linspace(max(xlo, null.min_auprc), xhi, 400)
+        xd, d, what = _density(null, x)
+        what = f"{what}; mean {null.mean:.3g}, sd {math.sqrt(null.var):.3g}"
+        if xd.size == d.size + 1:  # bin edges: a histogram of the exact probabilities
+            ax_d.stairs(d, xd, color="C0", lw=1.4, label=what)
+            mask = xd[:-1] >= observed
+            if mask.any():
+                first = int(np.argmax(mask))
+                ax_d.stairs(d[first:], xd[first:], fill=True, color="C3", alpha=0.35,
+                            label="tail AUPRC ≥ observed")
+        else:
+            ax_d.plot(xd, d, color="C0", lw=1.6, label=what)
+            tail_mask = xd >= observed
+            if tail_mask.any():
+                ax_d.fill_between(xd[tail_mask], 0, d[tail_mask], color="C3", alpha=0.35,
+                                  label="tail AUPRC ≥ observed")
         finite = d[np.isfinite(d)]
         if finite.size:
             ymax = max(ymax, float(np.max(finite)))
-    ax.axvline(observed, color="C3", lw=1.8, label=f"observed AUPRC = {observed:.3f}")
-    ax.set_xlim(xlo, xhi)
-    ax.set_ylim(0.0, 1.12 * ymax if ymax > 0 else 1.0)
-    ax.set_xlabel("AUPRC")
-    ax.set_ylabel("density under random ranking")
-    ax.set_title(title or f"Null distribution of AUPRC (N = {N:,}, P = {P:,})")
-    if own_figure:
-        _legend_under(ax)
+    ax_d.set_xlim(xlo, xhi)
+    ax_d.set_ylim(0.0, 1.15 * ymax if ymax > 0 else 1.0)
+    obs_text = f"observed AUPRC = {observed:.4g}"
+    if xlo <= observed <= xhi:
+        ax_d.axvline(observed, color="C3", lw=1.8, gid="observed")
+    else:
+        right = observed > xhi
+        ax_d.annotate(
+            f"observed {observed:.3g}\n(off scale)", xy=(0.995 if right else 0.005, 0.55),
+            xycoords="axes fraction", xytext=(0.80 if right else 0.20, 0.55),
+            textcoords="axes fraction", ha="center", va="center", fontsize=8, color="C3",
+            arrowprops={"arrowstyle": "-|>", "color": "C3", "lw": 1.5}, gid="observed-arrow")
+    handles, labels = ax_d.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="C3", lw=1.8))
+    labels.append(obs_text)
+    handles.append(Line2D([], [], ls="none"))
+    labels.append(f"p = P(AUPRC_null ≥ observed) = {plabel}")
+    ax_d.set_xlabel("AUPRC")
+    ax_d.set_ylabel("density under random ranking")
+    ax_d.set_title("null distribution" + (" (zoomed on its bulk)" if zoom else ""))
+    if own:
+        ax_d.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=1,
+                    fontsize=7.5, frameon=False)
+    else:
+        ax_d.legend(handles, labels, fontsize=7, framealpha=0.85)
+    # --- tail panel
+    if ax_t is not None:
+        _tail_panel(ax_t, null, observed, pv, plabel, samples, tail_points, own, degenerate)
+    if own:
+        fig.suptitle(title or f"Null distribution of AUPRC under random ranking "
+                              f"(N = {N:,}, P = {P:,})")
+    elif title:
+        ax_d.set_title(title)
+    return _maybe_save(fig, path, dpi)
+
+
+def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own, degenerate):
+    lg_obs = float(getattr(pv, "log10_pvalue", math.nan))
+    if not math.isfinite(lg_obs):
+        p = float(getattr(pv, "pvalue", 0.0))
+        lg_obs = math.log10(p) if p > 0 else math.nan
+    if degenerate:
+        lo, hi = null.mean - 0.05, null.mean + 0.05
+    else:
+        lo, hi = _support(null, samples)
+        lo = max(lo, null.min_auprc)
+    right = max(hi, observed)
+    x_lo = lo
+    x_hi = min(1.0, right + 0.03 * (right - lo))
+    ymin = 0.0
+    # the survival function
+    if not degenerate:
+        a = np.linspace(x_lo, x_hi, 60)
+        curve = _tail_curve(null, a, samples)
+        if curve is not None:
+            ca, clg, clab = curve
+            ok = np.isfinite(clg)
+            ax.plot(ca[ok], clg[ok], color="C0", lw=1.5, label=clab, zorder=2)
+            if ok.any():
+                ymin = min(ymin, float(np.min(clg[ok])))
+        # tilted estimates along the way
+        if null.method == "tilt" and tail_points > 0:
+            start = null.mean + math.sqrt(null.var)
+            pts = [t for t in np.linspace(start, observed, tail_points + 1)[:-1]
+                   if x_lo < t < observed] if observed > start else []
+            xs, ys, lows, highs = [], [], [], []
+            for t in pts:
+                e = null.pvalue(float(t))
+                iv = _log10_interval(e)
+                if not math.isfinite(e.log10_pvalue):
+                    continue
+                xs.append(t)
+                ys.append(e.log10_pvalue)
+                lows.append(e.log10_pvalue - (iv[0] if iv and math.isfinite(iv[0]) else
+                                              e.log10_pvalue))
+                highs.append((iv[1] if iv else e.log10_pvalue) - e.log10_pvalue)
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lows, highs], fmt="s", ms=4, color="C2", capsize=3,
+                            lw=1.0, zorder=3, label="tilt estimates (95% interval)")
+                if curve is None:
+                    ax.plot(xs + [observed], ys + [lg_obs], color="C2", lw=0.8, zorder=2)
+                ymin = min(ymin, min(ys))
+    # the observed point and its uncertainty
+    if math.isfinite(lg_obs):
+        iv = _log10_interval(pv)
+        bottom = None
+        if iv is not None:
+            lo_iv, hi_iv = iv
+            ylo_plot = ymin if not math.isfinite(lo_iv) else lo_iv
+            yerr = [[lg_obs - min(ylo_plot, lg_obs)], [max(hi_iv - lg_obs, 0.0)]]
+            if not math.isfinite(lo_iv):
+                bottom = True
+        else:
+            yerr = None
+        exact = getattr(pv, "method", "") == "exact"
+        note = ""
+        if yerr is not None and not exact:
+            lvl = getattr(pv, "conf_level", 0.95)
+            note = f"; bar: {100 * lvl:g}% interval"
+            if yerr[0][0] + yerr[1][0] < 0.01 * max(-ymin, 1.0):
+                note += " (narrower than the marker)"
+        ax.errorbar([observed], [lg_obs], yerr=None if exact else yerr, fmt="o", ms=7,
+                    color="C3", mfc="C3", mec="white", capsize=5, lw=1.6, zorder=5,
+                    label=f"observed AUPRC {observed:.4g}: p = {plabel}{note}", gid="observed")
+        ymin = min(ymin, lg_obs if iv is None or not math.isfinite(iv[0]) else iv[0])
+        if bottom:
+            ymin -= 1.0
+        ax.annotate(f"AUPRC {observed:.4g}\np = {plabel}", (observed, lg_obs),
+                    xytext=(-10, -4), textcoords="offset points", ha="right", va="top",
+                    fontsize=8, color="C3", gid="observed-label")
+    ax.axhline(math.log10(0.05), color="0.5", lw=0.8, ls=":", zorder=1)
+    ax.text(x_lo, math.log10(0.05), " p = 0.05", fontsize=7, color="0.4", va="bottom", ha="left")
+    span = max(-ymin, 1.0)
+    ax.set_ylim(ymin - 0.12 * span, 0.06 * span)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_xlabel("a (AUPRC)")
+    ax.set_ylabel("log10 P(AUPRC_null ≥ a)")
+    ax.set_title("upper tail: the p-value at a")
+    ax.grid(True, lw=0.3, alpha=0.5)
+    if own:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=1, fontsize=7.5,
+                  frameon=False)
     else:
         ax.legend(fontsize=7, framealpha=0.85)
-    return _maybe_save(fig, path, dpi)
 
 
 def plot_hamming_pr(
@@ -506,8 +979,9 @@ def plot_hamming_pr(
     *,
     label: str = "hash codes",
     title: str | None = None,
+    ax=None,
     path=None,
-    dpi: int = 100,
+    dpi: int = DPI,
 ):
     """Precision and recall of retrieval within Hamming radius r (the MATLAB ``recall_precision`` of hashing evaluations).
 
@@ -535,31 +1009,34 @@ def plot_hamming_pr(
     >>> [a.get_xlabel() for a in fig.axes]
     ['recall', 'Hamming radius r']
     """
-    return plot_hamming_pr_curves({label: (radius, precision, recall)}, title=title, path=path,
-                                  dpi=dpi)
+    return plot_hamming_pr_curves({label: (radius, precision, recall)}, title=title, ax=ax,
+                                  path=path, dpi=dpi)
 
 
 def plot_hamming_pr_curves(
     curves: Mapping[str, tuple],
     *,
     title: str | None = None,
+    ax=None,
     path=None,
-    dpi: int = 100,
+    dpi: int = DPI,
 ):
     """Hamming-radius PR curves of several code sets (e.g. 16, 32, 64 bits).
 
     Parameters
     ----------
     curves : mapping label -> (radius, precision, recall)
+    ax : (Axes, Axes), optional
+        Draw into these two axes instead of a new figure.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, (ax_pr, ax_r) = _figure((10.0, 4.6), ncols=2)
+    fig, (ax_pr, ax_r), own = _axes_pair(ax, (10.0, 4.8))
     _square(ax_pr, "recall", "precision")
     ax_pr.plot([0, 1], [0, 1], ls="--", lw=0.8, color="0.6", label="precision = recall")
-    _f_isolines(ax_pr, _F_LEVELS, 1.0)
+    iso = _f_isolines(ax_pr, _F_LEVELS, 1.0)
     single = len(curves) == 1
     rmax = 0.0
     for k, (label, (radius, precision, recall)) in enumerate(curves.items()):
@@ -586,6 +1063,7 @@ def plot_hamming_pr_curves(
         if rad.size:
             rmax = max(rmax, float(rad.max()))
     ax_pr.set_title("PR by Hamming radius")
+    _place_f_labels(ax_pr, iso)
     _legend_under(ax_pr)
     ax_r.set_xlabel("Hamming radius r")
     ax_r.set_ylabel("precision / recall")
@@ -594,7 +1072,7 @@ def plot_hamming_pr_curves(
     ax_r.grid(True, lw=0.3, alpha=0.5)
     _legend_under(ax_r)
     ax_r.set_title("retrieval within radius r")
-    if title:
+    if title and own:
         fig.suptitle(title)
     return _maybe_save(fig, path, dpi)
 
@@ -624,11 +1102,22 @@ def plot_roc_pr_from_curves(roc, pr, **kwargs):
 
 
 def plot_null_from_result(result, *, samples=None, **kwargs):
-    """:func:`plot_null_distribution` from a :class:`pranker.PrankerResult`."""
+    """:func:`plot_null_distribution` from a :class:`pranker.PrankerResult`.
+
+    The null that produced the p-value (``result.null``) is drawn, and the
+    p-value is marked as the result states it (its method, relative standard
+    error and interval).
+    """
+    null = getattr(result, "null", None)
+    if null is None:
+        from pranker import null_distribution
+
+        opts = ({"params": (result.null_mean, result.null_var)} if result.method == "beta"
+                else {})
+        null = null_distribution(result.n, result.n_pos, result.method, **opts)
     return plot_null_distribution(
-        result.n, result.n_pos, result.auprc,
-        params=(result.null_mean, result.null_var),
-        samples=samples, pvalue=result.pvalue, **kwargs,
+        result.n, result.n_pos, result.auprc, null=null, samples=samples, pvalue=result,
+        **kwargs,
     )
 
 

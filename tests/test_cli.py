@@ -362,13 +362,20 @@ def test_plot_written_and_never_overwritten(tmp_path, data, capsys):
     png = tmp_path / "pr.png"
     code, _, err = run(["score", f, "-s", "a,b", "-l", "label", "--plot", png], capsys)
     assert code == 0, err
-    assert png_size(png) == (560, 640)
+    assert png_size(png)[0] == 840  # 150 dpi
     before = png.read_bytes()
     code, out, err = run(["score", f, "--plot", png], capsys)
     assert code == 2 and "exists" in err and "--force" in err and out == ""
     assert png.read_bytes() == before
     code, _, _ = run(["score", f, "-s", "a", "--plot", png, "--force"], capsys)
     assert code == 0 and png.read_bytes() != before
+    # SVG and PDF when the name asks for them; an unknown format is an input error
+    for name, magic in (("pr.svg", b"<?xml"), ("pr.pdf", b"%PDF-")):
+        code, _, err = run(["score", f, "-s", "a", "--plot", tmp_path / name], capsys)
+        assert code == 0, err
+        assert (tmp_path / name).read_bytes().startswith(magic)
+    code, _, err = run(["score", f, "--plot", tmp_path / "pr.xyz"], capsys)
+    assert code == 2 and ".svg" in err and not (tmp_path / "pr.xyz").exists()
 
 
 # --- table ----------------------------------------------------------------------------------
@@ -437,9 +444,11 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     code, text, err = run(["demo", "-o", out, "--draws", "2000"], capsys)
     assert code == 0, err
     assert "AUPRC" in text and "p (BH)" in text
-    for name, size in [("pr_curve.png", (560, 640)), ("roc_pr.png", (1000, 500)),
-                       ("null_distribution.png", (640, 500))]:
+    for name, size in [("roc_pr.png", (1500, 810)), ("null_distribution.png", (1650, 750))]:
         assert png_size(out / name) == size
+    assert png_size(out / "pr_curve.png")[0] == 840
+    assert (out / "report.html").stat().st_size > 10_000
+    assert "report.html" in text
     # the reported AUPRCs are those of the saved held-out scores
     arr = np.genfromtxt(out / "scores.csv", delimiter=",", names=True)
     res = json.loads((out / "results.json").read_text())

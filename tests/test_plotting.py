@@ -62,14 +62,15 @@ def test_pr_plot(tmp_path, curve):
     path = tmp_path / "pr.png"
     fig = plotting.plot_pr(rec, prec, prevalence=y.mean(), null_curve=([0, 0.5, 1], [1, 0.2, 0.1]),
                            path=path)
-    assert png_size(path) == (560, 640)
+    w, h = png_size(path)
+    assert w == 840 and h >= 150 * 5.3  # 150 dpi
     ax = fig.axes[0]
     assert ax.get_xlim() == (0.0, 1.0) and ax.get_ylim()[0] == 0.0
     assert ax.get_xlabel() == "recall" and ax.get_ylabel() == "precision"
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert any("P/N" in t for t in labels) and any("expected" in t for t in labels)
     # the F isolines: every dotted line's points have the same F1 = 2PR/(P+R)
-    dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    dotted = [ln for ln in ax.get_lines() if ln.get_gid() == "f-isoline"]
     assert len(dotted) == 4
     for ln, level in zip(dotted, (0.2, 0.4, 0.6, 0.8), strict=True):
         r, p = ln.get_xdata(), ln.get_ydata()
@@ -96,7 +97,7 @@ def test_roc_pr_shares_recall_axis(tmp_path, curve):
     path = tmp_path / "rocpr.png"
     fig = plotting.plot_roc_pr(fpr, rec, rec, prec, prevalence=y.mean(), auprc=0.5, roc_auc=0.8,
                                path=path)
-    assert png_size(path) == (1000, 500)
+    assert png_size(path) == (1500, 810)
     roc, pr = fig.axes
     assert roc.get_shared_y_axes().joined(roc, pr)
     assert roc.get_xlabel().startswith("false-positive") and pr.get_xlabel() == "precision"
@@ -110,30 +111,108 @@ def test_null_distribution(tmp_path, curve):
     res = pranker(s, y)
     samples = null_ap_samples(res.n, res.n_pos, 2000, seed=1)
     path = tmp_path / "null.png"
-    fig = plotting.plot_null_from_result(res, samples=samples, path=path)
-    assert png_size(path) == (640, 500)
-    ax = fig.axes[0]
-    assert ax.get_xlim() == (0.0, 1.0)
-    # observed AUPRC marked by a vertical line at its value
-    assert any(np.allclose(ln.get_xdata(), res.auprc) for ln in ax.get_lines())
-    zoomed = plotting.plot_null_distribution(res.n, res.n_pos, res.auprc, zoom=True)
-    lo, hi = zoomed.axes[0].get_xlim()
-    assert 0.0 <= lo < res.null_mean < res.auprc <= hi <= 1.0
+    fig = plotting.plot_null_from_result(res, samples=samples, path=path, tail_points=2)
+    assert png_size(path) == (1650, 750)
+    dens, tail = fig.axes
+    # density zoomed on the null's bulk (0.001-0.999 quantiles), not [0, 1]
+    lo, hi = dens.get_xlim()
+    q = res.null.ppf([0.001, 0.999])
+    assert lo <= q[0] < q[1] <= hi and hi - lo < 0.5
+    # the observed value is off that scale: an arrow says where it is
+    assert res.auprc > hi
+    assert any(t.get_gid() == "observed-arrow" for t in dens.texts)
+    # the legend states the p-value as the result has it: method and error
+    texts = [t.get_text() for t in dens.get_legend().get_texts()]
+    pv = [t for t in texts if t.startswith("p = ")]
+    assert pv and res.method in pv[0] and "±" in pv[0] and "beta" not in pv[0]
+    # tail panel: log10 survival function from the bulk to the observed value
+    assert tail.get_xlim()[0] < res.null_mean < res.auprc <= tail.get_xlim()[1]
+    (obs,) = [c for c in tail.containers if c.lines[0].get_gid() == "observed"]
+    x, yv = obs.lines[0].get_data()
+    assert x[0] == res.auprc and yv[0] == pytest.approx(res.log10_pvalue)
+    # its error bar spans the p-value's interval (log10)
+    seg = obs.lines[2][0].get_segments()[0]
+    lo_iv, hi_iv = (np.log10(v) for v in res.pvalue_interval)
+    assert sorted(seg[:, 1]) == pytest.approx([lo_iv, hi_iv], abs=1e-6)
+    assert tail.get_ylim()[0] < res.log10_pvalue
+
+
+def test_null_distribution_observed_inside_and_exact():
+    fig = plotting.plot_null_distribution(20, 5, 0.45)  # C(20, 5) small: exact
+    dens, tail = fig.axes
+    assert any(ln.get_gid() == "observed" and np.allclose(ln.get_xdata(), 0.45)
+               for ln in dens.get_lines())
+    texts = [t.get_text() for t in dens.get_legend().get_texts()]
+    assert any(t.startswith("p = ") and t.endswith("exact") for t in texts)
+    from pranker import null_distribution
+
+    p = null_distribution(20, 5, "exact").pvalue(0.45)
+    (obs,) = [c for c in tail.containers if c.lines[0].get_gid() == "observed"]
+    assert obs.lines[0].get_ydata()[0] == pytest.approx(p.log10_pvalue)
+
+
+def test_null_distribution_beta_says_beta():
+    fig = plotting.plot_null_distribution(100, 10, 0.3, params=None, method="beta", tail=False)
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(t.startswith("p = ") and t.endswith(", beta") for t in texts)
+
+
+def test_null_distribution_into_axes():
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    axes = fig.subplots(1, 2)
+    out = plotting.plot_null_distribution(50, 10, 0.35, ax=axes, tail_points=1)
+    assert out is fig and len(fig.axes) == 2
+    with pytest.raises(TypeError, match="two panels"):
+        plotting.plot_null_distribution(50, 10, 0.35, ax=axes[0])
 
 
 def test_null_distribution_shades_the_tail():
-    fig = plotting.plot_null_distribution(50, 10, 0.35)
+    fig = plotting.plot_null_distribution(50, 10, 0.35, tail=False)
     ax = fig.axes[0]
     (poly,) = ax.collections
     xs = poly.get_paths()[0].vertices[:, 0]
-    assert xs.min() == pytest.approx(0.35, abs=1e-3)  # shading starts at the observed value
+    lo, hi = ax.get_xlim()
+    # shading starts at the observed value (to a grid step of the density)
+    assert 0.35 <= xs.min() <= 0.35 + (hi - lo) / 70
+
+
+def test_svg_and_pdf_by_extension(tmp_path):
+    fig = plotting.plot_pr([0, 0.5, 1], [1, 1, 0.5])
+    plotting.save_figure(fig, tmp_path / "f.svg")
+    plotting.save_figure(fig, tmp_path / "f.pdf")
+    assert (tmp_path / "f.svg").read_text().lstrip().startswith("<?xml")
+    assert (tmp_path / "f.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_f_labels_avoid_curves_and_frame(curve):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    _, y, rec, prec, _ = curve
+    fig = plotting.plot_pr(rec, prec, prevalence=y.mean())
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts if t.get_gid() == "f-label"]
+    assert len(labels) == 4
+    frame = ax.get_window_extent()
+    curves = [ln for ln in ax.get_lines() if ln.get_gid() in ("pr-step", "pr-envelope")]
+    for t in labels:
+        box = t.get_window_extent()
+        assert frame.x0 < box.x0 and box.x1 < frame.x1 and frame.y0 < box.y0 and box.y1 < frame.y1
+        for ln in curves:
+            pts = ln.get_transform().transform(np.column_stack(ln.get_xydata().T))
+            inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
+                      & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+            assert not inside.any(), t.get_text()
 
 
 def test_hamming(tmp_path):
     path = tmp_path / "ham.png"
     fig = plotting.plot_hamming_pr(np.arange(5), [np.nan, 0.9, 0.6, 0.3, 0.2],
                                    [0.0, 0.2, 0.5, 0.8, 1.0], path=path)
-    assert png_size(path) == (1000, 460)
+    assert png_size(path) == (1500, 720)
     assert fig.axes[1].get_xlabel() == "Hamming radius r"
 
 
@@ -152,7 +231,7 @@ def test_save_figure_refuses_overwrite(tmp_path):
         plotting.save_figure(fig, path, overwrite=False)
     assert path.read_bytes() == b"keep"
     plotting.save_figure(fig, path)
-    assert png_size(path) == (560, 640)
+    assert png_size(path)[0] == 840
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png"]
 
 
@@ -174,7 +253,7 @@ def test_hamming_from_radius_curves_plots_mean_curves(tmp_path):
                                database_labels=dl, n_bits=bits)
     path = tmp_path / "h.png"
     fig = plotting.plot_hamming_from_curves({"8 bits": rc, "again": rc}, path=path)
-    assert png_size(path) == (1000, 460)
+    assert png_size(path) == (1500, 720)
     # oracle: plain loops over Hamming distances, precision 0 when nothing retrieved
     exp_p, exp_r = [], []
     for radius in range(bits + 1):
@@ -214,10 +293,18 @@ def test_wrappers_take_curve_objects(tmp_path, curve):
     fig = plotting.plot_pr_from_curve(pr, path=tmp_path / "a.png")
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert any(f"P/N = {y.mean():.3g}" in t for t in labels)  # prevalence from the counts
-    raw = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "ranking (raw)"][0]
-    assert np.allclose(raw.get_xdata(), rec) and np.allclose(raw.get_ydata(), prec)
+    (step,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "pr-step"]
+    (env,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "pr-envelope"]
+    # the legend's AUPRC is the area under the step curve = the loop's average precision
+    ap = sum(p for p, r0, r1 in zip(prec[1:], rec[:-1], rec[1:], strict=True) if r1 > r0) / y.sum()
+    assert f"AUPRC = {ap:.3f} (step curve)" in step.get_label()
+    x, yv = step.get_data()
+    assert np.sum(np.diff(x) * yv[1:]) == pytest.approx(ap)
+    x, yv = env.get_data()
+    assert "interpolated envelope" in env.get_label()
+    assert np.sum(np.diff(x) * yv[1:]) >= ap
     fig = plotting.plot_roc_pr_from_curves(roc, pr, path=tmp_path / "b.png")
     assert f"{roc.auc:.3f}" in fig.axes[0].get_title()
     roc_line = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "ranking"][0]
     assert np.allclose(roc_line.get_xdata(), fpr) and np.allclose(roc_line.get_ydata(), rec)
-    assert png_size(tmp_path / "b.png") == (1000, 500)
+    assert png_size(tmp_path / "b.png") == (1500, 810)

@@ -7,8 +7,9 @@ samples). A stratified half is held out; two logistic regressions are fit on
 the other half, one on all 64 pixels and a deliberately weak one on the 4
 central pixels, and both rank the held-out images. The demo reports AUPRC,
 the p-value against random ranking and BH-adjusted p-values for the two
-models, writes the held-out scores as a CSV that ``pranker score`` reads, and
-draws the figures.
+models, writes the held-out scores as a CSV that ``pranker score`` reads,
+draws the figures (among them the null's upper tail, where the p-values are
+read) and writes a one-page HTML report of it all (``report.html``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from . import score
 from .format import format_results, result_dict, unicode_ok
 from .io import UserError, atomic_write
 
-FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png")
+FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png",
+         "report.html")
 
 
 def _models(digit: int, seed: int):
@@ -99,41 +101,66 @@ def run(args) -> int:
                        unicode=unicode_ok(sys.stdout)))
     written = [csv_path, os.path.join(out, "results.json")]
     if have_mpl:
-        from .. import plotting
+        from pranker import plotting
+
+        from . import report as rep
 
         n, p = r0.n, r0.n_pos
         null_curve = score.null_curve(n, p)
-        curves = {}
-        for c, s, r in zip(cols, s_list, results, strict=True):
-            pr, _ = score.curves(s, y)
-            curves[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
-        fig = plotting.plot_pr_curves(curves, prevalence=p / n, null_curve=null_curve, raw=False,
-                                      title=f"Digit {args.digit} vs rest, held-out half")
-        plotting.save_figure(fig, paths["pr_curve.png"])
+        title = f"Digit {args.digit} vs rest, held-out half"
+        fig_pr = score.pr_figure(cols, s_list, y, results, title)
+        plotting.save_figure(fig_pr, paths["pr_curve.png"])
         weak = 1
         pr, roc = score.curves(s_list[weak], y)
-        fig = plotting.plot_roc_pr_from_curves(
-            roc, pr, label=cols[weak], auprc=results[weak].auprc, prevalence=p / n,
-            null_curve=null_curve, title=f"{cols[weak]}: ROC and PR share the recall axis")
-        plotting.save_figure(fig, paths["roc_pr.png"])
+        fig_rp = plotting.plot_roc_pr_from_curves(
+            roc, pr, label=cols[weak], prevalence=p / n, null_curve=null_curve,
+            title=f"{cols[weak]}: ROC and PR share the recall axis")
+        plotting.save_figure(fig_rp, paths["roc_pr.png"])
         samples = _null_samples(n, p, args.draws, args.progress)
-        fig = plotting.plot_null_from_result(
-            results[weak], samples=samples,
-            title=f"{cols[weak]}: null AUPRC (N = {n}, P = {p})")
-        plotting.save_figure(fig, paths["null_distribution.png"])
+        fig_null = score.null_figure(cols[weak], results[weak], samples=samples)
+        plotting.save_figure(fig_null, paths["null_distribution.png"])
+        fig_null0 = score.null_figure(cols[0], results[0])
+        figures = [
+            (f"PR curves of both models ({title}): the step curve of each ranking, whose "
+             "area is its AUPRC, against the precision of a random ranking (P/N, and its "
+             "expected value at each recall); dotted: F1 isolines.", fig_pr),
+            (f"{cols[weak]}: ROC (left) and PR (right) sharing recall as the y axis; dashed: "
+             "the interpolated envelope of the PR step curve.", fig_rp),
+        ] + [
+            (f"{c}: the null distribution of AUPRC (left, zoomed on its bulk"
+             + (f", with a histogram of {args.draws:,} random rankings" if f is fig_null
+                else "")
+             + ") and its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
+             f"read from; the observed AUPRC {r.auprc:.4g} and its p-value are in red.", f)
+            for c, r, f in ((cols[0], results[0], fig_null0), (cols[weak], results[weak],
+                                                                fig_null))
+        ]
+        argv = getattr(args, "argv", None) or sys.argv[1:]
+        text = rep.build_report(
+            title=f"pranker demo: find the {args.digit}s among handwritten digits",
+            intro=(f"Data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; "
+                   f"positive class = digit {args.digit}. Two logistic regressions, fitted "
+                   "on a stratified half (one on all 64 pixels, a deliberately weak one on "
+                   "the 4 central pixels), rank the other half."),
+            columns=cols, results=results, padj_log10=padj, label="label",
+            source=rep.file_facts(csv_path), figures=figures, argv=["demo", *argv[1:]],
+            settings={"digit": str(args.digit), "split seed": str(args.seed),
+                      "method asked": "auto"})
+        rep.write_report(paths["report.html"], text)
         written += list(paths.values())
-    say("\nwrote " + ", ".join(written))
-    if not have_mpl:
-        say("figures skipped: matplotlib is not installed (pip install 'pranker[plot]').")
+    if have_mpl:
+        say(f"\nOpen {os.path.join(out, 'report.html')} in a browser: the results, how each "
+            "p-value was computed, the figures, what to cite and how to reproduce them.")
     say(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
-          f"--score {cols[0]},{cols[1]} --label label")
+          f"--score {cols[0]},{cols[1]} --label label --report report.html")
     return 0
 
 
 def _null_samples(n, p, draws, progress):
+    from pranker import null_ap_samples
+
     from .._progress import progress_bar
-    from ..null import null_ap_samples
 
     out = np.empty(draws)
     batch = 50_000

@@ -3,7 +3,7 @@
 ::
 
     pranker score FILE|- [--score COL ...] [--label COL] [--json|--csv] [-o out.json]
-                         [--plot out.png] [--quiet]
+                         [--plot out.png|.svg|.pdf] [--report out.html] [--quiet]
     pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
     pranker demo [-o pranker-demo/]
     pranker --version
@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  pranker demo                                  # real data, figures in "
                "pranker-demo/\n"
                "  pranker score preds.csv --plot pr.png         # columns score, label\n"
+               "  pranker score preds.csv --report report.html  # one-page HTML report\n"
                "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
                "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
                "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
@@ -161,9 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print CSV instead of the table: one row per score column")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="also write the results to a file, as JSON or CSV by its extension")
-    p.add_argument("--plot", metavar="OUT.png", help="write the PR curve with random baselines")
+    p.add_argument("--plot", metavar="OUT.png",
+                   help="write the PR curve with random baselines (PNG at 150 dpi, or SVG or "
+                        "PDF when the name ends .svg or .pdf)")
+    p.add_argument("--report", metavar="OUT.html",
+                   help="write a one-page, self-contained HTML report: the results, how each "
+                        "p-value was computed, the figures, what to cite and what is needed to "
+                        "reproduce it")
     p.add_argument("--force", action="store_true",
-                   help="overwrite an existing -o or --plot file")
+                   help="overwrite an existing -o, --plot or --report file")
     _significance_args(p)
     _common_args(p)
     p.set_defaults(func=cmd_score)
@@ -220,7 +227,9 @@ def _resolve_progress(args) -> None:
 def main(argv=None) -> int:
     """Run the ``pranker`` command line; returns the exit status."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else (os.fspath(a) for a in argv))
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line, for the report
     try:
         _resolve_progress(args)
         if args.quiet:

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from .format import format_results, log10_pvalue, result_dict, results_csv, unicode_ok
+from .format import format_results, log10_pvalue, result_dict, results_csv, sig, unicode_ok
 from .io import (
     LABEL_NAMES,
     STDIN,
@@ -30,24 +30,24 @@ from .io import (
 
 def significance(s, y, *, method, conf_level, ties, draws, seed, progress):
     """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
-    from ..significance.single import pranker
+    from pranker import pranker
 
     return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
                    seed=seed, progress=progress)
 
 
 def curves(s: np.ndarray, y: np.ndarray):
-    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.measures.curves`)."""
-    from ..measures.curves import pr_curve, roc_curve
+    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.curves`)."""
+    from pranker import pr_curve, roc_curve
 
     return pr_curve(s, y), roc_curve(s, y)
 
 
 def null_curve(N: int, P: int):
     """Expected precision of a random ranking at recall k/P
-    (:func:`pranker.null.curve.expected_null_pr_curve`), or None where that
+    (:func:`pranker.expected_null_pr_curve`), or None where that
     would be slow (very large N with few positives; the figure then shows P/N)."""
-    from ..null.curve import expected_null_pr_curve
+    from pranker import expected_null_pr_curve
 
     try:
         return expected_null_pr_curve(N, P)
@@ -81,7 +81,7 @@ def score_arrays(score_cols, s_list, y, args):
 
     try:
         if len(s_list) > 1 and args.method == "beta":
-            from ..significance.many import pranker_many
+            from pranker import pranker_many
 
             many = pranker_many(np.stack(s_list), np.broadcast_to(y, (len(s_list), y.size)),
                                 ties=args.ties, conf_level=args.conf_level,
@@ -119,17 +119,65 @@ def require_matplotlib() -> None:
         raise UserError("plots need matplotlib: pip install 'pranker[plot]'.") from None
 
 
-def plot_scores(path, score_cols, s_list, y, results, title):
-    from ..plotting import plot_pr_curves, save_figure
+def check_plot_path(path: str) -> None:
+    """The --plot file's format, from its extension, must be one matplotlib writes."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    supported = FigureCanvasBase.get_supported_filetypes()
+    if ext not in supported:
+        raise UserError(
+            f"--plot {path}: name the file .png, .svg or .pdf (the format follows the "
+            f"extension; also {', '.join(sorted(set(supported) - {'png', 'svg', 'pdf'}))}).")
+
+
+def pr_figure(score_cols, s_list, y, results, title):
+    """The PR curves of every score column: step curves (their area is the AUPRC), and
+    for one column also the interpolated envelope, with random baselines."""
+    from pranker.plotting import plot_pr_curves
 
     lines = {}
-    for c, s, r in zip(score_cols, s_list, results, strict=True):
+    for c, s in zip(score_cols, s_list, strict=True):
         pr, _ = curves(s, y)
-        lines[f"{c} (AUPRC {r.auprc:.3f})"] = (pr.recall, pr.precision)
+        lines[c] = (pr.recall, pr.precision)
     n, p = results[0].n, results[0].n_pos
-    fig = plot_pr_curves(lines, prevalence=p / n, null_curve=null_curve(n, p),
-                         raw=len(lines) == 1, title=title)
-    save_figure(fig, path)
+    return plot_pr_curves(lines, prevalence=p / n, null_curve=null_curve(n, p),
+                          interpolated=len(lines) == 1, title=title)
+
+
+def null_figure(column, result, title=None, samples=None):
+    """The null of ``result`` with its tail and the observed p-value."""
+    from pranker.plotting import plot_null_from_result
+
+    return plot_null_from_result(
+        result, samples=samples,
+        title=title or f"{column}: AUPRC {result.auprc:.4g} against random rankings "
+                       f"(N = {result.n:,}, P = {result.n_pos:,})")
+
+
+def plot_scores(path, score_cols, s_list, y, results, title):
+    from pranker.plotting import save_figure
+
+    save_figure(pr_figure(score_cols, s_list, y, results, title), path)
+
+
+# at most this many null figures in a report (each draws a few tilted estimates)
+REPORT_NULL_FIGURES = 4
+
+
+def report_figures(score_cols, s_list, y, results, title):
+    """(caption, Figure) pairs for the report: the PR curves, then one null figure per
+    score column (the first :data:`REPORT_NULL_FIGURES`)."""
+    figs = [(f"PR curves of {', '.join(score_cols)} ({title}): the step curve of each "
+             "ranking, whose area is its AUPRC, against the precision of a random ranking "
+             "(P/N, and its expected value at each recall); dotted: F1 isolines.",
+             pr_figure(score_cols, s_list, y, results, title))]
+    for c, r in list(zip(score_cols, results, strict=True))[:REPORT_NULL_FIGURES]:
+        figs.append((f"{c}: the null distribution of AUPRC (left, zoomed on its bulk) and "
+                     "its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
+                     f"read from; the observed AUPRC {sig(r.auprc, 4)} and its p-value "
+                     f"({r.method}) are marked in red.", null_figure(c, r)))
+    return figs
 
 
 # ----------------------------------------------------------------------------
@@ -169,16 +217,33 @@ def choose_columns(table, args):
     return default_columns(table, specs or None, label_spec)
 
 
-def run(args) -> int:
+def _check_outputs(args) -> None:
+    report = getattr(args, "report", None)
     if args.plot:
         check_writable(args.plot, args.force)
         require_matplotlib()
+        check_plot_path(args.plot)
+    if report:
+        if not report.lower().endswith((".html", ".htm")):
+            raise UserError(f"--report {report}: the report is an HTML page; name it .html.")
+        check_writable(report, args.force)
+        require_matplotlib()
+    named = [(o, p) for o, p in (("-o", args.output), ("--plot", args.plot),
+                                 ("--report", report)) if p]
+    seen = {}
+    for opt, p in named:
+        key = os.path.abspath(p)
+        if key in seen:
+            raise UserError(f"{seen[key]} and {opt} name the same file; give two names.")
+        seen[key] = opt
+
+
+def run(args) -> int:
+    _check_outputs(args)
     out_kind = None
     if args.output:
         out_kind = _output_kind(args.output)
         check_writable(args.output, args.force)
-        if args.plot and os.path.abspath(args.plot) == os.path.abspath(args.output):
-            raise UserError("-o and --plot name the same file; give two names.")
     if args.conf_level is not None and not (0.0 < args.conf_level < 1.0):
         raise UserError(f"--conf-level must be in (0, 1); got {args.conf_level}.")
     table = open_table(args.file, sep=args.sep, header=args.header, engine=args.reader,
@@ -201,9 +266,12 @@ def run(args) -> int:
     if args.output:
         text = as_json() if out_kind == "json" else results_csv(records)
         atomic_write(args.output, lambda tmp: _write_text(tmp, text))
+    title = "standard input" if args.file == STDIN else os.path.basename(args.file)
     if args.plot:
-        title = "standard input" if args.file == STDIN else os.path.basename(args.file)
         plot_scores(args.plot, score_cols, s_list, y, results, title)
+    report = getattr(args, "report", None)
+    if report:
+        write_report(report, args, table, score_cols, s_list, y, label, results, padj, title)
     if args.json:
         sys.stdout.write(as_json())
     elif args.csv:
@@ -211,10 +279,27 @@ def run(args) -> int:
     elif not args.quiet:
         print(format_results(score_cols, results, padj, label, source,
                              unicode=unicode_ok(sys.stdout)))
-        for path, what in ((args.output, "results"), (args.plot, "PR curve")):
+        for path, what in ((args.output, "results"), (args.plot, "PR curve"),
+                           (report, "report")):
             if path:
                 print(f"{what} written to {path}")
     return 0
+
+
+def write_report(path, args, table, score_cols, s_list, y, label, results, padj, title):
+    from . import report as rep
+
+    facts = rep.file_facts(None, table.data) if args.file == STDIN else rep.file_facts(args.file)
+    settings = {"method asked": args.method, "ties": args.ties,
+                "confidence level": f"{args.conf_level:g}"}
+    if args.draws is not None:
+        settings["draws"] = f"{args.draws:,}"
+    text = rep.build_report(
+        title=f"AUPRC significance: {title}", columns=score_cols, results=results,
+        padj_log10=padj, label=label, source=facts,
+        figures=report_figures(score_cols, s_list, y, results, title),
+        argv=getattr(args, "argv", None) or sys.argv[1:], settings=settings)
+    rep.write_report(path, text)
 
 
 def _write_text(path: str, text: str) -> None:
