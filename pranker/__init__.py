@@ -22,9 +22,11 @@ from ._version import __version__ as __version__
 _EXPORTS = {
     "ap": ("ap_from_tie_groups", "auprc_ap", "tie_groups"),
     "chunked": ("auprc_ap_chunked", "pranker_chunked"),
+    "compare": ("CompareResult", "ConfidenceInterval", "compare"),
     "curves": ("BestF", "PRCurve", "ROCCurve", "average_precision_many", "pr_curve", "roc_auc", "roc_auc_many", "roc_curve"),
     "exact": ("ExactBudgetExceeded", "ExactNullDistribution", "exact_null_distribution", "exact_pvalue"),
     "many": ("ManyResult", "pranker_many"),
+    "mean_ap": ("MapGroup", "MapResult", "map_significance", "map_significance_from_ap"),
     "montecarlo": ("MonteCarloPvalue", "clopper_pearson", "montecarlo_pvalue"),
     "null": ("NullParams", "min_auprc", "null_ap_samples", "null_params"),
     "null.distributions": ("BetaNull", "ExactNull", "MonteCarloNull", "NullDistribution", "PValue", "SaddlepointNull", "SkewBetaNull", "TiltNull", "null_distribution"),
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from . import chunked, compat, dask
     from .ap import ap_from_tie_groups, auprc_ap, tie_groups
     from .chunked import auprc_ap_chunked, pranker_chunked
+    from .compare import CompareResult, ConfidenceInterval, compare
     from .curves import (
         BestF,
         PRCurve,
@@ -58,6 +61,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         exact_pvalue,
     )
     from .many import ManyResult, pranker_many
+    from .mean_ap import MapGroup, MapResult, map_significance, map_significance_from_ap
     from .montecarlo import MonteCarloPvalue, clopper_pearson, montecarlo_pvalue
     from .null import NullParams, min_auprc, null_ap_samples, null_params
     from .null.distributions import (
@@ -157,6 +161,13 @@ __all__ = [
     "APInterval",
     "boyd_interval",
     "ap_interval",
+    "compare",
+    "CompareResult",
+    "ConfidenceInterval",
+    "map_significance",
+    "map_significance_from_ap",
+    "MapResult",
+    "MapGroup",
 ]
 
 

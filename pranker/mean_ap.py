@@ -177,10 +177,37 @@ class _SumNull:
             k2 += c * a * a * kk2
         return k, k1, k2
 
-    def saddle(self, m, tol=1e-9, max_iter=200):
+    def surrogate(self):
+        """A cheap stand-in with one (N, P) per distinct P (N the queries' mean N for that P),
+        whose saddle point starts the exact search: many distinct N cost then ~2 exact passes."""
+        ps = np.array([p for _, p in self.keys])
+        ns = np.array([n for n, _ in self.keys], dtype=np.float64)
+        if np.unique(ps).size * 8 >= len(self.keys):
+            return None
+        sur = _SumNull.__new__(_SumNull)
+        sur.Q = self.Q
+        sur.keys, counts, sur.nulls = [], [], []
+        for p in np.unique(ps):
+            idx = np.flatnonzero(ps == p)  # keys are sorted by N within P
+            for part in np.array_split(idx, min(8, idx.size)):
+                c = self.counts[part]
+                n = int(round(float(np.sum(c * ns[part]) / np.sum(c))))
+                sur.keys.append((n, int(p)))
+                counts.append(float(np.sum(c)))
+                sur.nulls.append(_make_null(n, int(p), DEFAULT_SEED))
+        sur.counts = np.array(counts)
+        sur.scale = np.array([1.0 / (self.Q * p) for _, p in sur.keys])
+        sur.mean, sur.var = self.mean, self.var
+        return sur
+
+    def saddle(self, m, tol=1e-6, max_iter=200):
         """theta with K'(theta) = m: Newton, safeguarded by a bracket (K' increases)."""
         sd = math.sqrt(self.var)
         theta = (m - self.mean) / self.var
+        if len(self.keys) > 64:
+            sur = self.surrogate()
+            if sur is not None:
+                theta = sur.saddle(m, tol=1e-6)[0]
         lo, hi = (0.0, math.inf) if m > self.mean else (-math.inf, 0.0)
         k = k2 = math.nan
         for _ in range(max_iter):
