@@ -116,8 +116,8 @@ def test_many_queries_saddlepoint_and_groups():
     assert np.allclose(r.query_log10_pvalue_bh, bh_log10(r.query_log10_pvalue))
     rows = {g.group: g for g in r.groups}
     assert rows["signal"].n_queries == 30 and rows["signal"].pvalue < rows["noise"].pvalue
-    sub = map_significance([s for s, g in zip(ss, groups) if g == "noise"],
-                           [y for y, g in zip(ys, groups) if g == "noise"])
+    sub = map_significance([s for s, g in zip(ss, groups, strict=True) if g == "noise"],
+                           [y for y, g in zip(ys, groups, strict=True) if g == "noise"])
     assert rows["noise"].log10_pvalue == pytest.approx(sub.log10_pvalue)
     d = r.to_dict()
     assert len(d["groups"]) == 2 and len(d["query_auprc"]) == 60
