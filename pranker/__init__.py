@@ -26,6 +26,8 @@ _EXPORTS = {
     "measures.curves": ("BestF", "PRCurve", "ROCCurve", "average_precision_many", "pr_curve", "roc_auc", "roc_auc_many", "roc_curve"),
     "null.exact": ("ExactBudgetExceeded", "ExactNullDistribution", "exact_null_distribution", "exact_pvalue"),
     "significance.many": ("ManyResult", "pranker_many"),
+    "significance.compare": ("CompareResult", "ConfidenceInterval", "compare"),
+    "significance.mean_ap": ("MapGroup", "MapResult", "map_significance", "map_significance_from_ap"),
     "null.montecarlo": ("MonteCarloPvalue", "clopper_pearson", "montecarlo_pvalue"),
     "null": ("NullParams", "min_auprc", "null_ap_samples", "null_params"),
     "null.distributions": ("BetaNull", "ExactNull", "MonteCarloNull", "NullDistribution", "PValue", "SaddlepointNull", "SkewBetaNull", "TiltNull", "null_distribution"),
@@ -88,7 +90,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .null.skewbeta import SkewBetaFit, null_skewness, null_third_moment, skew_beta_fit
     from .null.tables import NullTable, load_null_params_table, null_params_table, parse_int_ranges
     from .scale.chunked import auprc_ap_chunked, pranker_chunked
+    from .significance.compare import CompareResult, ConfidenceInterval, compare
     from .significance.many import ManyResult, pranker_many
+    from .significance.mean_ap import MapGroup, MapResult, map_significance, map_significance_from_ap
     from .significance.single import (
         BetaFit,
         PrankerResult,
@@ -161,6 +165,13 @@ __all__ = [
     "APInterval",
     "boyd_interval",
     "ap_interval",
+    "compare",
+    "CompareResult",
+    "ConfidenceInterval",
+    "map_significance",
+    "map_significance_from_ap",
+    "MapResult",
+    "MapGroup",
 ]
 
 

@@ -31,6 +31,7 @@ NOTEBOOKS = [
     "02_pr_curve_conventions.ipynb",
     "03_hashing_retrieval.ipynb",
     "04_auprc_uncertainty.ipynb",
+    "05_compare_models.ipynb",
 ]
 CELL_TIMEOUT = 300  # seconds per cell (a cold numba cache compiles inside the first cells)
 

@@ -4,6 +4,8 @@
 
     pranker score FILE|- [--score COL ...] [--label COL] [--json|--csv] [-o out.json]
                          [--plot out.png|.svg|.pdf] [--report out.html] [--quiet]
+    pranker compare FILE --score A --score B [--label COL] [--method influence|bootstrap|permutation]
+    pranker map FILE --query COL [--score COL] [--label COL] [--group COL]
     pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
     pranker demo [-o pranker-demo/]
     pranker --version
@@ -46,6 +48,18 @@ def cmd_table(args) -> int:
     from . import table
 
     return table.run(args)
+
+
+def cmd_compare(args) -> int:
+    from . import compare
+
+    return compare.run(args)
+
+
+def cmd_map(args) -> int:
+    from . import map as map_cmd
+
+    return map_cmd.run(args)
 
 
 def cmd_demo(args) -> int:
@@ -126,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pranker {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{score,table,demo}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{score,compare,map,table,demo}")
 
     p = sub.add_parser(
         "score", help="AUPRC and p-value of score columns in a file",
@@ -175,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common_args(p)
     p.set_defaults(func=cmd_score)
 
+    _add_compare_map(sub)
+
     p = sub.add_parser(
         "table", help="table of null AUPRC mean and variance over (N, P) grids",
         description="Mean and variance of the null AUPRC for every N and P <= N in the given "
@@ -207,6 +223,65 @@ def build_parser() -> argparse.ArgumentParser:
     _common_args(p)
     p.set_defaults(func=cmd_demo)
     return parser
+
+
+def _file_args(p) -> None:
+    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
+                                "for CSV/TSV text on standard input")
+    p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
+    p.add_argument("--positive", metavar="VALUE",
+                   help="label value that marks a positive (for text or multi-class labels)")
+    p.add_argument("--sep", help="field separator for text files")
+    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
+                   help="whether text files start with a header line (default: auto)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
+    p.add_argument("-o", "--output", metavar="FILE.json", help="also write the JSON to a file")
+    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
+    p.add_argument("--ties", choices=TIE_MODES, default="average",
+                   help="how tied scores count (default: average over orderings)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random draws")
+    p.add_argument("--conf-level", type=_conf_level, default=0.95,
+                   help="coverage of the intervals (default 0.95)")
+
+
+def _add_compare_map(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="is model A's AUPRC higher than model B's on the same instances?",
+        description="Paired test of the difference of two score columns' AUPRC (average "
+                    "precision) on the same instances, with a confidence interval.",
+    )
+    _file_args(p)
+    p.add_argument("-s", "--score", action="append", metavar="COL", required=True,
+                   help="score column; give exactly two (--score A --score B or A,B)")
+    p.add_argument("--method", choices=("influence", "bootstrap", "permutation"),
+                   default="influence",
+                   help="influence (default: analytic variance, instant), bootstrap (BCa) or "
+                        "permutation (swaps the two models' ranks)")
+    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                   default="two-sided", help="greater: A's AUPRC is higher")
+    p.add_argument("--resamples", type=_positive_int, default=None,
+                   help="bootstrap resamples or most permutations (defaults 1999, 9999)")
+    _common_args(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser(
+        "map", help="mean AUPRC over queries and its p-value against random rankings",
+        description="Mean average precision over the queries of a file (one row per item, a "
+                    "query column says which query) and its p-value against random ranking "
+                    "of every query, with each query's own p-value and Benjamini-Hochberg "
+                    "adjusted values.",
+    )
+    _file_args(p)
+    p.add_argument("--query", required=True, metavar="COL", help="query column (name or index)")
+    p.add_argument("-s", "--score", metavar="COL", help="score column (name or index)")
+    p.add_argument("--group", metavar="COL",
+                   help="group column: each group of queries gets its own p-value")
+    p.add_argument("--method", choices=("auto", "saddlepoint", "tilt"), default="auto",
+                   help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)")
+    p.add_argument("--no-query-pvalues", action="store_true",
+                   help="skip the per-query p-values (faster for many queries)")
+    _common_args(p)
+    p.set_defaults(func=cmd_map)
 
 
 def _resolve_progress(args) -> None:

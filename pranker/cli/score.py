@@ -37,7 +37,7 @@ def significance(s, y, *, method, conf_level, ties, draws, seed, progress):
 
 
 def curves(s: np.ndarray, y: np.ndarray):
-    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.curves`)."""
+    """(PRCurve, ROCCurve) at every distinct threshold (:mod:`pranker.measures.curves`)."""
     from pranker import pr_curve, roc_curve
 
     return pr_curve(s, y), roc_curve(s, y)

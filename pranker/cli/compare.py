@@ -1,0 +1,70 @@
+"""``pranker compare``: paired test of two score columns' AUPRC on the same instances."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from .format import _clean
+from .io import (
+    UserError,
+    atomic_write,
+    check_writable,
+    default_columns,
+    open_table,
+    to_labels,
+    to_scores,
+)
+
+
+def run(args) -> int:
+    specs = [c.strip() for spec in (args.score or []) for c in spec.split(",") if c.strip()]
+    if len(specs) != 2:
+        raise UserError(f"give exactly two score columns (--score A --score B); got {len(specs)}.")
+    if args.output:
+        if not args.output.lower().endswith(".json"):
+            raise UserError(f"-o {args.output}: the comparison is written as .json; name the "
+                            "file so.")
+        check_writable(args.output, args.force)
+    table = open_table(args.file, sep=args.sep, header=args.header, progress=args.progress)
+    cols, label = default_columns(table, specs, args.label)
+    if cols[0] == cols[1]:
+        raise UserError(f"--score names the same column twice ({cols[0]!r}); give two columns.")
+    table.load([label, *cols])
+    y = to_labels(table, label, args.positive)
+    sa, sb = (to_scores(table, c) for c in cols)
+    from ..compare import compare
+
+    try:
+        res = compare(sa, sb, y, method=args.method, alternative=args.alternative, ties=args.ties,
+                      confidence_level=args.conf_level, seed=args.seed, n_resamples=args.resamples)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    d = {k: _clean(v) for k, v in res.to_dict().items()}
+    d.update(score_a=cols[0], score_b=cols[1], label_column=label, file=table.path)
+    text = json.dumps(d, indent=2) + "\n"
+    if args.output:
+        atomic_write(args.output, lambda tmp: _write(tmp, text))
+    if args.json:
+        sys.stdout.write(text)
+    elif not args.quiet:
+        ci = res.confidence_interval()
+        lg = res.log10_pvalue
+        p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
+        print(f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
+              f"(N = {res.n}, P = {res.n_pos})")
+        print(f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
+              f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})")
+        if args.output:
+            print(f"results written to {args.output}")
+    return 0
+
+
+def _num(x: float) -> str:
+    return f"{x:+.4f}" if math.isfinite(x) else ("-inf" if x < 0 else "inf")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)

@@ -1,0 +1,106 @@
+"""``pranker map``: mean AUPRC over queries and its p-value against random rankings."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from .format import _clean
+from .io import (
+    UserError,
+    atomic_write,
+    check_writable,
+    default_columns,
+    open_table,
+    resolve_column,
+    to_labels,
+    to_scores,
+)
+
+
+def _keys(table, name):
+    (col,) = table.load([name])
+    if hasattr(col, "to_numpy") and not isinstance(col, np.ndarray):
+        col = col.to_numpy(zero_copy_only=False)
+    arr = np.asarray(col)
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        i = int(np.flatnonzero(np.isnan(arr))[0])
+        raise UserError(f"column {name!r} has a missing value at {table.where(i)}.")
+    if arr.dtype.kind == "O":
+        if any(v is None for v in arr):
+            raise UserError(f"column {name!r} has missing values.")
+        arr = arr.astype(str)
+    return arr
+
+
+def run(args) -> int:
+    if args.output:
+        if not args.output.lower().endswith(".json"):
+            raise UserError(f"-o {args.output}: the result is written as .json; name the file so.")
+        check_writable(args.output, args.force)
+    table = open_table(args.file, sep=args.sep, header=args.header, progress=args.progress)
+    qcol = resolve_column(table, args.query, "query")
+    gcol = resolve_column(table, args.group, "group") if args.group else None
+    cols, label = default_columns(table, [args.score] if args.score else None, args.label)
+    if qcol in (label, cols[0]) or (gcol is not None and gcol in (label, cols[0], qcol)):
+        raise UserError("the query, group, score and label columns must be different columns.")
+    table.load([label, cols[0], qcol] + ([gcol] if gcol else []))
+    y = to_labels(table, label, args.positive)
+    s = to_scores(table, cols[0])
+    q = _keys(table, qcol)
+    qids, inv = np.unique(q, return_inverse=True)
+    order = np.argsort(inv, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(inv, minlength=qids.size))]
+    s_list = [s[order[a:b]] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    y_list = [y[order[a:b]] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    empty = [str(qids[i]) for i, yy in enumerate(y_list) if not yy.any()]
+    if empty:
+        raise UserError(f"{len(empty)} quer{'y has' if len(empty) == 1 else 'ies have'} no "
+                        f"positive label (AP is undefined), e.g. query {empty[0]!r}; remove "
+                        "them or check --label/--positive.")
+    groups = None
+    if gcol is not None:
+        g = _keys(table, gcol)
+        first = np.array([g[order[a]] for a in bounds[:-1]])
+        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+            if np.any(g[order[a:b]] != first[i]):
+                raise UserError(f"query {qids[i]!r} has more than one value in --group column "
+                                f"{gcol!r}; a query belongs to one group.")
+        groups = first
+    from ..mean_ap import map_significance
+
+    try:
+        res = map_significance(s_list, y_list, groups, method=args.method, ties=args.ties,
+                               seed=args.seed, conf_level=args.conf_level,
+                               query_method=None if args.no_query_pvalues else "auto")
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    d = {k: _clean(v) for k, v in res.to_dict().items()}
+    d["queries"] = [_clean(v) for v in qids.tolist()]
+    d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
+    text = json.dumps(d, indent=2) + "\n"
+    if args.output:
+        atomic_write(args.output, lambda tmp: _write(tmp, text))
+    if args.json:
+        sys.stdout.write(text)
+    elif not args.quiet:
+        p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{res.log10_pvalue:.1f}"
+        print(f"mean AUPRC {res.statistic:.4f} over {res.n_queries} queries "
+              f"(null mean {res.null_mean:.4f}); p = {p} ({res.method})")
+        if not args.no_query_pvalues:
+            k = int(np.sum(res.query_pvalue_bh <= 0.05))
+            print(f"{k} of {res.n_queries} queries significant at 5% FDR (Benjamini-Hochberg)")
+        for row in res.groups or ():
+            pg = f"{row.pvalue:.3g}" if row.pvalue > 0 else f"1e{row.log10_pvalue:.1f}"
+            print(f"  group {row.group}: mean AUPRC {row.statistic:.4f} over {row.n_queries} "
+                  f"queries, p = {pg}, BH {row.pvalue_bh:.3g}")
+        if args.output:
+            print(f"results written to {args.output}")
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)

@@ -1,0 +1,573 @@
+r"""Is ranking A better than ranking B on the same instances? A paired test of AP_a - AP_b.
+
+:func:`compare` tests the difference of the average precisions of two
+models scored on the same N instances (P positives) and gives a confidence
+interval for it, by one of three methods.
+
+``"influence"``: the analytic variance (the DeLong test of AUPRC)
+-----------------------------------------------------------------
+DeLong, DeLong & Clarke-Pearson (1988) compare correlated ROC AUCs through
+the two classes' *structural components* (placement values): the AUC is a
+two-sample U-statistic, its variance is ``S10 / P + S01 / M`` with S10, S01
+the sample (co)variances of the components of the positives and of the
+negatives (M = N - P), and two models are paired because their components
+belong to the same instances. Sun & Xu (2014) compute the components in
+O(N log N). AP is not a U-statistic, but it is a smooth functional of the
+two empirical distributions, and the same construction follows from its
+first-order (von Mises) expansion; Boyd, Eng & Page (2013) study the
+asymptotics of AP estimators and show that they are asymptotically normal.
+
+*AP as a functional.* Let F and G be the distributions of the positives' and
+the negatives' scores, ``S_F(x) = P_F(X >= x)``, ``S_G(x) = P_G(Z >= x)``,
+and ``h(a, b) = P a / (P a + M b)`` (precision when a share ``a`` of the
+positives and ``b`` of the negatives score at least x; the class sizes are
+held fixed, as in a stratified design). Then
+
+.. math::
+
+    T(F, G) = \int h\big(S_F(x), S_G(x)\big)\, dF(x)
+
+evaluated at the empirical F̂, Ĝ is exactly ``(1/P) sum_i A_i / (A_i +
+B_i)`` with ``A_i`` (``B_i``) the positives (negatives) scoring at least
+``x_i``: the AP in the ``"threshold"`` tie mode, and the AP itself when
+there are no ties.
+
+*Influence values.* Write ``r_i = A_i + B_i``; ``h_a = P B_i / r_i^2`` and
+``h_b = -M A_i / r_i^2`` on the count scale. Perturbing F towards a point mass
+at a positive score ``x_j`` and G towards a negative score ``z_l``
+(Gâteaux derivatives, Hampel 1974) gives
+
+.. math::
+
+    \mathrm{IF}^+_j = \frac{A_j}{r_j} - T
+        + \sum_{i:\, x_i \le x_j} \frac{B_i}{r_i^2} - C, \qquad
+    \mathrm{IF}^-_l = -\frac{M}{P} \sum_{i:\, x_i \le z_l} \frac{A_i}{r_i^2} + C,
+    \qquad C = \frac1P \sum_i \frac{A_i B_i}{r_i^2},
+
+sums over positives i. The first term is positive j's own precision, the
+second how j raises the precision of every positive ranked below it; a
+negative lowers the precision of every positive below it. Each set sums to
+zero, and ``AP - T(F, G) = mean_j IF+_j + mean_l IF-_l + o_p(n^-1/2)``.
+
+*The paired variance.* For two models on the same instances, the influence
+values of the difference are ``D+_j = IF+_{a,j} - IF+_{b,j}`` and ``D-_l``
+likewise (paired because they belong to the same instance), and
+
+.. math::
+
+    \widehat{\mathrm{Var}}(\mathrm{AP}_a - \mathrm{AP}_b)
+      = \frac{s^2(D^+)}{P} + \frac{s^2(D^-)}{M},
+
+with ``s^2`` the sample variances (divisor P - 1 and M - 1, as DeLong's
+S10 and S01). With suffix sums over the sorted scores every influence value
+costs O(1) after one sort per model: O(N log N) in all, as fast DeLong.
+The test is the Wald test ``z = (AP_a - AP_b) / se`` and the interval
+``AP_a - AP_b +- z_{1 - alpha/2} se``.
+
+*Ties.* The statistic uses the chosen tie mode exactly (:func:`pranker.auprc_ap`).
+The variance uses the influence values of the functional that matches the
+mode: inclusive counts for ``"threshold"``; the strict order the mode
+defines for ``"stable"`` (input order), ``"optimistic"`` (positives first
+within a tie) and ``"pessimistic"`` (positives last); for ``"average"`` the
+mid-counts (an item's tied group counts half, as DeLong's placement values
+count ties as 1/2), which approximates the expectation over tie orders.
+
+``"bootstrap"``: paired, class-stratified BCa
+---------------------------------------------
+Positives are resampled among the positives and negatives among the
+negatives (P and M fixed), the same instances for both models, and the
+difference recomputed in the chosen tie mode (an instance drawn twice is
+tied with itself). The interval is Efron's (1987) bias-corrected and
+accelerated percentile interval; its acceleration comes from the influence
+values above (Efron 1987, §7; for two strata Davison & Hinkley 1997, §5.3),
+so no O(N^2) jackknife is needed. The p-value **inverts the BCa interval**:
+it is the smallest level at which the interval excludes 0 (two-sided: twice
+the smaller one-sided level), so test and interval always agree. It cannot
+go below about 1 / n_resamples.
+
+``"permutation"``: swapping the two models' ranks instance by instance
+----------------------------------------------------------------------
+Following Venkatraman & Begg (1996) (paired ROC curves), each model's scores
+are replaced by their ranks (mid-ranks for ties; stable positions for
+``"stable"``), which puts the two models on a common, scale-free footing.
+Under the null hypothesis that the two models' ranks of each instance are
+exchangeable, swapping them for any subset of instances leaves the joint
+law unchanged, so the observed difference is one draw among the ``2^N``
+swap patterns. Patterns are drawn at random (seeded), and the p-value is
+``(b + 1) / (m + 1)`` with b of m patterns at least as extreme. The number of
+patterns is chosen sequentially (Besag & Clifford 1991): drawing stops at
+the first m with ``b = stop_after`` exceedances, or at ``n_resamples``; the
+p-value is then exact (valid at every level), not just approximately so.
+After the stop, further patterns (up to 1,999) are drawn for the interval
+only. Swapped ranks of the two models may coincide; they are then tied, and
+the tie mode decides (the observed difference has no such ties, which does
+not matter: the test is exact for any statistic). The null is stronger
+than AP_a = AP_b: two models with equal AP but different rank profiles can
+be rejected.
+
+The interval of this method assumes a shift model: ``AP_a - AP_b`` minus
+the quantiles of the (symmetric) permutation distribution.
+
+References
+----------
+.. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+   areas under two or more correlated receiver operating characteristic
+   curves: a nonparametric approach", Biometrics 44 (1988) 837–845.
+.. [2] X. Sun and W. Xu, "Fast implementation of DeLong's algorithm for
+   comparing the areas under correlated receiver operating characteristic
+   curves", IEEE Signal Processing Letters 21 (2014) 1389–1393.
+.. [3] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
+   curve: point estimates and confidence intervals", ECML PKDD 2013.
+.. [4] F. R. Hampel, "The influence curve and its role in robust
+   estimation", JASA 69 (1974) 383–393.
+.. [5] B. Efron, "Better bootstrap confidence intervals", JASA 82 (1987)
+   171–185.
+.. [6] A. C. Davison and D. V. Hinkley, Bootstrap Methods and their
+   Application, Cambridge University Press 1997.
+.. [7] E. S. Venkatraman and C. B. Begg, "A distribution-free procedure for
+   comparing receiver operating characteristic curves from a paired
+   experiment", Biometrika 83 (1996) 835–848.
+.. [8] J. Besag and P. Clifford, "Sequential Monte Carlo p-values",
+   Biometrika 78 (1991) 301–304.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validation import check_scores_labels, check_ties
+
+__all__ = ["compare", "CompareResult", "ConfidenceInterval", "COMPARE_METHODS"]
+
+COMPARE_METHODS = ("influence", "bootstrap", "permutation")
+ALTERNATIVES = ("two-sided", "greater", "less")
+DEFAULT_SEED = 20140915
+_MODE = {"average": 0, "stable": 1, "threshold": 2, "optimistic": 3, "pessimistic": 4}
+_CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
+_REL_TOL = 1e-12  # differences within this (relative to 1) count as equal
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval for AP_a - AP_b (``-inf``/``inf`` for an open end)."""
+
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Result of :func:`compare`, in the style of ``scipy.stats`` results.
+
+    Attributes
+    ----------
+    statistic : float
+        AP_a - AP_b, both in the chosen tie mode.
+    pvalue : float
+        p-value of the paired test (``alternative``).
+    log10_pvalue : float
+        Its log10; for ``"influence"`` computed on the log scale, finite
+        where ``pvalue`` underflows. For the resampling methods it is
+        ``log10(pvalue)``, which cannot go below about ``-log10(n_resamples)``.
+    method : str
+        ``"influence"``, ``"bootstrap"`` or ``"permutation"``.
+    alternative : str
+        ``"two-sided"`` (AP_a != AP_b), ``"greater"`` (AP_a > AP_b) or ``"less"``.
+    auprc_a, auprc_b : float
+        The two average precisions.
+    n, n_pos : int
+        Instances and positives.
+    ties : str
+    seed : int or None
+        Seed of the resamples (None for ``"influence"``).
+    confidence_level : float
+        Default level of :meth:`confidence_interval`.
+    standard_error : float
+        Standard error of the difference: analytic (``"influence"``) or the
+        standard deviation of the bootstrap or permutation replicates.
+    n_resamples : int
+        Resamples or swap patterns behind the p-value (0 for ``"influence"``).
+    """
+
+    statistic: float
+    pvalue: float
+    log10_pvalue: float
+    method: str
+    alternative: str
+    auprc_a: float
+    auprc_b: float
+    n: int
+    n_pos: int
+    ties: str
+    seed: int | None
+    confidence_level: float
+    standard_error: float
+    n_resamples: int
+    _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Confidence interval for AP_a - AP_b at ``confidence_level`` (default: the result's).
+
+        Two-sided for ``alternative="two-sided"``; one-sided (an open end at
+        ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. Wald for
+        ``"influence"``, BCa for ``"bootstrap"``, the shift-model interval
+        for ``"permutation"`` (see :mod:`pranker.significance.compare`).
+        """
+        from scipy.special import ndtr, ndtri
+
+        c = self.confidence_level if confidence_level is None else _check_level(confidence_level)
+        if self.alternative == "two-sided":
+            lo_q, hi_q = (1.0 - c) / 2.0, (1.0 + c) / 2.0
+        elif self.alternative == "greater":
+            lo_q, hi_q = 1.0 - c, None
+        else:
+            lo_q, hi_q = None, c
+        d = self.statistic
+        if self.method == "influence":
+            se = self.standard_error
+            lo = -math.inf if lo_q is None else d + float(ndtri(lo_q)) * se
+            hi = math.inf if hi_q is None else d + float(ndtri(hi_q)) * se
+            return ConfidenceInterval(lo, hi)
+        reps = self._replicates
+        if self.method == "bootstrap":
+            z0, a = self._accel
+
+            def end(q):
+                zq = float(ndtri(q))
+                u = z0 + zq
+                den = 1.0 - a * u
+                adj = float(ndtr(z0 + u / den)) if den > 0.0 else (1.0 if u > 0 else 0.0)
+                return float(np.quantile(reps, min(max(adj, 0.0), 1.0)))
+
+            lo = -math.inf if lo_q is None else end(lo_q)
+            hi = math.inf if hi_q is None else end(hi_q)
+            return ConfidenceInterval(lo, hi)
+        # permutation: shift model, d minus the quantiles of the null replicates
+        lo = -math.inf if lo_q is None else d - float(np.quantile(reps, 1.0 - lo_q))
+        hi = math.inf if hi_q is None else d - float(np.quantile(reps, 1.0 - hi_q))
+        return ConfidenceInterval(lo, hi)
+
+    def to_dict(self) -> dict:
+        """Plain fields (JSON-ready), with the interval at ``confidence_level``."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
+        ci = self.confidence_interval()
+        d["confidence_interval"] = [ci.low, ci.high]
+        return d
+
+
+def _check_level(c) -> float:
+    c = float(c)
+    if not 0.0 < c < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1); got {c!r}.")
+    return c
+
+
+# --------------------------------------------------------------------------- levels
+def _levels(s: np.ndarray, y: np.ndarray, ties: str):
+    """Integer levels (0 best) of one model, their number, and whether groups are strict.
+
+    ``average``/``threshold``: tied scores share a level. ``stable``,
+    ``optimistic``, ``pessimistic``: the strict order the mode defines.
+    """
+    n = s.shape[0]
+    if ties in ("average", "threshold"):
+        _, inv = np.unique(-s, return_inverse=True)
+        inv = inv.astype(np.int64).ravel()
+        return inv, int(inv.max()) + 1
+    if ties == "stable":
+        order = np.argsort(-s, kind="stable")
+    else:
+        second = ~y if ties == "optimistic" else y  # False sorts first
+        order = np.lexsort((np.arange(n), second, -s))
+    level = np.empty(n, dtype=np.int64)
+    level[order] = np.arange(n, dtype=np.int64)
+    return level, n
+
+
+def _perm_keys(s: np.ndarray, ties: str):
+    """Scale-free keys of one model on the common scale (0 best): 2 * mid-rank - 2,
+    or the stable position for ``ties="stable"``."""
+    n = s.shape[0]
+    if ties == "stable":
+        order = np.argsort(-s, kind="stable")
+        key = np.empty(n, dtype=np.int64)
+        key[order] = np.arange(n, dtype=np.int64)
+        return key, n
+    from scipy.stats import rankdata
+
+    mid = rankdata(-s, method="average")  # 1 = best, ties share their mid-rank
+    return np.rint(2.0 * mid - 2.0).astype(np.int64), 2 * n - 1
+
+
+def _influence_values(s, y, ties):
+    from .._numba.compare import influence
+
+    level, g = _levels(s, y, ties)
+    inf, _ = influence(level, y, g, ties == "average")
+    return inf
+
+
+def _stratified_var(d: np.ndarray, y: np.ndarray) -> float:
+    dp = d[y]
+    dn = d[~y]
+    return float(dp.var(ddof=1) / dp.size + dn.var(ddof=1) / dn.size)
+
+
+def _accel(d: np.ndarray, y: np.ndarray) -> float:
+    """BCa acceleration from influence values, two strata (Davison & Hinkley 1997, §5.3)."""
+    num = 0.0
+    den = 0.0
+    for part in (d[y], d[~y]):
+        n = part.size
+        num += float(np.sum(part**3)) / n**3
+        den += float(np.sum(part**2)) / n**2
+    return num / (6.0 * den**1.5) if den > 0.0 else 0.0
+
+
+def _tails(z: float, alternative: str):
+    """(p, log10 p) of a standard normal statistic, on the log scale."""
+    from scipy.special import log_ndtr
+
+    if alternative == "greater":
+        lg = float(log_ndtr(-z))
+    elif alternative == "less":
+        lg = float(log_ndtr(z))
+    else:
+        lg = min(float(log_ndtr(-abs(z))) + math.log(2.0), 0.0)
+    lg10 = lg / math.log(10.0)
+    return (10.0**lg10 if lg10 > -320.0 else 0.0), lg10
+
+
+def _count_extreme(reps, d, alternative):
+    tol = _REL_TOL * max(1.0, abs(d))
+    if alternative == "greater":
+        return reps >= d - tol
+    if alternative == "less":
+        return reps <= d + tol
+    return np.abs(reps) >= abs(d) - tol
+
+
+# --------------------------------------------------------------------------- entry point
+def compare(
+    scores_a,
+    scores_b,
+    y,
+    *,
+    method: str = "influence",
+    alternative: str = "two-sided",
+    ties: str = "average",
+    confidence_level: float = 0.95,
+    seed: int | None = None,
+    n_resamples: int | None = None,
+    stop_after: int = 100,
+    pos_label=None,
+    sample_weight=None,
+) -> CompareResult:
+    """Paired test of AP_a - AP_b: two models' scores for the same instances.
+
+    Parameters
+    ----------
+    scores_a, scores_b : array_like of float, shape (N,)
+        The two models' scores (higher is better) for the same instances, in
+        the same order.
+    y : array_like, shape (N,)
+        Binary labels (1/True marks a positive; see :func:`pranker.auprc_ap`).
+    method : {"influence", "bootstrap", "permutation"}
+        ``"influence"`` (default): Wald test with the analytic paired
+        variance from AP's influence functions, O(N log N), deterministic.
+        ``"bootstrap"``: class-stratified paired bootstrap, BCa interval,
+        p-value by inverting it. ``"permutation"``: swaps the two models'
+        ranks instance by instance, exact (Monte Carlo) p-value. See the
+        module documentation, and docs/compare.md for their measured type-I
+        error, power and coverage.
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: AP_a > AP_b.
+    ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
+        Tie mode of both APs (:func:`pranker.auprc_ap`).
+    confidence_level : float
+        Default level of ``result.confidence_interval()``.
+    seed : int, optional
+        Seed of the resamples (default fixed, recorded on the result).
+    n_resamples : int, optional
+        Bootstrap resamples (default 1999) or the most swap patterns
+        (default 9999).
+    stop_after : int
+        Permutation: stop drawing patterns at this many exceedances
+        (Besag & Clifford); the p-value stays exact.
+    pos_label : scalar, optional
+        The label of the positive class.
+    sample_weight : None
+        Not supported: none of the three methods is exact with weights, so
+        weights are refused rather than approximated.
+
+    Returns
+    -------
+    CompareResult
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, Biometrics 44
+       (1988) 837–845.
+    .. [2] K. Boyd, K. H. Eng and C. D. Page, ECML PKDD 2013.
+    .. [3] B. Efron, JASA 82 (1987) 171–185.
+    .. [4] E. S. Venkatraman and C. B. Begg, Biometrika 83 (1996) 835–848.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(2000) < 0.1
+    >>> a = y + rng.normal(size=2000)          # a good model
+    >>> b = 0.5 * y + rng.normal(size=2000)    # a weaker one
+    >>> res = compare(a, b, y)
+    >>> round(res.statistic, 3), res.pvalue < 1e-6, res.method
+    (0.255, True, 'influence')
+    >>> ci = res.confidence_interval()
+    >>> bool(ci.low < res.statistic < ci.high)
+    True
+    """
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"compare: method must be one of {COMPARE_METHODS}; got {method!r}.")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"compare: alternative must be one of {ALTERNATIVES}; got {alternative!r}.")
+    check_ties(ties)
+    confidence_level = _check_level(confidence_level)
+    if sample_weight is not None:
+        raise ValueError(
+            "compare: sample weights are not supported: none of the paired tests here is exact "
+            "with weights. Repeat instances to give integer weights, or compare unweighted."
+        )
+    sa, yb = check_scores_labels(scores_a, y, pos_label=pos_label, where="compare")
+    sb, yb2 = check_scores_labels(scores_b, y, pos_label=pos_label, where="compare")
+    if sa.shape != sb.shape or not np.array_equal(yb, yb2):
+        raise ValueError(
+            f"compare: scores_a and scores_b must score the same instances; got "
+            f"{np.size(scores_a)} and {np.size(scores_b)} scores (after masking)."
+        )
+    n = int(sa.shape[0])
+    n_pos = int(np.count_nonzero(yb))
+    if n_pos < 2 or n - n_pos < 2:
+        raise ValueError(
+            f"compare: needs at least 2 positives and 2 negatives to estimate a variance; "
+            f"got {n_pos} positives of {n}."
+        )
+    seed = DEFAULT_SEED if seed is None else int(seed)
+    from ..measures.ap import auprc_ap
+
+    ap_a = float(auprc_ap(sa, yb, ties=ties))
+    ap_b = float(auprc_ap(sb, yb, ties=ties))
+    d = ap_a - ap_b
+    common = dict(statistic=d, method=method, alternative=alternative, auprc_a=ap_a,
+                  auprc_b=ap_b, n=n, n_pos=n_pos, ties=ties, confidence_level=confidence_level)
+    if method == "influence":
+        return _influence_test(sa, sb, yb, d, common)
+    if method == "bootstrap":
+        return _bootstrap_test(sa, sb, yb, d, seed, 1999 if n_resamples is None else n_resamples,
+                               common)
+    return _permutation_test(sa, sb, yb, d, seed, 9999 if n_resamples is None else n_resamples,
+                             stop_after, common)
+
+
+def _influence_test(sa, sb, yb, d, common):
+    dif = _influence_values(sa, yb, common["ties"]) - _influence_values(sb, yb, common["ties"])
+    var = max(_stratified_var(dif, yb), 0.0)
+    se = math.sqrt(var)
+    if se <= 1e-15 * max(1.0, abs(d)):
+        p, lg = (1.0, 0.0) if abs(d) <= _REL_TOL else (0.0, -math.inf)
+        if common["alternative"] == "greater" and d < 0 or common["alternative"] == "less" and d > 0:
+            p, lg = 1.0, 0.0
+        return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se,
+                             n_resamples=0, **common)
+    p, lg = _tails(d / se, common["alternative"])
+    return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_resamples=0,
+                         **common)
+
+
+def _bootstrap_test(sa, sb, yb, d, seed, B, common):
+    from scipy.special import ndtr, ndtri
+
+    from .._numba.compare import bootstrap_diffs
+
+    B = int(B)
+    if B < 99:
+        raise ValueError(f"compare: n_resamples must be at least 99 for the bootstrap; got {B}.")
+    ties = common["ties"]
+    la, ga = _levels(sa, yb, ties)
+    lb, gb = _levels(sb, yb, ties)
+    # strict levels hold one instance (and its copies, all of one label): any group mode works
+    mode = _MODE[ties] if ties in ("average", "threshold") else _MODE["optimistic"]
+    pos = np.flatnonzero(yb).astype(np.int64)
+    neg = np.flatnonzero(~yb).astype(np.int64)
+    reps = bootstrap_diffs(la, lb, ga, gb, pos, neg, mode, np.uint64(seed), B)
+    dif = _influence_values(sa, yb, ties) - _influence_values(sb, yb, ties)
+    a = _accel(dif, yb)
+    tol = _REL_TOL * max(1.0, abs(d))
+    below = np.count_nonzero(reps < d - tol) + 0.5 * np.count_nonzero(np.abs(reps - d) <= tol)
+    z0 = float(ndtri(min(max(below / B, 0.5 / B), 1.0 - 0.5 / B)))
+    alt = common["alternative"]
+    if np.ptp(reps) <= tol:  # no variation: the models agree on every resample
+        p = 1.0 if abs(d) <= tol or (alt == "greater" and d < 0) or (alt == "less" and d > 0) \
+            else 1.0 / (B + 1)
+    else:
+        q0 = (np.count_nonzero(reps < -tol) + 0.5 * np.count_nonzero(np.abs(reps) <= tol)) / B
+        q0 = min(max(q0, 0.5 / B), 1.0 - 0.5 / B)
+        w = float(ndtri(q0)) - z0
+        den = 1.0 + a * w
+        za = w / den - z0 if den > 0.0 else (math.inf if w > 0 else -math.inf)
+        a0 = float(ndtr(za))  # the BCa lower end at level a0 is 0
+        p = {"greater": a0, "less": 1.0 - a0}.get(alt, 2.0 * min(a0, 1.0 - a0))
+        p = min(max(p, 1.0 / (B + 1)), 1.0)
+    return CompareResult(pvalue=p, log10_pvalue=math.log10(p), seed=seed,
+                         standard_error=float(reps.std(ddof=1)), n_resamples=B,
+                         _replicates=reps, _accel=(z0, a), **common)
+
+
+def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
+    from .._numba.compare import permutation_diffs
+
+    max_m = int(max_m)
+    stop_after = int(stop_after)
+    if max_m < 19:
+        raise ValueError(f"compare: n_resamples must be at least 19 for the permutation test; "
+                         f"got {max_m}.")
+    if stop_after < 1:
+        raise ValueError(f"compare: stop_after must be >= 1; got {stop_after}.")
+    ties = common["ties"]
+    ka, nk = _perm_keys(sa, ties)
+    kb, _ = _perm_keys(sb, ties)
+    mode = _MODE[ties]
+    alt = common["alternative"]
+    chunks = []
+    drawn = 0
+    b = 0
+    m = None
+    batch = 512
+    while m is None:
+        take = min(batch, max_m - drawn)
+        reps = permutation_diffs(ka, kb, yb, nk, mode, np.uint64(seed), drawn, take)
+        chunks.append(reps)
+        hits = np.cumsum(_count_extreme(reps, d, alt))
+        if b + (hits[-1] if hits.size else 0) >= stop_after:
+            k = int(np.searchsorted(hits, stop_after - b))  # the draw with the stop_after-th hit
+            m = drawn + k + 1
+            b = stop_after
+        else:
+            b += int(hits[-1]) if hits.size else 0
+            drawn += take
+            if drawn >= max_m:
+                m = drawn
+        if m is None:
+            batch = min(2 * batch, 8192)
+    reps = np.concatenate(chunks)
+    if reps.size < _CI_DRAWS:  # more patterns for the interval only
+        more = permutation_diffs(ka, kb, yb, nk, mode, np.uint64(seed), reps.size,
+                                 _CI_DRAWS - reps.size)
+        reps = np.concatenate([reps, more])
+    p = (b + 1) / (m + 1)
+    return CompareResult(pvalue=p, log10_pvalue=math.log10(p), seed=seed,
+                         standard_error=float(reps.std(ddof=1)), n_resamples=m,
+                         _replicates=reps, **common)
