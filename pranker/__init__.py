@@ -92,7 +92,12 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .scale.chunked import auprc_ap_chunked, pranker_chunked
     from .significance.compare import CompareResult, ConfidenceInterval, compare
     from .significance.many import ManyResult, pranker_many
-    from .significance.mean_ap import MapGroup, MapResult, map_significance, map_significance_from_ap
+    from .significance.mean_ap import (
+        MapGroup,
+        MapResult,
+        map_significance,
+        map_significance_from_ap,
+    )
     from .significance.single import (
         BetaFit,
         PrankerResult,

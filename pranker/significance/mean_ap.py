@@ -259,7 +259,7 @@ class _SumNull:
         """Importance sampling of the product of tilted laws: (log10 p, rse, interval, draws)."""
         from scipy.special import ndtri
 
-        from .null.tilt import TiltEngine
+        from ..null.tilt import TiltEngine
 
         if m > self.mean:
             theta = self.saddle(m, tol=1e-3)[0]
