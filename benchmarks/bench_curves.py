@@ -1,4 +1,4 @@
-"""Benchmark rows for PR / ROC curves (issue 3, item 8).
+"""Benchmark rows for PR / ROC curves.
 
 - ``pr_curve`` at N = 1e7 against ``numpy.sort`` of the same array (target <= 2x);
   the curve computes precision and recall on first access, so a second row

@@ -5,7 +5,7 @@ Run:  python benchmarks/run.py            (full sizes, a few minutes)
 
 Each module ``benchmarks/bench_*.py`` defines ``rows(quick: bool)`` yielding
 ``(name, measured, target, ok)`` tuples: ``measured`` is a string with the
-ratio or rate, ``target`` the bar from the issue, ``ok`` True/False/None.
+ratio or rate, ``target`` the target, ``ok`` True/False/None.
 Absolute times are noise on shared machines; ratios taken in the same run
 are what we compare.
 """
