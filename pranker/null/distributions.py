@@ -19,7 +19,8 @@ The kinds, by ``method``:
 - ``"exact"`` (:class:`ExactNull`): counted placements; exact p-values.
 - ``"tilt"`` (:class:`TiltNull`): the exact-tilt estimator of
   :mod:`pranker.null.tilt`: unbiased, to a stated relative standard error, at
-  any depth of the tail. Quantiles from the saddlepoint.
+  any depth of the tail. Quantiles (``ppf``, ``interval``) from 65,536 seeded
+  random rankings.
 - ``"saddlepoint"`` (:class:`SaddlepointNull`): Lugannani–Rice on the exact
   cumulant generating function; deterministic, no error estimate.
 - ``"montecarlo"`` (:class:`MonteCarloNull`): random placements; resolves
@@ -228,7 +229,7 @@ class ExactNull(NullDistribution):
 
     @property
     def interval_method(self) -> str:
-        return "exact" if self._enumerable() else "saddlepoint"
+        return "exact" if self._enumerable() else "montecarlo"
 
     def _enumerable(self) -> bool:
         from .exact import EXACT_DISTRIBUTION_LIMIT
@@ -275,7 +276,7 @@ class ExactNull(NullDistribution):
 
     def ppf(self, q):
         if not self._enumerable():
-            return SaddlepointNull(self.N, self.P).ppf(q)
+            return _null_quantiles(self.N, self.P, DEFAULT_SEED, q)
         values, counts, total = self._distribution()
         cum = np.cumsum(counts) / total
         qa = np.asarray(q, dtype=np.float64)
@@ -326,7 +327,7 @@ class TiltNull(NullDistribution):
     """
 
     method = "tilt"
-    interval_method = "saddlepoint"
+    interval_method = "montecarlo"
 
     def __init__(self, N: int, P: int, *, rtol: float = DEFAULT_RTOL, seed: int | None = None,
                  max_draws: int | None = None):
@@ -385,7 +386,33 @@ class TiltNull(NullDistribution):
         return _vectorize(one, ap)
 
     def ppf(self, q):
-        return SaddlepointNull(self.N, self.P, seed=self.seed).ppf(q)
+        """Quantiles of the null AP from ``QUANTILE_DRAWS`` seeded random rankings.
+
+        The central interval of the null needs no tail engine; the saddlepoint
+        is unreliable there when P is small and N large (the null is very
+        skewed), so the quantiles come from plain Monte Carlo with the fixed
+        seed: their standard error is ``sqrt(q (1 - q) / n) / density``.
+        """
+        return _null_quantiles(self.N, self.P, self.seed, q)
+
+
+QUANTILE_DRAWS = 1 << 16
+
+
+def _null_quantiles(N, P, seed, q):
+    from .moments import null_ap_samples
+
+    key = (N, P, seed)
+    x = _QUANTILE_SAMPLES.get(key)
+    if x is None:
+        x = np.sort(null_ap_samples(N, P, QUANTILE_DRAWS, seed=seed))
+        _QUANTILE_SAMPLES[key] = x
+        while len(_QUANTILE_SAMPLES) > _ENGINE_CACHE:
+            _QUANTILE_SAMPLES.popitem(last=False)
+    return np.quantile(x, q)[()]
+
+
+_QUANTILE_SAMPLES: OrderedDict = OrderedDict()
 
 
 # ---------------------------------------------------------------------------
@@ -410,7 +437,7 @@ class SaddlepointNull(NullDistribution):
 
     def _log_sf(self, ap: float) -> float:
         """Natural log of the Lugannani–Rice upper tail at ``ap``."""
-        from scipy.special import erfcx, ndtr
+        from scipy.special import ndtr
 
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
@@ -418,10 +445,17 @@ class SaddlepointNull(NullDistribution):
         if abs(z) < 1e-4:
             return math.log(ndtr(-z))
         phi, k, k2 = eng.saddle(s)
+        return self._lr(phi, s, k, k2, z)
+
+    @staticmethod
+    def _lr(phi, s, k, k2, z):
+        """log of Lugannani–Rice at the saddle point ``phi`` of ``s`` (normal sf of ``z`` at 0)."""
+        from scipy.special import erfcx, ndtr
+
         w2 = 2.0 * (phi * s - k)
         w = math.copysign(math.sqrt(max(w2, 0.0)), phi)
         u = phi * math.sqrt(k2)
-        if w == 0.0 or u == 0.0:
+        if abs(w) < 1e-4 or u == 0.0:
             return math.log(ndtr(-z))
         log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
         corr = 1.0 / u - 1.0 / w
@@ -433,6 +467,13 @@ class SaddlepointNull(NullDistribution):
             return log_pdf + math.log(inner)
         val = float(ndtr(-w)) + math.exp(log_pdf) * corr
         return math.log(min(max(val, 1e-300), 1.0))
+
+    def _at_phi(self, phi: float):
+        """``(AP at the saddle point phi, log sf there)``: one recursion."""
+        eng = tilt_engine(self.N, self.P, self.seed)
+        k, k1, k2 = eng.cgf(phi)
+        z = (k1 - eng.mean_s) / eng.sd_s
+        return k1 / self.P, self._lr(phi, k1, k, k2, z)
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
         edge = self.edge_pvalue(ap)
@@ -457,21 +498,48 @@ class SaddlepointNull(NullDistribution):
                 if qq == 1.0:
                     return 1.0
                 raise ValueError(f"quantile levels must be in [0, 1]; got {qq}.")
-            target = math.log1p(-qq)  # log sf at the quantile
-            lo, hi = self.min_auprc, 1.0
-            sd = math.sqrt(self.var)
-            # bracket around the mean, then bisect on the AP scale
-            a_lo = max(lo, self.mean - 40.0 * sd)
-            a_hi = min(hi, self.mean + 40.0 * sd)
-            for _ in range(60):
-                mid = 0.5 * (a_lo + a_hi)
-                if self._log_sf(mid) > target:
-                    a_lo = mid
-                else:
-                    a_hi = mid
-                if a_hi - a_lo <= 1e-6 * sd:
+            # solve log sf_LR(phi) = log(1 - q) over the tilt phi (log sf decreases in
+            # phi): each step is one recursion, no inner saddle-point search
+            from scipy.special import ndtri
+
+            target = math.log1p(-qq)
+            sd = tilt_engine(self.N, self.P, self.seed).sd_s
+            phi0 = float(ndtri(qq)) / sd
+            if abs(phi0) < 1e-9:
+                phi0 = 1e-9 / sd
+            x0, (_, g0) = phi0, self._at_phi(phi0)
+            g0 -= target
+            step = abs(phi0)
+            x1 = x0 + math.copysign(step, g0)  # g > 0: tail too heavy, tilt further
+            a1, g1 = self._at_phi(x1)
+            g1 -= target
+            for _ in range(60):  # expand until bracketed
+                if (g0 > 0.0) != (g1 > 0.0):
                     break
-            return 0.5 * (a_lo + a_hi)
+                step *= 2.0
+                x0, g0 = x1, g1
+                x1 = x0 + math.copysign(step, g0)
+                a1, g1 = self._at_phi(x1)
+                g1 -= target
+            side = 0
+            for _ in range(100):  # Illinois regula falsi
+                x2 = (x0 * g1 - x1 * g0) / (g1 - g0)
+                a2, g2 = self._at_phi(x2)
+                g2 -= target
+                if abs(a2 - a1) <= 1e-7 * math.sqrt(self.var) or g2 == 0.0:
+                    return a2
+                if (g2 > 0.0) == (g1 > 0.0):
+                    x1, a1, g1 = x2, a2, g2
+                    if side == -1:
+                        g0 *= 0.5
+                    side = -1
+                else:
+                    x0, g0 = x1, g1
+                    x1, a1, g1 = x2, a2, g2
+                    if side == 1:
+                        g0 *= 0.5
+                    side = 1
+            return a1
 
         return _vectorize(one, q)
 

@@ -30,8 +30,12 @@ METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbe
 # Exact when the tail count is instant: C(N, P) placements at most this many
 # (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
 AUTO_EXACT_PLACEMENTS = 1_000_000
-# The tilt stores P (N - P + 1) prefix sums (8 bytes each): up to 1.6 GB.
-TILT_MAX_CELLS = 200_000_000
+# The tilt stores P (N - P + 1) prefix sums (8 bytes each): up to 3.2 GB.
+TILT_MAX_CELLS = 400_000_000
+# Lugannani-Rice is accurate when S is a sum of many comparable terms; with few
+# positives and large N the first positive dominates and it can be off by a
+# factor of ten (measured at N = 1e5, P = 30): no saddlepoint below this P.
+SADDLEPOINT_MIN_P = 200
 # The saddlepoint needs ~10 recursion passes of P (N - P + 1) cells (~4 ns each)
 # and O(N) memory: up to ~1 minute at this size.
 SADDLEPOINT_MAX_CELLS = 2_000_000_000
@@ -43,12 +47,13 @@ def auto_method(N: int, P: int) -> str:
     - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
       instant);
     - ``"tilt"`` (the exact-tilt estimator, 2 % relative standard error) when
-      its P (N - P + 1) stored prefix sums fit in 1.6 GB (N P up to ~2e8);
+      its P (N - P + 1) stored prefix sums fit in 3.2 GB (N P up to ~4e8);
     - ``"saddlepoint"`` (Lugannani–Rice on the exact CGF, no storage) up to
-      P (N - P + 1) = 2e9, where its measured error is a few percent or less
-      (large N P means large P or very large N; see the calibration study);
+      P (N - P + 1) = 2e9 when P >= 200, where it is within a few percent
+      (see the calibration study);
     - ``"montecarlo"`` beyond, with its interval (the exact recursions would
-      take minutes): it resolves p-values down to about 1e-5 only.
+      take minutes, or the saddlepoint is unreliable): it resolves p-values
+      down to about 1e-5 only.
 
     The rule depends on (N, P) only, never on the observed AP, so every
     entry point gives the same answer for the same ranking.
@@ -57,8 +62,8 @@ def auto_method(N: int, P: int) -> str:
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)
     ('exact', 'exact', 'tilt')
-    >>> auto_method(10**6, 1000), auto_method(10**7, 10**4)
-    ('saddlepoint', 'montecarlo')
+    >>> auto_method(10**6, 1000), auto_method(10**7, 10**4), auto_method(10**8, 30)
+    ('saddlepoint', 'montecarlo', 'montecarlo')
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
@@ -67,7 +72,7 @@ def auto_method(N: int, P: int) -> str:
     cells = p * (n - p + 1)
     if cells <= TILT_MAX_CELLS:
         return "tilt"
-    if cells <= SADDLEPOINT_MAX_CELLS:
+    if cells <= SADDLEPOINT_MAX_CELLS and p >= SADDLEPOINT_MIN_P:
         return "saddlepoint"
     return "montecarlo"
 
