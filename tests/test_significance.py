@@ -100,9 +100,9 @@ def test_conf_int_is_on_the_auprc_scale_and_covers_monte_carlo():
     assert res.n_pos == 42
     draws = null_ap_samples(N, res.n_pos, 40_000, seed=5)
     lo, hi = res.null_interval
-    assert res.method == "tilt" and res.null_interval_method == "saddlepoint"
+    assert res.method == "tilt" and res.null_interval_method == "montecarlo"
     inside = np.mean((draws >= lo) & (draws <= hi))
-    # saddlepoint quantiles of the exact CGF; Monte Carlo SE ~0.0015
+    # quantiles of 65,536 seeded random rankings (another seed than these draws); SE ~0.0015
     assert abs(inside - 0.9) < 0.006
     assert lo > res.min_auprc and hi < 1
 
