@@ -251,3 +251,24 @@ def test_lower_tail_and_quantiles_of_the_tilted_null():
     lo, hi = null.interval(0.9)
     inside = np.mean((S / P >= lo) & (S / P <= hi))
     assert 0.85 < inside < 0.95  # saddlepoint quantiles of a discrete null at N = 14
+
+
+@pytest.mark.parametrize("N,P,ap", [(20000, 4, 0.6), (5000, 6, 0.5)])
+def test_few_positives_among_many_items_deep_tail(N, P, ap):
+    """A very skewed null (K' near the top of the support at small tilts): the tilt
+    still reaches the tail, checked against the exact tail count."""
+    from pranker import exact_pvalue
+
+    est = significance_from_ap(ap, N, P)
+    truth = exact_pvalue(ap, N, P)
+    assert est.method == "tilt" and truth < 1e-8
+    assert abs(est.pvalue - truth) < 4.5 * truth * est.pvalue_rse
+
+
+def test_saddlepoint_stays_a_probability_near_the_mean_and_the_top():
+    from pranker import SaddlepointNull
+
+    near_mean = SaddlepointNull(1000, 5).pvalue(0.011)  # just below the null mean
+    assert -1.0 < near_mean.log10_pvalue <= 0.0
+    top = SaddlepointNull(10_000, 1000).pvalue(0.9040102372445095)  # degenerate tilted law
+    assert math.isfinite(top.log10_pvalue) and top.log10_pvalue < -900

@@ -449,24 +449,34 @@ class SaddlepointNull(NullDistribution):
 
     @staticmethod
     def _lr(phi, s, k, k2, z):
-        """log of Lugannani–Rice at the saddle point ``phi`` of ``s`` (normal sf of ``z`` at 0)."""
-        from scipy.special import erfcx, ndtr
+        """log of Lugannani–Rice at the saddle point ``phi`` of ``s``.
+
+        Where the formula breaks down — ``u`` or ``w`` near 0 (``s`` near the
+        mean, or the tilted law degenerate near the top of the support), or a
+        result outside (0, 1] — the normal tail at ``w`` (or at the
+        standardised ``z`` near the mean) is used instead.
+        """
+        from scipy.special import erfcx, log_ndtr, ndtr
 
         w2 = 2.0 * (phi * s - k)
         w = math.copysign(math.sqrt(max(w2, 0.0)), phi)
         u = phi * math.sqrt(k2)
-        if abs(w) < 1e-4 or u == 0.0:
-            return math.log(ndtr(-z))
+        if abs(w) < 1e-4:
+            return float(log_ndtr(-z))
+        if u == 0.0:
+            return float(log_ndtr(-w))
         log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
         corr = 1.0 / u - 1.0 / w
         if w > 0.0:
             mills = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0)))
             inner = mills + corr
-            if inner <= 0.0:
-                return math.log(ndtr(-z))
-            return log_pdf + math.log(inner)
+            if not inner > 0.0:
+                return float(log_ndtr(-w))
+            return min(log_pdf + math.log(inner), 0.0)
         val = float(ndtr(-w)) + math.exp(log_pdf) * corr
-        return math.log(min(max(val, 1e-300), 1.0))
+        if not 0.0 < val <= 1.0:
+            return float(log_ndtr(-z))
+        return math.log(val)
 
     def _at_phi(self, phi: float):
         """``(AP at the saddle point phi, log sf there)``: one recursion."""

@@ -37,7 +37,7 @@ A grid of tilts, shared
 The estimator is unbiased for any ``phi``; its variance grows only slowly as
 ``phi`` leaves the saddle point. The engine therefore tilts at the points of
 a fixed grid, in units of the null standard deviation ``sigma_0`` of S:
-``phi_j sigma_0 = 2^{(j - 1/2) / 16} / 4``, sixteen cells per doubling of ``phi``. The grid
+``phi_j sigma_0 = 2^{(j - 1/2) / 16 - 12}``, sixteen cells per doubling of ``phi``. The grid
 point used for a threshold ``s`` is the one whose cell
 ``[phi_{j-1/2}, phi_{j+1/2})`` contains the saddle point, decided by comparing
 ``s`` with ``K'`` at the cell edges; ``j = 0`` is plain Monte Carlo. Draws at
@@ -84,7 +84,10 @@ DEFAULT_RTOL = 0.02
 FIRST_DRAWS = 4096
 DEFAULT_MAX_DRAWS = 1 << 20
 REL_TOL = 1e-12  # AP values within this relative distance count as equal (as the exact count)
-_GRID_START = 0.25  # phi * sigma_0 of the first cell edge: plain Monte Carlo below
+# phi * sigma_0 of the first cell edge; plain Monte Carlo below. Far below 1: when P
+# is small and N large the null is so skewed that K' reaches the top of the
+# support (AP near 1) while phi sigma_0 is still well below 1.
+_GRID_START = 2.0**-12
 _GRID_PER_OCTAVE = 16  # cells per doubling of phi (measured: 4 or 8 lose up to 20x or 2x in draws deep in the tail)
 _MASK64 = (1 << 64) - 1
 
@@ -222,7 +225,7 @@ class TiltEngine:
         """``phi_j``; half-integer ``j`` gives the cell edges (negative: lower tail).
 
         ``phi_0 = 0``; the edge of cell ``i`` and ``i + 1`` is
-        ``phi_{i+1/2} = 2^{i / M} / (4 sigma_0)`` and the point of cell
+        ``phi_{i+1/2} = 2^{i / M - 12} / sigma_0`` and the point of cell
         ``j >= 1`` the geometric middle of its edges.
         """
         a = abs(j)
