@@ -55,6 +55,17 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
         For each distinct score held by a positive, from the highest: the
         number of items scoring strictly higher, the number of items with that
         score, and the same two counts restricted to positives.
+
+    See Also
+    --------
+    ap_from_tie_groups : the AP from these counts, in every tie mode but ``"stable"``.
+
+    Examples
+    --------
+    >>> s = np.array([0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3])
+    >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0], dtype=bool)
+    >>> [a.tolist() for a in tie_groups(s, y)]
+    [[0, 1, 5], [1, 3, 1], [0, 1, 4], [1, 3, 1]]
     """
     n = scores.shape[0]
     idx = np.flatnonzero(y)
@@ -153,6 +164,34 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
     source that can count, for each distinct positive score, the items and
     positives above it and tied with it gets the exact AP in every mode
     except ``"stable"`` (which depends on input order).
+
+    Parameters
+    ----------
+    greater, n_tied, pos_greater, pos_tied : array_like of int, shape (G,)
+        For each distinct score held by a positive, from the highest: the
+        number of items scoring strictly higher, the number of items with that
+        score, and the same two counts restricted to positives (the output of
+        :func:`tie_groups`, or sums of such counts over chunks).
+    n_pos : int
+        Number of positives P.
+    ties : {"average", "threshold", "optimistic", "pessimistic"}
+        Tie mode, as in :func:`auprc_ap`.
+
+    Returns
+    -------
+    float
+        The average precision.
+
+    See Also
+    --------
+    tie_groups, auprc_ap
+
+    Examples
+    --------
+    >>> s = np.array([0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3])
+    >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0], dtype=bool)
+    >>> round(ap_from_tie_groups(*tie_groups(s, y), n_pos=5), 4)
+    0.9667
     """
     check_ties(ties)
     if ties == "stable":
@@ -220,6 +259,12 @@ def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
         labels that are not, which looks like ``(y_true, y_score)`` order.
     TypeError
         Non-numeric input.
+
+    See Also
+    --------
+    pranker : the AUPRC with its p-value against random ranking.
+    pr_curve : the precision-recall curve; ``average_precision()`` of a curve.
+    auprc_ap_chunked : the same AP for data that does not fit in memory.
 
     References
     ----------

@@ -156,7 +156,33 @@ class NullTable:
 
 
 def load_null_params_table(path) -> NullTable:
-    """Read a null table saved with :meth:`NullTable.save` (same as ``NullTable.load``)."""
+    """Read a null table saved with :meth:`NullTable.save` (same as ``NullTable.load``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.csv`` or ``.npz`` file written by :meth:`NullTable.save`; its
+        columns, 1 <= P <= N, finite moments and duplicates are checked.
+
+    Returns
+    -------
+    NullTable
+
+    See Also
+    --------
+    null_params_table : compute a table for grids of (N, P).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "null.csv")
+    >>> _ = null_params_table([100, 200], [1, 2]).save(path)
+    >>> mean, var = load_null_params_table(path).params(200, 2)
+    >>> round(mean, 6)
+    0.034268
+    >>> folder.cleanup()
+    """
     return NullTable.load(path)
 
 

@@ -323,7 +323,7 @@ def pranker_many(
         Tie handling, as in :func:`pranker.auprc_ap` (``"stable"`` uses the
         order along ``axis`` and takes one more pass).
     conf_level : float
-        Coverage of the null interval ``(conf_low, conf_high)``.
+        Coverage of each p-value's confidence interval ``(pvalue_low, pvalue_high)``.
     no_positive : {"raise", "nan"}
         What a ranking without a positive does: raise (default) or give NaN
         results with ``valid`` False.

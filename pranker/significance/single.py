@@ -256,6 +256,13 @@ def pranker(
     -------
     PrankerResult
 
+    See Also
+    --------
+    significance_from_ap : the same for an AP computed elsewhere.
+    pranker_many : many rankings at once, with Benjamini-Hochberg adjustment.
+    compare : two models scored on the same instances.
+    null_distribution : the null behind the p-value, for any (N, P) and method.
+
     References
     ----------
     .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
@@ -307,6 +314,25 @@ def significance_from_ap(
 
     The same computation as :func:`pranker` after the AP (arguments as
     there), for an AUPRC computed by another tool or out of core.
+
+    Parameters
+    ----------
+    auprc : float
+        The observed average precision, in [min_auprc(n, n_pos), 1].
+    n, n_pos : int
+        Number of instances N and of positives P of the ranking it scores.
+    params, conf_level, ties, method, rtol, n_draws, seed, alpha, max_nodes, progress
+        As in :func:`pranker` (``ties`` is only recorded on the result).
+
+    Returns
+    -------
+    PrankerResult
+
+    See Also
+    --------
+    pranker : the same from scores and labels.
+    pranker_many : many rankings at once.
+    map_significance : a mean AP over many queries.
 
     Examples
     --------
