@@ -424,8 +424,8 @@ def compare(
     >>> a = y + rng.normal(size=2000)          # a good model
     >>> b = 0.5 * y + rng.normal(size=2000)    # a weaker one
     >>> res = compare(a, b, y)
-    >>> round(res.statistic, 3), res.pvalue < 1e-6, res.method
-    (0.255, True, 'influence')
+    >>> round(res.statistic, 3), res.pvalue < 1e-4, res.method
+    (0.132, True, 'influence')
     >>> ci = res.confidence_interval()
     >>> bool(ci.low < res.statistic < ci.high)
     True
