@@ -75,6 +75,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numba.moments import null_moments
+from .._numba.sampling import null_ap_draws
 from .._numba.tilt import tilt_draws, tilt_forward
 
 __all__ = ["TiltEngine", "TailEstimate", "DEFAULT_SEED", "DEFAULT_RTOL", "REL_TOL"]
@@ -286,12 +287,18 @@ class TiltEngine:
         entry = self._draws.get(j)
         if entry is None or entry[1].shape[0] < n:
             have = 0 if entry is None else entry[1].shape[0]
-            k0, layers = self._layers_at(j)
             out = np.empty(n)
             if have:
                 out[:have] = entry[1]
-            tilt_draws(layers, self.N, self.P, np.uint64(_mix_seed(self.seed, self.N, self.P, j)), have,
-                       n - have, out[have:])
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
+            if j == 0:
+                # untilted: uniform random placements from the O(P) sampler, no tables
+                k0 = 0.0
+                null_ap_draws(key, have, n - have, self.N, self.P, out[have:])
+                out[have:] *= self.P
+            else:
+                k0, layers = self._layers_at(j)
+                tilt_draws(layers, self.N, self.P, key, have, n - have, out[have:])
             entry = (k0, out)
             self._draws[j] = entry
         return entry[0], entry[1][:n]
