@@ -21,6 +21,8 @@ import pytest
 
 from pranker.cli.main import main
 
+pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
+
 N_TRUNCATED = 25  # per format
 N_FLIPPED = 45  # per format (1 to 5 flipped bits each)
 

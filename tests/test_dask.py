@@ -21,6 +21,8 @@ da = pytest.importorskip("dask.array")
 
 import pranker.scale.dask as pdask  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
+
 TIES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
 
 

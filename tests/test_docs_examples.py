@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md"] + sorted(
     p for p in (ROOT / "docs").glob("*.md") if p.name not in {"calibration.md"}

@@ -23,6 +23,8 @@ pytest.importorskip("matplotlib")
 from pranker.cli.format import pvalue_text  # noqa: E402
 from pranker.cli.main import main  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
+
 
 class Page(HTMLParser):
     """Text per section (h2), tables, images, links and anything that would load."""

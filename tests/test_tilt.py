@@ -89,6 +89,7 @@ def test_cgf_at_zero_gives_the_closed_form_moments():
 
 
 # ----------------------------------------------------------------- p-values
+@pytest.mark.slow
 def test_pvalues_against_exhaustive_enumeration_every_small_case():
     """Every N <= 14 (P from 2 to N - 1 in steps): the tilt estimate is within 4.5 of its
     standard errors of the exact fraction, and the exact method equals it."""
@@ -134,6 +135,7 @@ def test_deep_tail_counts_beyond_small_n(N, P):
         assert lo < est.pvalue < hi
 
 
+@pytest.mark.slow
 def test_plain_monte_carlo_where_p_is_not_small():
     N, P = 300, 10
     S = numpy_null_sums(N, P, 200_000, seed=1)
@@ -147,6 +149,7 @@ def test_plain_monte_carlo_where_p_is_not_small():
         assert abs(est.pvalue - p_mc) < tol, (q, p_mc, est)
 
 
+@pytest.mark.slow
 def test_random_looking_ranking_at_large_n_is_not_declared_significant():
     # N = 1e5, P = 100, AP = 0.01: the two-moment beta says ~1e-12; the truth is ~1.0e-3
     # (Monte Carlo here with the package's uniform-subset sampler, 3e5 draws)
@@ -164,6 +167,7 @@ def test_random_looking_ranking_at_large_n_is_not_declared_significant():
     assert beta.pvalue < 1e-9  # the beta's error, kept as R has it
 
 
+@pytest.mark.slow
 def test_far_tail_in_log_space_with_saddlepoint_cross_check():
     N, P = 5000, 200
     for ap in (0.2, 0.5, 0.9):
@@ -187,6 +191,7 @@ def test_far_tail_in_log_space_with_saddlepoint_cross_check():
     assert top.log10_pvalue == pytest.approx(want, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_interval_for_p_covers_the_truth_95_percent_of_the_time():
     """200 seeded repetitions at a p-value known exactly by enumeration."""
     N, P = 40, 5
