@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 
 import numpy as np
@@ -417,6 +418,29 @@ def check_ties(ties: str) -> str:
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}; got {ties!r}.")
     return ties
+
+
+def check_conf_level(conf_level, where: str | None = None) -> float:
+    """A confidence level in (0, 1) as a float."""
+    c = float(conf_level)
+    if not (0.0 < c < 1.0):
+        raise ValueError(_prefix(where) + f"conf_level must be in (0, 1); got {conf_level!r}.")
+    return c
+
+
+def check_params(params) -> tuple[float, float]:
+    """Null parameters ``(mean, var)``: finite numbers with ``var >= 0``."""
+    try:
+        mean, var = params
+        mean = float(mean)
+        var = float(var)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"params must be a pair (mean, var) of numbers, as returned by null_params; got {params!r}."
+        ) from exc
+    if not (math.isfinite(mean) and math.isfinite(var)) or var < 0.0:
+        raise ValueError(f"params must be a finite mean and a variance >= 0; got {params!r}.")
+    return mean, var
 
 
 def check_count(value, name: str) -> int:

@@ -50,7 +50,7 @@ import numpy as np
 from scipy import special
 
 from .._progress import progress_bar
-from .._validation import check_count, check_counts
+from .._validation import check_conf_level, check_count, check_counts
 from .exact import REL_TOL
 from .moments import null_ap_samples
 
@@ -191,9 +191,7 @@ def montecarlo_pvalue(
     n_draws = check_count(n_draws, "n_draws")
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1; got {n_draws}.")
-    c = float(conf_level)
-    if not (0.0 < c < 1.0):
-        raise ValueError(f"conf_level must be in (0, 1); got {conf_level!r}.")
+    c = check_conf_level(conf_level)
     if alpha is not None:
         alpha = float(alpha)
         if not (0.0 < alpha < 1.0):

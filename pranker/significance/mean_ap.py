@@ -79,6 +79,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_conf_level
+
 __all__ = ["map_significance", "map_significance_from_ap", "MapResult", "MapGroup",
            "MAP_METHODS", "AUTO_TILT_MAX_QUERIES"]
 
@@ -470,8 +472,7 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
     if method not in MAP_METHODS:
         raise ValueError(f"map_significance: method must be one of {MAP_METHODS}; got {method!r}.")
-    if not 0.0 < conf_level < 1.0:
-        raise ValueError(f"map_significance: conf_level must be in (0, 1); got {conf_level!r}.")
+    conf_level = check_conf_level(conf_level, "map_significance")
     seed = DEFAULT_SEED if seed is None else int(seed)
     from .many import bh_log10
 
