@@ -200,6 +200,22 @@ def dg_area(tp, fp, n_pos):
     return total / n_pos
 
 
+@njit(cache=True, inline="always")
+def _tie_run(vals, labels, i, single):
+    """End, size and positives of the run of equal values starting at ``vals[i]``
+    (a run of one item with ``single``)."""
+    n = vals.shape[0]
+    v = vals[i]
+    c = 0
+    p = 0
+    while i < n and (c == 0 or (not single and vals[i] == v)):
+        if labels[i]:
+            p += 1
+        c += 1
+        i += 1
+    return i, c, p
+
+
 @njit(cache=True)
 def ap_rows(vals_desc, labels_desc, mode, stable):
     """Average precision of each row of values sorted in decreasing order.
@@ -222,14 +238,7 @@ def ap_rows(vals_desc, labels_desc, mode, stable):
         above = 0
         pos_above = 0
         while i < n:
-            v = vals_desc[r, i]
-            c = 0
-            p = 0
-            while i < n and (c == 0 or (not stable and vals_desc[r, i] == v)):
-                if labels_desc[r, i]:
-                    p += 1
-                c += 1
-                i += 1
+            i, c, p = _tie_run(vals_desc[r], labels_desc[r], i, stable)
             if p > 0:
                 greater[g] = above
                 n_tied[g] = c
@@ -260,15 +269,9 @@ def auc_rows(vals_desc, labels_desc):
         cfp = 0.0
         u = 0.0
         while i < n:
-            v = vals_desc[r, i]
-            dtp = 0.0
-            dfp = 0.0
-            while i < n and vals_desc[r, i] == v:
-                if labels_desc[r, i]:
-                    dtp += 1.0
-                else:
-                    dfp += 1.0
-                i += 1
+            i, c, p = _tie_run(vals_desc[r], labels_desc[r], i, False)
+            dtp = float(p)
+            dfp = float(c - p)
             u += dfp * (ctp + 0.5 * dtp)
             ctp += dtp
             cfp += dfp

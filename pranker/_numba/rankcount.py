@@ -91,6 +91,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from .tiegroups import lower_bound
+
 _K0 = np.uint64(0x8000000000000000)  # key of +0.0 and -0.0
 _MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
@@ -195,13 +197,7 @@ def build_table(vals):
 @njit(cache=True)
 def _search(kx, lo, hi, vk):
     """First index in [lo, hi] whose key is >= kx (keys ascending): a crowded slot."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if vk[mid] < kx:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return lower_bound(vk, kx, lo, hi)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from .tiegroups import ap_from_groups
+from .tiegroups import ap_from_groups, lower_bound
 
 
 @intrinsic
@@ -51,6 +51,21 @@ def _hamming_row(a, b):
     for w in range(a.shape[0]):
         d += _ctpop_u64(a[w] ^ b[w])
     return d
+
+
+@njit(cache=True, inline="always")
+def _capped_hamming(a, b, nb):
+    """Hamming distance of two packed rows, values beyond ``nb`` sent to bin ``nb``."""
+    d = _hamming_row(a, b)
+    return nb if d > nb else d
+
+
+@njit(cache=True, inline="always")
+def _fold_bins(c, g, count_row, good_row):
+    """Sum the four interleaved sub-histograms into one output row."""
+    for b in range(count_row.shape[0]):
+        count_row[b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
+        good_row[b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
 
 
 @njit(cache=True, parallel=True)
@@ -82,14 +97,10 @@ def hist_hamming(qcodes, dcodes, rel, count, good):
         g = np.zeros((4, nb + 1), np.int64)
         r = rel[q]
         for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
+            d = _capped_hamming(a, dcodes[j], nb)
             c[j & 3, d] += 1
             g[j & 3, d] += r[j]
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _fold_bins(c, g, count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -104,14 +115,10 @@ def hist_hamming_labels(qcodes, dcodes, qlab, dlab, count, good):
         c = np.zeros((4, nb + 1), np.int64)
         g = np.zeros((4, nb + 1), np.int64)
         for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
+            d = _capped_hamming(a, dcodes[j], nb)
             c[j & 3, d] += 1
             g[j & 3, d] += dlab[j] == lq
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _fold_bins(c, g, count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -131,9 +138,7 @@ def hist_hamming_multilabel(qcodes, dcodes, qlab, dlab, count, good):
         c = np.zeros((4, nb + 1), np.int64)
         g = np.zeros((4, nb + 1), np.int64)
         for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
+            d = _capped_hamming(a, dcodes[j], nb)
             shared = False
             for w in range(nw):
                 if (lq[w] & dlab[j, w]) != 0:
@@ -141,9 +146,7 @@ def hist_hamming_multilabel(qcodes, dcodes, qlab, dlab, count, good):
                     break
             c[j & 3, d] += 1
             g[j & 3, d] += shared
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _fold_bins(c, g, count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -160,23 +163,13 @@ def hist_int(dist, rel, count, good):
             b = nb if d > nb else np.int64(d)
             c[j & 3, b] += 1
             g[j & 3, b] += rel[q, j]
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _fold_bins(c, g, count[q], good[q])
 
 
 @njit(cache=True, inline="always")
 def _bin_of(d, radii):
     """Smallest b with d <= radii[b] (radii increasing), or len(radii) if none."""
-    lo = 0
-    hi = radii.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if d <= radii[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return lower_bound(radii, d, 0, radii.shape[0])
 
 
 @njit(cache=True, parallel=True)

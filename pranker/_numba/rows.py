@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .moments import harmonic, min_ap, null_moments
-from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks
+from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks, lower_bound
 
 # status codes per row
 ROW_OK = 0
@@ -86,6 +86,28 @@ def _sort_floats(a, lo, hi):
                     j -= 1
                 out[j + 1] = v
     return out
+
+
+@njit(cache=True, inline="always")
+def _locate(x, u, G, u0, scale, table, K):
+    """Position of x among the ascending u[:G], u[0] <= x <= u[G-1]: the first g with
+    u[g] >= x, found through the bucket table (inlined into the loops that call it:
+    a real call per item that passes arrays would cost reference counting, ~10x the
+    work itself)."""
+    if K == 0:
+        g = 0
+        h = G
+    else:
+        b = int((x - u0) * scale)
+        if b >= K:
+            b = K - 1
+        g = table[b]
+        h = table[b + 1]
+    if h - g > 8:  # crowded bucket: binary search
+        return lower_bound(u, x, g, h)
+    while u[g] < x:  # stops by g = G - 1 since x <= top
+        g += 1
+    return g
 
 
 @njit(cache=True)
@@ -168,27 +190,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         if x < u0:
             gap[0] += 1
             continue
-        # position of x among u[:G], u0 <= x <= top (written out here: a call per
-        # item that passes arrays costs reference counting, ~10x the work itself)
-        if K == 0:
-            g = 0
-            h = G
-        else:
-            b = int((x - u0) * scale)
-            if b >= K:
-                b = K - 1
-            g = table[b]
-            h = table[b + 1]
-        if h - g > 8:  # crowded bucket: binary search
-            while g < h:
-                mid = (g + h) >> 1
-                if u[mid] < x:
-                    g = mid + 1
-                else:
-                    h = mid
-        else:
-            while u[g] < x:  # stops by g = G - 1 since x <= top
-                g += 1
+        g = _locate(x, u, G, u0, scale, table, K)
         e = 1 if u[g] == x else 0
         tied[g] += e
         gap[g] += 1 - e
@@ -220,25 +222,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         x = s[j]
         if x > top or x < u0:
             continue  # not tied with any positive
-        if K == 0:
-            g = 0
-            h = G
-        else:
-            b = int((x - u0) * scale)
-            if b >= K:
-                b = K - 1
-            g = table[b]
-            h = table[b + 1]
-        if h - g > 8:
-            while g < h:
-                mid = (g + h) >> 1
-                if u[mid] < x:
-                    g = mid + 1
-                else:
-                    h = mid
-        else:
-            while u[g] < x:
-                g += 1
+        g = _locate(x, u, G, u0, scale, table, K)
         if u[g] == x:
             seen[g] += 1
             if yr[j]:

@@ -336,11 +336,6 @@ def auprc_ap_chunked(
     -------
     float
 
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-
     Examples
     --------
     >>> y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
@@ -381,11 +376,6 @@ def pranker_chunked(
     Returns
     -------
     PrankerResult
-
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
 
     Examples
     --------

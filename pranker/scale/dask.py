@@ -31,13 +31,7 @@ partitions.
 Requires ``dask`` and ``distributed`` (``pip install 'pranker[dask]'``); they
 are imported only when these functions are called.
 
-References
-----------
-.. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-   and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-.. [2] F. McSherry and M. Najork, "Computing information retrieval
-   performance measures efficiently in the presence of tied scores",
-   ECIR 2008.
+The references are those of :mod:`pranker.chunked`.
 """
 
 from __future__ import annotations
@@ -292,11 +286,6 @@ def auprc_ap(
     -------
     float
 
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-
     Examples
     --------
     >>> import dask.array as da
@@ -339,11 +328,6 @@ def pranker(
     Returns
     -------
     PrankerResult
-
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
 
     Examples
     --------
