@@ -420,6 +420,17 @@ def check_ties(ties: str) -> str:
     return ties
 
 
+def check_ap(ap) -> float:
+    """An observed AP as a finite float."""
+    try:
+        a = float(ap)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
+    if not math.isfinite(a):
+        raise ValueError(f"ap must be finite; got {a}.")
+    return a
+
+
 def check_conf_level(conf_level, where: str | None = None) -> float:
     """A confidence level in (0, 1) as a float."""
     c = float(conf_level)

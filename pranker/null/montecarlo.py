@@ -43,14 +43,13 @@ recall curve", ECML PKDD 2014.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from .._progress import progress_bar
-from .._validation import check_conf_level, check_count, check_counts
+from .._validation import check_ap, check_conf_level, check_count, check_counts
 from .exact import REL_TOL
 from .moments import null_ap_samples
 
@@ -178,12 +177,7 @@ def montecarlo_pvalue(
     >>> r.decision, r.stopped_early, r.n_draws
     ('below', True, 1000)
     """
-    try:
-        a = float(ap)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
-    if not math.isfinite(a):
-        raise ValueError(f"ap must be finite; got {a}.")
+    a = check_ap(ap)
     n_arr, p_arr, scalar = check_counts(N, P)
     if not scalar:
         raise ValueError("N and P must be scalars.")
