@@ -229,7 +229,7 @@ def rows(quick: bool):
     part_mb = part * BYTES_PER_ROW / 2**20
     for n in sizes:
         r = res[n]
-        tag = f"dask N={n:.0e} ({r['nparts']} partitions of {part:.0e} rows)"
+        tag = f"dask N={n:.0e}, P~{n * PREVALENCE:.0e} ({r['nparts']} partitions of {part:.0e} rows)"
         diff = max(abs(r["dask_ap"] - r["mem_ap"]), abs(r["chunked_ap"] - r["mem_ap"]))
         yield (f"{tag}: |AP - in-memory AP|", f"{diff:.1e}", "<= 1e-12", diff <= 1e-12)
         yield (

@@ -319,26 +319,27 @@ def _chunk_bounds(n, n_chunks):
     return bounds
 
 
+@njit(cache=True, inline="always")
+def _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+    """Count part ``c`` of the scores (with its own slice of the positives)."""
+    a = pos_bounds[c]
+    z = pos_bounds[c + 1]
+    _count_chunk(
+        bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
+        kpos[a:z], blocked,
+    )
+
+
 @njit(cache=True, parallel=True)
 def _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in prange(bounds.shape[0] - 1):
-        a = pos_bounds[c]
-        z = pos_bounds[c + 1]
-        _count_chunk(
-            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-            kpos[a:z], blocked,
-        )
+        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True)
 def _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in range(bounds.shape[0] - 1):
-        a = pos_bounds[c]
-        z = pos_bounds[c + 1]
-        _count_chunk(
-            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-            kpos[a:z], blocked,
-        )
+        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread

@@ -79,6 +79,22 @@ def hamming_matrix(qcodes, dcodes, out):
             out[q, j] = _hamming_row(a, dcodes[j])
 
 
+@njit(cache=True, inline="always")
+def _hist_query(a, dcodes, r, count_row, good_row):
+    """Histogram of the Hamming distances of query row ``a`` to every database row;
+    ``r[j]`` says whether database row j is relevant."""
+    nb = count_row.shape[0] - 1
+    # four interleaved sub-histograms: consecutive increments of the same
+    # bin would otherwise wait on each other (store-to-load latency)
+    c = np.zeros((4, nb + 1), np.int64)
+    g = np.zeros((4, nb + 1), np.int64)
+    for j in range(dcodes.shape[0]):
+        d = _capped_hamming(a, dcodes[j], nb)
+        c[j & 3, d] += 1
+        g[j & 3, d] += r[j]
+    _fold_bins(c, g, count_row, good_row)
+
+
 @njit(cache=True, parallel=True)
 def hist_hamming(qcodes, dcodes, rel, count, good):
     """Histogram of Hamming distances per query, bins 0..K-1 by value, bin K beyond.
@@ -86,39 +102,15 @@ def hist_hamming(qcodes, dcodes, rel, count, good):
     ``rel`` is the (Q, M) bool relevance matrix; ``count`` and ``good`` are
     zeroed (Q, K+1) int64 outputs.
     """
-    nq = qcodes.shape[0]
-    nd = dcodes.shape[0]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
-        # four interleaved sub-histograms: consecutive increments of the same
-        # bin would otherwise wait on each other (store-to-load latency)
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
-        r = rel[q]
-        for j in range(nd):
-            d = _capped_hamming(a, dcodes[j], nb)
-            c[j & 3, d] += 1
-            g[j & 3, d] += r[j]
-        _fold_bins(c, g, count[q], good[q])
+    for q in prange(qcodes.shape[0]):
+        _hist_query(qcodes[q], dcodes, rel[q], count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
 def hist_hamming_labels(qcodes, dcodes, qlab, dlab, count, good):
     """As :func:`hist_hamming`, relevance = equal class labels (1-D int arrays)."""
-    nq = qcodes.shape[0]
-    nd = dcodes.shape[0]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
-        lq = qlab[q]
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
-        for j in range(nd):
-            d = _capped_hamming(a, dcodes[j], nb)
-            c[j & 3, d] += 1
-            g[j & 3, d] += dlab[j] == lq
-        _fold_bins(c, g, count[q], good[q])
+    for q in prange(qcodes.shape[0]):
+        _hist_query(qcodes[q], dcodes, dlab == qlab[q], count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -128,25 +120,16 @@ def hist_hamming_multilabel(qcodes, dcodes, qlab, dlab, count, good):
     ``qlab``/``dlab`` are multi-hot label sets packed in uint64 words; the
     pair is relevant iff some word of ``qlab[q] & dlab[j]`` is nonzero.
     """
-    nq = qcodes.shape[0]
     nd = dcodes.shape[0]
-    nw = qlab.shape[1]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
+    for q in prange(qcodes.shape[0]):
         lq = qlab[q]
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
+        shared = np.zeros(nd, np.bool_)
         for j in range(nd):
-            d = _capped_hamming(a, dcodes[j], nb)
-            shared = False
-            for w in range(nw):
+            for w in range(qlab.shape[1]):
                 if (lq[w] & dlab[j, w]) != 0:
-                    shared = True
+                    shared[j] = True
                     break
-            c[j & 3, d] += 1
-            g[j & 3, d] += shared
-        _fold_bins(c, g, count[q], good[q])
+        _hist_query(qcodes[q], dcodes, shared, count[q], good[q])
 
 
 @njit(cache=True, parallel=True)

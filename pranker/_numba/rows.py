@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .moments import harmonic, min_ap, null_moments
+from .sampling import bucket_of, bucket_starts, insertion_sort
 from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks, lower_bound
 
 # status codes per row
@@ -27,15 +28,8 @@ def _bucket_table(u, G, K, scale):
     bucket b the lower bound of x in u lies in [table[b], table[b + 1]]: exact,
     whatever the rounding.
     """
-    table = np.zeros(K + 1, dtype=np.int64)
-    u0 = u[0]
-    for g in range(G):
-        b = int((u[g] - u0) * scale)
-        if b >= K:
-            b = K - 1
-        table[b + 1] += 1
-    for b in range(K):
-        table[b + 1] += table[b]
+    table = np.empty(K + 1, dtype=np.int64)
+    bucket_starts(u, G, u[0], scale, K, table)
     return table
 
 
@@ -56,20 +50,12 @@ def _sort_floats(a, lo, hi):
     scale = p / span
     if not (scale > 0.0 and scale < np.inf and span * scale < 2.0 * p):
         return np.sort(a)
-    counts = np.zeros(p + 1, dtype=np.int64)
-    for i in range(p):
-        b = int((a[i] - lo) * scale)
-        if b >= p:
-            b = p - 1
-        counts[b + 1] += 1
-    for b in range(p):
-        counts[b + 1] += counts[b]
+    counts = np.empty(p + 1, dtype=np.int64)
+    bucket_starts(a, p, lo, scale, p, counts)
     fill = counts[:p].copy()
     out = np.empty(p)
     for i in range(p):
-        b = int((a[i] - lo) * scale)
-        if b >= p:
-            b = p - 1
+        b = bucket_of(a[i], lo, scale, p)
         out[fill[b]] = a[i]
         fill[b] += 1
     for b in range(p):
@@ -78,13 +64,7 @@ def _sort_floats(a, lo, hi):
         if e0 - s0 > 32:
             out[s0:e0] = np.sort(out[s0:e0])
         else:
-            for k in range(s0 + 1, e0):
-                v = out[k]
-                j = k - 1
-                while j >= s0 and out[j] > v:
-                    out[j + 1] = out[j]
-                    j -= 1
-                out[j + 1] = v
+            insertion_sort(out[s0:e0], e0 - s0)
     return out
 
 
@@ -98,9 +78,7 @@ def _locate(x, u, G, u0, scale, table, K):
         g = 0
         h = G
     else:
-        b = int((x - u0) * scale)
-        if b >= K:
-            b = K - 1
+        b = bucket_of(x, u0, scale, K)
         g = table[b]
         h = table[b + 1]
     if h - g > 8:  # crowded bucket: binary search

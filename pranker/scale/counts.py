@@ -200,8 +200,8 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
     xs = np.sort(x)
     if n and np.isnan(xs[-1]):
         raise nan_error(x, where)
-    lo = np.searchsorted(xs, v, side="left").astype(np.int64)
-    hi = np.searchsorted(xs, v, side="right").astype(np.int64)
+    lo = np.searchsorted(xs, v, side="left").astype(np.int64, copy=False)
+    hi = np.searchsorted(xs, v, side="right").astype(np.int64, copy=False)
     del xs
     dt = _count_dtype(n)
     tied = (hi - lo).astype(dt)
