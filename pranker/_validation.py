@@ -38,16 +38,22 @@ def _masked_message(name: str, k: int) -> str:
     )
 
 
-def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
+def _unmasked_array(x, name: str, where: str | None, failed: str) -> np.ndarray:
+    """``x`` as an ndarray, refusing masked entries; ``failed`` starts the error
+    raised when numpy cannot convert it."""
     k = _masked_count(x)
     if k:
         raise ValueError(_prefix(where) + _masked_message(name, k))
     if np.ma.isMaskedArray(x):
         x = np.ma.getdata(x)
     try:
-        arr = np.asarray(x)
+        return np.asarray(x)
     except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from exc
+        raise TypeError(f"{failed}: {exc}") from exc
+
+
+def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
+    arr = _unmasked_array(x, name, where, f"{name} could not be converted to a numeric array")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -104,15 +110,8 @@ _CODINGS = "0/1, False/True or -1/1"
 
 def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
     """``y`` as an ndarray: numeric (bool/int/float), strings, or other objects; no NaN."""
-    k = _masked_count(y)
-    if k:
-        raise ValueError(_prefix(where) + _masked_message(name, k))
-    if np.ma.isMaskedArray(y):
-        y = np.ma.getdata(y)
-    try:
-        arr = np.asarray(y)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{_prefix(where)}{name} could not be converted to an array: {exc}") from exc
+    arr = _unmasked_array(y, name, where,
+                          f"{_prefix(where)}{name} could not be converted to an array")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .moments import harmonic, min_ap, null_moments
+from .moments import beta_standard_moments, min_ap, null_moments
 from .sampling import bucket_of, bucket_starts, insertion_sort
 from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks, lower_bound
 
@@ -236,18 +236,7 @@ def beta_params(N, P, mean, var, a, one_minus_a):
     """
     if var == 0.0 or one_minus_a == 0.0:
         return np.nan, np.nan, True
-    if a >= 0.5:
-        one_minus_mean = (N - P) * (N - harmonic(N)) / (N * (N - 1.0))
-        if abs(one_minus_mean - (1.0 - mean)) > 1e-9:
-            one_minus_mean = 1.0 - mean
-        mean_minus_a = one_minus_a - one_minus_mean
-    else:
-        one_minus_mean = 1.0 - mean
-        mean_minus_a = mean - a
-    m = mean_minus_a / one_minus_a
-    one_minus_m = one_minus_mean / one_minus_a
-    v = var / (one_minus_a * one_minus_a)
-    c = m * one_minus_m / v - 1.0
+    m, one_minus_m, c = beta_standard_moments(N, P, mean, var, a, one_minus_a)
     if not (m > 0.0 and one_minus_m > 0.0 and c > 0.0):
         return np.nan, np.nan, False
     return m * c, one_minus_m * c, True

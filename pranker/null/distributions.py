@@ -43,7 +43,14 @@ from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
 from .moments import _min_auprc_pair
-from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
+from .tilt import (
+    DEFAULT_MAX_DRAWS,
+    DEFAULT_RTOL,
+    DEFAULT_SEED,
+    REL_TOL,
+    TiltEngine,
+    log_sf_lugannani_rice,
+)
 
 __all__ = [
     "PValue",
@@ -172,6 +179,13 @@ class NullDistribution:
         return f"{type(self).__name__}(N={self.N}, P={self.P})"
 
     # shared closed forms at the ends of the support
+    def known_pvalue(self, ap: float):
+        """:meth:`edge_pvalue`, or the exact p-value when P = 1; else None."""
+        edge = self.edge_pvalue(ap)
+        if edge is None and self.P == 1:
+            return ExactNull(self.N, 1).pvalue(ap)
+        return edge
+
     def edge_pvalue(self, ap: float):
         """The exact p-value where it is known in closed form, else None.
 
@@ -365,11 +379,9 @@ class TiltNull(NullDistribution):
         )
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        edge = self.edge_pvalue(ap)
-        if edge is not None:
-            return edge
-        if self.P == 1:
-            return ExactNull(self.N, 1).pvalue(ap)
+        known = self.known_pvalue(ap)
+        if known is not None:
+            return known
         return self.tail_pvalue(float(ap), conf_level=conf_level)
 
     def cdf(self, ap):
@@ -410,7 +422,7 @@ class SaddlepointNull(NullDistribution):
 
     def _log_sf(self, ap: float) -> float:
         """Natural log of the Lugannani–Rice upper tail at ``ap``."""
-        from scipy.special import erfcx, ndtr
+        from scipy.special import ndtr
 
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
@@ -420,26 +432,12 @@ class SaddlepointNull(NullDistribution):
         phi, k, k2 = eng.saddle(s)
         w2 = 2.0 * (phi * s - k)
         w = math.copysign(math.sqrt(max(w2, 0.0)), phi)
-        u = phi * math.sqrt(k2)
-        if w == 0.0 or u == 0.0:
-            return math.log(ndtr(-z))
-        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
-        corr = 1.0 / u - 1.0 / w
-        if w > 0.0:
-            mills = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0)))
-            inner = mills + corr
-            if inner <= 0.0:
-                return math.log(ndtr(-z))
-            return log_pdf + math.log(inner)
-        val = float(ndtr(-w)) + math.exp(log_pdf) * corr
-        return math.log(min(max(val, 1e-300), 1.0))
+        return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        edge = self.edge_pvalue(ap)
-        if edge is not None:
-            return edge
-        if self.P == 1:
-            return ExactNull(self.N, 1).pvalue(ap)
+        known = self.known_pvalue(ap)
+        if known is not None:
+            return known
         lp = self._log_sf(float(ap)) / _LN10
         return PValue.approximate(_pow10(lp), "saddlepoint", lp)
 

@@ -138,6 +138,25 @@ def _z_of(conf_level: float) -> float:
     return float(ndtri(0.5 + conf_level / 2.0))
 
 
+def log_sf_lugannani_rice(z: float, w: float, u: float) -> float:
+    """Natural log of the Lugannani-Rice upper tail from the standardized distance
+    ``z`` to the mean, the signed root ``w`` of the deviance and ``u`` (the saddle
+    point times the root of the curvature there); the normal tail near the mean."""
+    from scipy.special import erfcx, ndtr
+
+    if w == 0.0 or u == 0.0:
+        return math.log(ndtr(-z))
+    log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
+    corr = 1.0 / u - 1.0 / w
+    if w > 0.0:
+        inner = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0))) + corr
+        if inner <= 0.0:
+            return math.log(ndtr(-z))
+        return log_pdf + math.log(inner)
+    val = float(ndtr(-w)) + math.exp(log_pdf) * corr
+    return math.log(min(max(val, 1e-300), 1.0))
+
+
 class TiltEngine:
     """The exact CGF and tilted sampler of S = P * AP for one (N, P).
 
