@@ -6,20 +6,22 @@ where the work runs (a loop in :mod:`pranker.chunked`, tasks in
 :mod:`pranker.dask`). The method -- the count decomposition, the stable-ties
 join and the range-partition fallback -- is described in :mod:`pranker.chunked`.
 
-Memory of one call on a chunk of ``n`` rows (``b`` bytes per score, 4 for
-float32, 8 for float64; labels converted to a boolean mask, 1 byte per row):
+Memory of one call on a chunk of ``n`` rows, on top of the chunk itself, as
+numpy allocates it at the peak (tracemalloc, float32 scores with int8 labels,
+5 bytes a row; ``benchmarks/bench_dask.py``):
 
-- :func:`scan_chunk`: the mask plus the chunk's positives and a sample of at
-  most ``SAMPLE_PER_CHUNK`` scores;
-- :func:`count_chunk`: one sorted copy of the scores (``b * n``) and the mask,
-  plus ``O(G)`` count vectors and ``O(P_chunk)`` per-positive arrays;
-  ``stable=True`` adds about 9 bytes per row (each row's group as int64 and
-  an on-a-value mask) while the stable bookkeeping runs;
-- :func:`split_by_range`: a permuted copy of the chunk (``(b + 9) * n`` with
-  the int64 range ids and the order).
+- :func:`scan_chunk`: 2.0 bytes a row (the boolean label mask and a NaN test),
+  plus the chunk's positives and a sample of at most ``SAMPLE_PER_CHUNK``
+  scores;
+- :func:`count_chunk`: 5.2 bytes a row (one sorted copy of the scores and the
+  mask: 1.04x the chunk), plus about 50 bytes per distinct positive score
+  (the searches and the count vectors) and 8 per positive; ``stable=True``:
+  21.6 bytes a row (each row's group and the ordering of the tied rows);
+- :func:`range_histogram` / :func:`split_by_range` (fallback): 17.0 / 25.0
+  bytes a row (int64 range ids, the stable order, the permuted copy).
 
-So a chunk costs at most about ``2 * b * n + 2 n`` bytes on top of the chunk
-itself, and ``(2 b + 11) n`` with ``ties="stable"``.
+A :class:`ChunkCounts` takes 8 bytes per distinct positive score (two int32
+vectors) and 8 to 16 per positive.
 """
 
 from __future__ import annotations

@@ -19,6 +19,18 @@ tasks:
 
 The result equals :func:`pranker.auprc_ap` on the concatenated data to
 rounding (1e-12) in every tie mode; the null moments need only N and P.
+Memory of a worker (peak): the partition it is counting, about ``2x`` its
+bytes for the read itself (Arrow buffers and the pandas frame), one sorted
+copy of its scores and the label mask (about ``1.1x``), so about ``5x`` a
+partition of float32 scores with int8 labels, plus ``O(P)``: the broadcast
+distinct positive scores (8 bytes each) and the count vectors, about 100
+bytes per distinct positive score in all (one task's temporaries and the up
+to ``split_every`` partial sums a tree task holds). Measured on a
+``LocalCluster`` (``benchmarks/bench_dask.py``, partitions of 10^7 rows =
+48 MB): 225 MB = 4.7x a partition above the worker's warm baseline of
+~290 MB at 2e7 rows (G ~ 2e5), 420-480 MB at 2e8 rows (G ~ 2e6: the O(P)
+term). The per-task steps are those of :mod:`pranker.scale.counts`.
+
 Tasks are pure, so when a worker dies the scheduler recomputes its tasks
 (or raises, e.g. ``KilledWorker`` after too many failures); a partition that
 returns different rows in the two passes is detected (``RuntimeError``), never
