@@ -39,7 +39,7 @@ plus ``O(P)``: the gathered positives (8 bytes each) and about 50 bytes per
 distinct positive score for the count vectors and their temporaries. Nothing
 grows with ``N``. Measured as resident memory above a warm process
 (``benchmarks/bench_dask.py``, float32 + int8 Parquet, 2e7 rows): about
-``4.6x`` the chunk's bytes ``+ 73 MB``; the difference from the numpy figures
+``4.5x`` the chunk's bytes ``+ 74 MB``; the difference from the numpy figures
 is the Parquet reader (it decodes whole row groups and concatenates them into a
 batch) and memory the allocators keep after a chunk is freed.
 

@@ -27,8 +27,8 @@ distinct positive scores (8 bytes each) and the count vectors, about 100
 bytes per distinct positive score in all (one task's temporaries and the up
 to ``split_every`` partial sums a tree task holds). Measured on a
 ``LocalCluster`` (``benchmarks/bench_dask.py``, partitions of 10^7 rows =
-48 MB): 225 MB = 4.7x a partition above the worker's warm baseline of
-~290 MB at 2e7 rows (G ~ 2e5), 420-480 MB at 2e8 rows (G ~ 2e6: the O(P)
+48 MB): 227 MB = 4.8x a partition above the worker's warm baseline of
+~290 MB at 2e7 rows (G ~ 2e5), ~410 MB at 2e8 rows (G ~ 2e6: the O(P)
 term). The per-task steps are those of :mod:`pranker.scale.counts`.
 
 Tasks are pure, so when a worker dies the scheduler recomputes its tasks
