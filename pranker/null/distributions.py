@@ -43,14 +43,7 @@ from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
 from .moments import _min_auprc_pair
-from .tilt import (
-    DEFAULT_MAX_DRAWS,
-    DEFAULT_RTOL,
-    DEFAULT_SEED,
-    REL_TOL,
-    TiltEngine,
-    log_sf_lugannani_rice,
-)
+from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
 
 __all__ = [
     "PValue",
@@ -423,6 +416,8 @@ class SaddlepointNull(NullDistribution):
     def _log_sf(self, ap: float) -> float:
         """Natural log of the Lugannani–Rice upper tail at ``ap``."""
         from scipy.special import ndtr
+
+        from .tilt import log_sf_lugannani_rice
 
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
