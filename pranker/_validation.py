@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 
 import numpy as np
@@ -37,16 +38,22 @@ def _masked_message(name: str, k: int) -> str:
     )
 
 
-def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
+def _unmasked_array(x, name: str, where: str | None, failed: str) -> np.ndarray:
+    """``x`` as an ndarray, refusing masked entries; ``failed`` starts the error
+    raised when numpy cannot convert it."""
     k = _masked_count(x)
     if k:
         raise ValueError(_prefix(where) + _masked_message(name, k))
     if np.ma.isMaskedArray(x):
         x = np.ma.getdata(x)
     try:
-        arr = np.asarray(x)
+        return np.asarray(x)
     except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} could not be converted to a numeric array: {exc}") from exc
+        raise TypeError(f"{failed}: {exc}") from exc
+
+
+def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
+    arr = _unmasked_array(x, name, where, f"{name} could not be converted to a numeric array")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -103,15 +110,8 @@ _CODINGS = "0/1, False/True or -1/1"
 
 def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
     """``y`` as an ndarray: numeric (bool/int/float), strings, or other objects; no NaN."""
-    k = _masked_count(y)
-    if k:
-        raise ValueError(_prefix(where) + _masked_message(name, k))
-    if np.ma.isMaskedArray(y):
-        y = np.ma.getdata(y)
-    try:
-        arr = np.asarray(y)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{_prefix(where)}{name} could not be converted to an array: {exc}") from exc
+    arr = _unmasked_array(y, name, where,
+                          f"{_prefix(where)}{name} could not be converted to an array")
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -417,6 +417,40 @@ def check_ties(ties: str) -> str:
     if ties not in TIE_MODES:
         raise ValueError(f"ties must be one of {TIE_MODES}; got {ties!r}.")
     return ties
+
+
+def check_ap(ap) -> float:
+    """An observed AP as a finite float."""
+    try:
+        a = float(ap)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
+    if not math.isfinite(a):
+        raise ValueError(f"ap must be finite; got {a}.")
+    return a
+
+
+def check_conf_level(conf_level, where: str | None = None) -> float:
+    """A confidence level in (0, 1) as a float."""
+    c = float(conf_level)
+    if not (0.0 < c < 1.0):
+        raise ValueError(_prefix(where) + f"conf_level must be in (0, 1); got {conf_level!r}.")
+    return c
+
+
+def check_params(params) -> tuple[float, float]:
+    """Null parameters ``(mean, var)``: finite numbers with ``var >= 0``."""
+    try:
+        mean, var = params
+        mean = float(mean)
+        var = float(var)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"params must be a pair (mean, var) of numbers, as returned by null_params; got {params!r}."
+        ) from exc
+    if not (math.isfinite(mean) and math.isfinite(var)) or var < 0.0:
+        raise ValueError(f"params must be a finite mean and a variance >= 0; got {params!r}.")
+    return mean, var
 
 
 def check_count(value, name: str) -> int:

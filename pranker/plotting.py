@@ -44,10 +44,11 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from ._files import atomic_write
 
 __all__ = [
     "plot_pr",
@@ -116,21 +117,10 @@ def save_figure(fig, path, *, dpi: int = DPI, overwrite: bool = True) -> None:
     path = os.fspath(path)
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"{path} exists; refusing to overwrite it.")
-    folder = os.path.dirname(os.path.abspath(path))
     ext = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(prefix=".pranker-", suffix=ext, dir=folder)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=dpi, format=ext.lstrip(".").lower() or "png",
-                    metadata=_metadata(ext))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, format=ext.lstrip(".").lower()
+                                               or "png", metadata=_metadata(ext)),
+                 prefix=".pranker-", suffix=ext)
 
 
 def _metadata(ext: str):

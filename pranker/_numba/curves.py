@@ -200,6 +200,28 @@ def dg_area(tp, fp, n_pos):
     return total / n_pos
 
 
+@njit(cache=True, inline="always")
+def _tie_runs(vals, labels, single, size, npos):
+    """Runs of equal values of one row (runs of one item with ``single``), in order:
+    their sizes into ``size`` and positives into ``npos``; returns how many."""
+    n = vals.shape[0]
+    t = 0
+    i = 0
+    while i < n:
+        v = vals[i]
+        c = 0
+        p = 0
+        while i < n and (c == 0 or (not single and vals[i] == v)):
+            if labels[i]:
+                p += 1
+            c += 1
+            i += 1
+        size[t] = c
+        npos[t] = p
+        t += 1
+    return t
+
+
 @njit(cache=True)
 def ap_rows(vals_desc, labels_desc, mode, stable):
     """Average precision of each row of values sorted in decreasing order.
@@ -209,39 +231,31 @@ def ap_rows(vals_desc, labels_desc, mode, stable):
     equal values form a tie group handled by ``ap_from_groups`` in ``mode``.
     Rows without a positive give NaN (the caller rejects them beforehand).
     """
-    R = vals_desc.shape[0]
-    n = vals_desc.shape[1]
+    R, n = vals_desc.shape
     out = np.empty(R)
+    size = np.empty(n, dtype=np.int64)
+    npos = np.empty(n, dtype=np.int64)
     greater = np.empty(n, dtype=np.int64)
     n_tied = np.empty(n, dtype=np.int64)
     pos_greater = np.empty(n, dtype=np.int64)
     pos_tied = np.empty(n, dtype=np.int64)
+    m = 2 if stable else mode  # a group of one: threshold formula is exact
     for r in range(R):
         g = 0
-        i = 0
         above = 0
         pos_above = 0
-        while i < n:
-            v = vals_desc[r, i]
-            c = 0
-            p = 0
-            while i < n and (c == 0 or (not stable and vals_desc[r, i] == v)):
-                if labels_desc[r, i]:
-                    p += 1
-                c += 1
-                i += 1
-            if p > 0:
+        for t in range(_tie_runs(vals_desc[r], labels_desc[r], stable, size, npos)):
+            if npos[t] > 0:
                 greater[g] = above
-                n_tied[g] = c
+                n_tied[g] = size[t]
                 pos_greater[g] = pos_above
-                pos_tied[g] = p
+                pos_tied[g] = npos[t]
                 g += 1
-            above += c
-            pos_above += p
+            above += size[t]
+            pos_above += npos[t]
         if pos_above == 0:
             out[r] = np.nan
         else:
-            m = 2 if stable else mode  # a group of one: threshold formula is exact
             out[r] = ap_from_groups(
                 greater[:g], n_tied[:g], pos_greater[:g], pos_tied[:g], pos_above, m
             )
@@ -251,24 +265,17 @@ def ap_rows(vals_desc, labels_desc, mode, stable):
 @njit(cache=True)
 def auc_rows(vals_desc, labels_desc):
     """ROC AUC (Mann-Whitney, ties 1/2) of each row sorted in decreasing order."""
-    R = vals_desc.shape[0]
-    n = vals_desc.shape[1]
+    R, n = vals_desc.shape
     out = np.empty(R)
+    size = np.empty(n, dtype=np.int64)
+    npos = np.empty(n, dtype=np.int64)
     for r in range(R):
-        i = 0
         ctp = 0.0
         cfp = 0.0
         u = 0.0
-        while i < n:
-            v = vals_desc[r, i]
-            dtp = 0.0
-            dfp = 0.0
-            while i < n and vals_desc[r, i] == v:
-                if labels_desc[r, i]:
-                    dtp += 1.0
-                else:
-                    dfp += 1.0
-                i += 1
+        for t in range(_tie_runs(vals_desc[r], labels_desc[r], False, size, npos)):
+            dtp = float(npos[t])
+            dfp = float(size[t] - npos[t])
             u += dfp * (ctp + 0.5 * dtp)
             ctp += dtp
             cfp += dfp

@@ -241,10 +241,7 @@ def null_moments(N, P, m):
 
 @njit(cache=True)
 def null_moments_array(N, P, mean_out, var_out):
-    for i in range(N.shape[0]):
-        mu, v = null_moments(float(N[i]), float(P[i]), float(N[i] - P[i]))
-        mean_out[i] = mu
-        var_out[i] = v
+    _over_pairs(0, N, P, mean_out, var_out)
 
 
 @njit(cache=True)
@@ -260,7 +257,37 @@ def min_ap(N, P, M):
 
 @njit(cache=True)
 def min_ap_array(N, P, a_out, one_minus_a_out):
+    _over_pairs(1, N, P, a_out, one_minus_a_out)
+
+
+@njit(cache=True, inline="always")
+def _over_pairs(kind, N, P, out1, out2):
+    """(null mean, variance) (kind 0) or (a, 1 - a) (kind 1) of every (N[i], P[i])."""
     for i in range(N.shape[0]):
-        a, b = min_ap(float(N[i]), float(P[i]), float(N[i] - P[i]))
-        a_out[i] = a
-        one_minus_a_out[i] = b
+        n = float(N[i])
+        p = float(P[i])
+        m = float(N[i] - P[i])
+        x, y = null_moments(n, p, m) if kind == 0 else min_ap(n, p, m)
+        out1[i] = x
+        out2[i] = y
+
+
+@njit(cache=True)
+def beta_standard_moments(N, P, mean, var, a, one_minus_a):
+    """Mean ``m``, ``1 - m`` and ``c = m (1 - m) / v - 1`` of the null AP moved to [0, 1]
+    (``(AP - a) / (1 - a)``), the shapes of its matched beta being ``m c`` and
+    ``(1 - m) c``. For ``a >= 0.5``, ``1 - mean`` comes from its closed form
+    (no cancellation), unless ``mean`` is not the exact null mean (user-supplied:
+    taken as given)."""
+    if a >= 0.5:
+        one_minus_mean = (N - P) * (N - harmonic(N)) / (N * (N - 1.0))
+        if abs(one_minus_mean - (1.0 - mean)) > 1e-9:
+            one_minus_mean = 1.0 - mean
+        mean_minus_a = one_minus_a - one_minus_mean
+    else:
+        one_minus_mean = 1.0 - mean
+        mean_minus_a = mean - a
+    m = mean_minus_a / one_minus_a
+    one_minus_m = one_minus_mean / one_minus_a
+    v = var / (one_minus_a * one_minus_a)
+    return m, one_minus_m, m * one_minus_m / v - 1.0

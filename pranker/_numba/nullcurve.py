@@ -73,38 +73,31 @@ def inv_rank_mean(N, P, k):
     cw = 0.0
     si = 1.0 / r0
     ci = 0.0
-    # upward
-    L = 0.0
-    cL = 0.0
-    r = r0
-    while r < hi:
-        lq = _log_ratio_up(r, k, N, P)
-        L, cL = _add(L, cL, lq)
-        r += 1.0
-        w = math.exp(L + cL)
-        sw, cw = _add(sw, cw, w)
-        si, ci = _add(si, ci, w / r)
-        if lq < 0.0:
-            q = math.exp(lq)
-            if w * q / (1.0 - q) < _TAIL_TOL * sw:
-                break
+    sw, cw, si, ci = _walk(r0, hi, True, k, N, P, _TAIL_TOL, sw, cw, si, ci)
     # downward: w(r - 1) = w(r) / ratio(r - 1)
+    sw, cw, si, ci = _walk(r0, lo, False, k, N, P, _TAIL_TOL * k / r0, sw, cw, si, ci)
+    return (si + ci) / (sw + cw)
+
+
+@njit(cache=True, inline="always")
+def _walk(r0, end, up, k, N, P, tol, sw, cw, si, ci):
+    """Add the terms w(r) and w(r) / r from r0 (excluded) towards ``end``, upward or
+    downward, until the geometric tail bound falls below ``tol`` of the sum."""
     L = 0.0
     cL = 0.0
     r = r0
-    tol_down = _TAIL_TOL * k / r0
-    while r > lo:
-        lq = -_log_ratio_up(r - 1.0, k, N, P)
+    while (r < end) if up else (r > end):
+        lq = _log_ratio_up(r, k, N, P) if up else -_log_ratio_up(r - 1.0, k, N, P)
         L, cL = _add(L, cL, lq)
-        r -= 1.0
+        r = r + 1.0 if up else r - 1.0
         w = math.exp(L + cL)
         sw, cw = _add(sw, cw, w)
         si, ci = _add(si, ci, w / r)
         if lq < 0.0:
             q = math.exp(lq)
-            if w * q / (1.0 - q) < tol_down * sw:
+            if w * q / (1.0 - q) < tol * sw:
                 break
-    return (si + ci) / (sw + cw)
+    return sw, cw, si, ci
 
 
 @njit(cache=True)

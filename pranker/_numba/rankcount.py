@@ -91,6 +91,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from .tiegroups import lower_bound
+
 _K0 = np.uint64(0x8000000000000000)  # key of +0.0 and -0.0
 _MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
@@ -195,13 +197,7 @@ def build_table(vals):
 @njit(cache=True)
 def _search(kx, lo, hi, vk):
     """First index in [lo, hi] whose key is >= kx (keys ascending): a crowded slot."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if vk[mid] < kx:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return lower_bound(vk, kx, lo, hi)
 
 
 @njit(cache=True)
@@ -323,26 +319,27 @@ def _chunk_bounds(n, n_chunks):
     return bounds
 
 
+@njit(cache=True, inline="always")
+def _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+    """Count part ``c`` of the scores (with its own slice of the positives)."""
+    a = pos_bounds[c]
+    z = pos_bounds[c + 1]
+    _count_chunk(
+        bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
+        kpos[a:z], blocked,
+    )
+
+
 @njit(cache=True, parallel=True)
 def _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in prange(bounds.shape[0] - 1):
-        a = pos_bounds[c]
-        z = pos_bounds[c + 1]
-        _count_chunk(
-            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-            kpos[a:z], blocked,
-        )
+        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True)
 def _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in range(bounds.shape[0] - 1):
-        a = pos_bounds[c]
-        z = pos_bounds[c + 1]
-        _count_chunk(
-            bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-            kpos[a:z], blocked,
-        )
+        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from .tiegroups import ap_from_groups
+from .tiegroups import ap_from_groups, lower_bound
 
 
 @intrinsic
@@ -53,6 +53,21 @@ def _hamming_row(a, b):
     return d
 
 
+@njit(cache=True, inline="always")
+def _capped_hamming(a, b, nb):
+    """Hamming distance of two packed rows, values beyond ``nb`` sent to bin ``nb``."""
+    d = _hamming_row(a, b)
+    return nb if d > nb else d
+
+
+@njit(cache=True, inline="always")
+def _fold_bins(c, g, count_row, good_row):
+    """Sum the four interleaved sub-histograms into one output row."""
+    for b in range(count_row.shape[0]):
+        count_row[b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
+        good_row[b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+
+
 @njit(cache=True, parallel=True)
 def hamming_matrix(qcodes, dcodes, out):
     """out[q, j] = Hamming distance between query row q and database row j."""
@@ -64,6 +79,22 @@ def hamming_matrix(qcodes, dcodes, out):
             out[q, j] = _hamming_row(a, dcodes[j])
 
 
+@njit(cache=True, inline="always")
+def _hist_query(a, dcodes, r, count_row, good_row):
+    """Histogram of the Hamming distances of query row ``a`` to every database row;
+    ``r[j]`` says whether database row j is relevant."""
+    nb = count_row.shape[0] - 1
+    # four interleaved sub-histograms: consecutive increments of the same
+    # bin would otherwise wait on each other (store-to-load latency)
+    c = np.zeros((4, nb + 1), np.int64)
+    g = np.zeros((4, nb + 1), np.int64)
+    for j in range(dcodes.shape[0]):
+        d = _capped_hamming(a, dcodes[j], nb)
+        c[j & 3, d] += 1
+        g[j & 3, d] += r[j]
+    _fold_bins(c, g, count_row, good_row)
+
+
 @njit(cache=True, parallel=True)
 def hist_hamming(qcodes, dcodes, rel, count, good):
     """Histogram of Hamming distances per query, bins 0..K-1 by value, bin K beyond.
@@ -71,47 +102,15 @@ def hist_hamming(qcodes, dcodes, rel, count, good):
     ``rel`` is the (Q, M) bool relevance matrix; ``count`` and ``good`` are
     zeroed (Q, K+1) int64 outputs.
     """
-    nq = qcodes.shape[0]
-    nd = dcodes.shape[0]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
-        # four interleaved sub-histograms: consecutive increments of the same
-        # bin would otherwise wait on each other (store-to-load latency)
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
-        r = rel[q]
-        for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
-            c[j & 3, d] += 1
-            g[j & 3, d] += r[j]
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+    for q in prange(qcodes.shape[0]):
+        _hist_query(qcodes[q], dcodes, rel[q], count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
 def hist_hamming_labels(qcodes, dcodes, qlab, dlab, count, good):
     """As :func:`hist_hamming`, relevance = equal class labels (1-D int arrays)."""
-    nq = qcodes.shape[0]
-    nd = dcodes.shape[0]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
-        lq = qlab[q]
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
-        for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
-            c[j & 3, d] += 1
-            g[j & 3, d] += dlab[j] == lq
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+    for q in prange(qcodes.shape[0]):
+        _hist_query(qcodes[q], dcodes, dlab == qlab[q], count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -121,29 +120,16 @@ def hist_hamming_multilabel(qcodes, dcodes, qlab, dlab, count, good):
     ``qlab``/``dlab`` are multi-hot label sets packed in uint64 words; the
     pair is relevant iff some word of ``qlab[q] & dlab[j]`` is nonzero.
     """
-    nq = qcodes.shape[0]
     nd = dcodes.shape[0]
-    nw = qlab.shape[1]
-    nb = count.shape[1] - 1
-    for q in prange(nq):
-        a = qcodes[q]
+    for q in prange(qcodes.shape[0]):
         lq = qlab[q]
-        c = np.zeros((4, nb + 1), np.int64)
-        g = np.zeros((4, nb + 1), np.int64)
+        shared = np.zeros(nd, np.bool_)
         for j in range(nd):
-            d = _hamming_row(a, dcodes[j])
-            if d > nb:
-                d = nb
-            shared = False
-            for w in range(nw):
+            for w in range(qlab.shape[1]):
                 if (lq[w] & dlab[j, w]) != 0:
-                    shared = True
+                    shared[j] = True
                     break
-            c[j & 3, d] += 1
-            g[j & 3, d] += shared
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _hist_query(qcodes[q], dcodes, shared, count[q], good[q])
 
 
 @njit(cache=True, parallel=True)
@@ -160,23 +146,13 @@ def hist_int(dist, rel, count, good):
             b = nb if d > nb else np.int64(d)
             c[j & 3, b] += 1
             g[j & 3, b] += rel[q, j]
-        for b in range(nb + 1):
-            count[q, b] = c[0, b] + c[1, b] + c[2, b] + c[3, b]
-            good[q, b] = g[0, b] + g[1, b] + g[2, b] + g[3, b]
+        _fold_bins(c, g, count[q], good[q])
 
 
 @njit(cache=True, inline="always")
 def _bin_of(d, radii):
     """Smallest b with d <= radii[b] (radii increasing), or len(radii) if none."""
-    lo = 0
-    hi = radii.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if d <= radii[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return lower_bound(radii, d, 0, radii.shape[0])
 
 
 @njit(cache=True, parallel=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .moments import harmonic, min_ap, null_moments
-from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks
+from .moments import beta_standard_moments, min_ap, null_moments
+from .sampling import bucket_of, bucket_starts, insertion_sort
+from .tiegroups import MODE_STABLE, ap_from_groups, ap_from_ranks, lower_bound
 
 # status codes per row
 ROW_OK = 0
@@ -27,15 +28,8 @@ def _bucket_table(u, G, K, scale):
     bucket b the lower bound of x in u lies in [table[b], table[b + 1]]: exact,
     whatever the rounding.
     """
-    table = np.zeros(K + 1, dtype=np.int64)
-    u0 = u[0]
-    for g in range(G):
-        b = int((u[g] - u0) * scale)
-        if b >= K:
-            b = K - 1
-        table[b + 1] += 1
-    for b in range(K):
-        table[b + 1] += table[b]
+    table = np.empty(K + 1, dtype=np.int64)
+    bucket_starts(u, G, u[0], scale, K, table)
     return table
 
 
@@ -56,20 +50,12 @@ def _sort_floats(a, lo, hi):
     scale = p / span
     if not (scale > 0.0 and scale < np.inf and span * scale < 2.0 * p):
         return np.sort(a)
-    counts = np.zeros(p + 1, dtype=np.int64)
-    for i in range(p):
-        b = int((a[i] - lo) * scale)
-        if b >= p:
-            b = p - 1
-        counts[b + 1] += 1
-    for b in range(p):
-        counts[b + 1] += counts[b]
+    counts = np.empty(p + 1, dtype=np.int64)
+    bucket_starts(a, p, lo, scale, p, counts)
     fill = counts[:p].copy()
     out = np.empty(p)
     for i in range(p):
-        b = int((a[i] - lo) * scale)
-        if b >= p:
-            b = p - 1
+        b = bucket_of(a[i], lo, scale, p)
         out[fill[b]] = a[i]
         fill[b] += 1
     for b in range(p):
@@ -78,14 +64,28 @@ def _sort_floats(a, lo, hi):
         if e0 - s0 > 32:
             out[s0:e0] = np.sort(out[s0:e0])
         else:
-            for k in range(s0 + 1, e0):
-                v = out[k]
-                j = k - 1
-                while j >= s0 and out[j] > v:
-                    out[j + 1] = out[j]
-                    j -= 1
-                out[j + 1] = v
+            insertion_sort(out[s0:e0], e0 - s0)
     return out
+
+
+@njit(cache=True, inline="always")
+def _locate(x, u, G, u0, scale, table, K):
+    """Position of x among the ascending u[:G], u[0] <= x <= u[G-1]: the first g with
+    u[g] >= x, found through the bucket table (inlined into the loops that call it:
+    a real call per item that passes arrays would cost reference counting, ~10x the
+    work itself)."""
+    if K == 0:
+        g = 0
+        h = G
+    else:
+        b = bucket_of(x, u0, scale, K)
+        g = table[b]
+        h = table[b + 1]
+    if h - g > 8:  # crowded bucket: binary search
+        return lower_bound(u, x, g, h)
+    while u[g] < x:  # stops by g = G - 1 since x <= top
+        g += 1
+    return g
 
 
 @njit(cache=True)
@@ -168,27 +168,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         if x < u0:
             gap[0] += 1
             continue
-        # position of x among u[:G], u0 <= x <= top (written out here: a call per
-        # item that passes arrays costs reference counting, ~10x the work itself)
-        if K == 0:
-            g = 0
-            h = G
-        else:
-            b = int((x - u0) * scale)
-            if b >= K:
-                b = K - 1
-            g = table[b]
-            h = table[b + 1]
-        if h - g > 8:  # crowded bucket: binary search
-            while g < h:
-                mid = (g + h) >> 1
-                if u[mid] < x:
-                    g = mid + 1
-                else:
-                    h = mid
-        else:
-            while u[g] < x:  # stops by g = G - 1 since x <= top
-                g += 1
+        g = _locate(x, u, G, u0, scale, table, K)
         e = 1 if u[g] == x else 0
         tied[g] += e
         gap[g] += 1 - e
@@ -220,25 +200,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         x = s[j]
         if x > top or x < u0:
             continue  # not tied with any positive
-        if K == 0:
-            g = 0
-            h = G
-        else:
-            b = int((x - u0) * scale)
-            if b >= K:
-                b = K - 1
-            g = table[b]
-            h = table[b + 1]
-        if h - g > 8:
-            while g < h:
-                mid = (g + h) >> 1
-                if u[mid] < x:
-                    g = mid + 1
-                else:
-                    h = mid
-        else:
-            while u[g] < x:
-                g += 1
+        g = _locate(x, u, G, u0, scale, table, K)
         if u[g] == x:
             seen[g] += 1
             if yr[j]:
@@ -274,18 +236,7 @@ def beta_params(N, P, mean, var, a, one_minus_a):
     """
     if var == 0.0 or one_minus_a == 0.0:
         return np.nan, np.nan, True
-    if a >= 0.5:
-        one_minus_mean = (N - P) * (N - harmonic(N)) / (N * (N - 1.0))
-        if abs(one_minus_mean - (1.0 - mean)) > 1e-9:
-            one_minus_mean = 1.0 - mean
-        mean_minus_a = one_minus_a - one_minus_mean
-    else:
-        one_minus_mean = 1.0 - mean
-        mean_minus_a = mean - a
-    m = mean_minus_a / one_minus_a
-    one_minus_m = one_minus_mean / one_minus_a
-    v = var / (one_minus_a * one_minus_a)
-    c = m * one_minus_m / v - 1.0
+    m, one_minus_m, c = beta_standard_moments(N, P, mean, var, a, one_minus_a)
     if not (m > 0.0 and one_minus_m > 0.0 and c > 0.0):
         return np.nan, np.nan, False
     return m * c, one_minus_m * c, True

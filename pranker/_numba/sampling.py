@@ -37,6 +37,36 @@ def _draw_seed(seed, i):
     return z
 
 
+@njit(cache=True, inline="always")
+def bucket_of(x, lo, scale, nb):
+    """Bucket ``min(int((x - lo) * scale), nb - 1)`` of x: monotone in x."""
+    b = int((x - lo) * scale)
+    return nb - 1 if b >= nb else b
+
+
+@njit(cache=True, inline="always")
+def bucket_starts(vals, n, lo, scale, nb, counts):
+    """counts[b] = #{k < n : bucket_of(vals[k]) < b} for b = 0..nb (counts has nb + 1 slots)."""
+    for b in range(nb + 1):
+        counts[b] = 0
+    for k in range(n):
+        counts[bucket_of(vals[k], lo, scale, nb) + 1] += 1
+    for b in range(nb):
+        counts[b + 1] += counts[b]
+
+
+@njit(cache=True, inline="always")
+def insertion_sort(a, n):
+    """Sort a[:n] in place (fast when it is short or nearly sorted)."""
+    for k in range(1, n):
+        v = a[k]
+        j = k - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
 @njit(cache=True)
 def _bucket_sort(vals, n, N, out, counts):
     """Sort n values in [1, N] into ``out``: a counting pass over 2n buckets, then insertion.
@@ -48,28 +78,12 @@ def _bucket_sort(vals, n, N, out, counts):
     """
     nb = 2 * n
     scale = nb / N
-    for b in range(nb + 1):
-        counts[b] = 0
+    bucket_starts(vals, n, 1.0, scale, nb, counts)
     for k in range(n):
-        b = int((vals[k] - 1.0) * scale)
-        if b >= nb:
-            b = nb - 1
-        counts[b + 1] += 1
-    for b in range(nb):
-        counts[b + 1] += counts[b]
-    for k in range(n):
-        b = int((vals[k] - 1.0) * scale)
-        if b >= nb:
-            b = nb - 1
+        b = bucket_of(vals[k], 1.0, scale, nb)
         out[counts[b]] = vals[k]
         counts[b] += 1
-    for k in range(1, n):
-        v = out[k]
-        j = k - 1
-        while j >= 0 and out[j] > v:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = v
+    insertion_sort(out, n)
 
 
 @njit(cache=True)
@@ -106,13 +120,7 @@ def _subset_sorted(state, N, P, out, buf, counts):
             if d > 32:
                 fresh.sort()
             else:
-                for k in range(1, d):
-                    v = fresh[k]
-                    j = k - 1
-                    while j >= 0 and fresh[j] > v:
-                        fresh[j + 1] = fresh[j]
-                        j -= 1
-                    fresh[j + 1] = v
+                insertion_sort(fresh, d)
             # merge out[:count] and fresh into buf[P:], dropping repeats
             merged = buf[P:]
             i = 0

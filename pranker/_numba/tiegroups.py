@@ -81,6 +81,30 @@ def ap_from_groups(greater, n_tied, pos_greater, pos_tied, n_pos, mode):
     return total / float(n_pos)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def lower_bound(a, v, lo, hi):
+    """First index i in [lo, hi) with a[i] >= v (a ascending), or hi: binary search."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True, inline="always")
+def upper_bound(a, v, lo, hi):
+    """First index i in [lo, hi) with a[i] > v (a ascending), or hi: binary search."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @njit(cache=True, nogil=True)
 def _gallop_left(a, v, lo):
     """First index i >= lo with a[i] >= v (a ascending), by exponential search from lo."""
@@ -94,15 +118,8 @@ def _gallop_left(a, v, lo):
         prev = cur
         step *= 2
         cur = lo + step
-    hi = cur if cur < n else n
-    lo = prev + 1
-    while lo < hi:  # a[prev] < v; answer in [prev+1, hi]
-        mid = (lo + hi) // 2
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    # a[prev] < v; answer in [prev+1, hi]
+    return lower_bound(a, v, prev + 1, cur if cur < n else n)
 
 
 @njit(cache=True, nogil=True)
@@ -118,15 +135,7 @@ def _gallop_right(a, v, lo):
         prev = cur
         step *= 2
         cur = lo + step
-    hi = cur if cur < n else n
-    lo = prev + 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return upper_bound(a, v, prev + 1, cur if cur < n else n)
 
 
 @njit(cache=True, nogil=True)

@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit, prange
 
 from .sampling import _draw_seed, _uniform01
+from .tiegroups import lower_bound
 
 _UNDERFLOW_EXP = -700.0
 _LAYER_TINY = 1e-280
@@ -201,15 +202,7 @@ def tilt_forward(N, P, phi, c, derivs, store):
 @njit(cache=True)
 def _search_last(row, t, m):
     """Smallest d in [0, m] with row[d] >= t (row nondecreasing, row[m] >= t)."""
-    lo = -1
-    hi = m
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if row[mid] >= t:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return lower_bound(row, t, 0, m)
 
 
 @njit(cache=True)
@@ -221,15 +214,7 @@ def _gallop_down(row, t, hi):
         hi = lo
         step <<= 1
         lo = hi - step
-    if lo < -1:
-        lo = -1
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if row[mid] >= t:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return lower_bound(row, t, max(lo, -1) + 1, hi)
 
 
 _WALKERS = 16  # draws advanced together: their cache misses overlap

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
-import sys
 
 from .format import _clean
 from .io import (
     UserError,
-    atomic_write,
     check_writable,
     default_columns,
+    emit_json,
     open_table,
     to_labels,
     to_scores,
@@ -43,12 +41,7 @@ def run(args) -> int:
         raise UserError(str(exc)) from None
     d = {k: _clean(v) for k, v in res.to_dict().items()}
     d.update(score_a=cols[0], score_b=cols[1], label_column=label, file=table.path)
-    text = json.dumps(d, indent=2) + "\n"
-    if args.output:
-        atomic_write(args.output, lambda tmp: _write(tmp, text))
-    if args.json:
-        sys.stdout.write(text)
-    elif not args.quiet:
+    if emit_json(args, d):
         ci = res.confidence_interval()
         lg = res.log10_pvalue
         p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
@@ -63,8 +56,3 @@ def run(args) -> int:
 
 def _num(x: float) -> str:
     return f"{x:+.4f}" if math.isfinite(x) else ("-inf" if x < 0 else "inf")
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)

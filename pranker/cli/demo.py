@@ -22,7 +22,7 @@ import numpy as np
 
 from . import score
 from .format import format_results, result_dict, unicode_ok
-from .io import UserError, atomic_write
+from .io import UserError, atomic_write, atomic_write_text
 
 FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png",
          "report.html")
@@ -86,8 +86,7 @@ def run(args) -> int:
     atomic_write(csv_path, write_scores)
     records = [result_dict(r, c, "label", csv_path, padj[k])
                for k, (c, r) in enumerate(zip(cols, results, strict=True))]
-    atomic_write(os.path.join(out, "results.json"),
-                 lambda tmp: _write_text(tmp, json.dumps(records, indent=2) + "\n"))
+    atomic_write_text(os.path.join(out, "results.json"), json.dumps(records, indent=2) + "\n")
 
     def say(*a):
         if not args.quiet:
@@ -170,11 +169,6 @@ def _null_samples(n, p, draws, progress):
             out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
-
-
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def argparse_namespace(**kw):

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import math
 import os
 import re
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._files import atomic_write, atomic_write_text  # noqa: F401  (atomic_write: re-exported)
 from .errors import UserError
 
 SCORE_NAMES = ("score", "scores", "prediction")
@@ -186,22 +187,19 @@ def check_writable(path: str, force: bool) -> None:
         raise UserError(f"folder {folder} does not exist.")
 
 
-def atomic_write(path: str, write) -> None:
-    """Call ``write(tmp_path)`` then rename onto ``path``; no partial file on failure."""
-    folder = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def emit_json(args, d: dict) -> bool:
+    """Write the results ``d`` as JSON to ``--output`` and/or stdout (``--json``).
+
+    Returns whether the human summary should be printed (neither ``--json``
+    nor ``--quiet``).
+    """
+    text = json.dumps(d, indent=2) + "\n"
+    if args.output:
+        atomic_write_text(args.output, text)
+    if args.json:
+        sys.stdout.write(text)
+        return False
+    return not args.quiet
 
 
 # --- opening files -----------------------------------------------------------
@@ -637,19 +635,30 @@ def _arrow_first_null(col) -> int | None:
     return int(np.flatnonzero(mask)[0])
 
 
+def _refuse_arrow_nulls(col, table: Table, what: str, hint: str = "") -> None:
+    """UserError at the first missing value of an arrow column, if any."""
+    i = _arrow_first_null(col)
+    if i is not None:
+        raise UserError(
+            f"{what} has {col.null_count} missing value(s) (empty, NA or "
+            f"NaN); the first is at {table.where(i)}.{hint}"
+        )
+
+
+def _is_arrow_string(col) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+
+
 def to_scores(table: Table, name: str) -> np.ndarray:
     """A score column as float64, refusing missing, NaN and non-numeric values."""
     (col,) = table.load([name])
     if _is_arrow(col):
         import pyarrow as pa
 
-        i = _arrow_first_null(col)
-        if i is not None:
-            raise UserError(
-                f"score column {name!r} has {col.null_count} missing value(s) (empty, NA or "
-                f"NaN); the first is at {table.where(i)}. Remove or impute them."
-            )
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        _refuse_arrow_nulls(col, table, f"score column {name!r}", " Remove or impute them.")
+        if _is_arrow_string(col):
             values = col.to_numpy(zero_copy_only=False)
             for i, v in enumerate(values):
                 try:
@@ -690,16 +699,10 @@ def to_labels(table: Table, name: str, positive: str | None = None) -> np.ndarra
     """A label column as bool: binary-like (0/1, -1/1, true/false) or ``== positive``."""
     (col,) = table.load([name])
     if _is_arrow(col):
-        import pyarrow as pa
         import pyarrow.compute as pac
 
-        i = _arrow_first_null(col)
-        if i is not None:
-            raise UserError(
-                f"label column {name!r} has {col.null_count} missing value(s) (empty, NA or "
-                f"NaN); the first is at {table.where(i)}."
-            )
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        _refuse_arrow_nulls(col, table, f"label column {name!r}")
+        if _is_arrow_string(col):
             if positive is None:
                 u = sorted(pac.unique(col).to_pylist())
                 raise UserError(

@@ -73,8 +73,9 @@ def cmd_demo(args) -> int:
 # ----------------------------------------------------------------------------
 
 
-def _common_args(p) -> None:
-    """--quiet and --progress/--no-progress, on every command."""
+def _common_args(p, func) -> None:
+    """--quiet and --progress/--no-progress, on every command; ``func`` runs it."""
+    p.set_defaults(func=func)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print nothing but errors (and the --json/--csv output when asked "
                         "for); no progress bars")
@@ -186,8 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing -o, --plot or --report file")
     _significance_args(p)
-    _common_args(p)
-    p.set_defaults(func=cmd_score)
+    _common_args(p, cmd_score)
 
     _add_compare_map(sub)
 
@@ -203,8 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing output")
     p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
                    help="refuse grids larger than this (default 5e7)")
-    _common_args(p)
-    p.set_defaults(func=cmd_table)
+    _common_args(p, cmd_table)
 
     p = sub.add_parser(
         "demo", help="score a classifier on real bundled data and write the figures",
@@ -220,8 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
     p.add_argument("--draws", type=_positive_int, default=20_000,
                    help="Monte Carlo null draws for the histogram (default 20000)")
-    _common_args(p)
-    p.set_defaults(func=cmd_demo)
+    _common_args(p, cmd_demo)
     return parser
 
 
@@ -261,8 +259,7 @@ def _add_compare_map(sub) -> None:
                    default="two-sided", help="greater: A's AUPRC is higher")
     p.add_argument("--resamples", type=_positive_int, default=None,
                    help="bootstrap resamples or most permutations (defaults 1999, 9999)")
-    _common_args(p)
-    p.set_defaults(func=cmd_compare)
+    _common_args(p, cmd_compare)
 
     p = sub.add_parser(
         "map", help="mean AUPRC over queries and its p-value against random rankings",
@@ -280,8 +277,7 @@ def _add_compare_map(sub) -> None:
                    help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)")
     p.add_argument("--no-query-pvalues", action="store_true",
                    help="skip the per-query p-values (faster for many queries)")
-    _common_args(p)
-    p.set_defaults(func=cmd_map)
+    _common_args(p, cmd_map)
 
 
 def _resolve_progress(args) -> None:

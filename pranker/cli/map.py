@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
-
 import numpy as np
 
 from .format import _clean
 from .io import (
     UserError,
-    atomic_write,
     check_writable,
     default_columns,
+    emit_json,
     open_table,
     resolve_column,
     to_labels,
@@ -80,12 +77,7 @@ def run(args) -> int:
     d = {k: _clean(v) for k, v in res.to_dict().items()}
     d["queries"] = [_clean(v) for v in qids.tolist()]
     d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
-    text = json.dumps(d, indent=2) + "\n"
-    if args.output:
-        atomic_write(args.output, lambda tmp: _write(tmp, text))
-    if args.json:
-        sys.stdout.write(text)
-    elif not args.quiet:
+    if emit_json(args, d):
         p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{res.log10_pvalue:.1f}"
         print(f"mean AUPRC {res.statistic:.4f} over {res.n_queries} queries "
               f"(null mean {res.null_mean:.4f}); p = {p} ({res.method})")
@@ -99,8 +91,3 @@ def run(args) -> int:
         if args.output:
             print(f"results written to {args.output}")
     return 0
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)

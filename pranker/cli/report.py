@@ -334,10 +334,6 @@ def build_report(*, title: str, columns, results, padj_log10, label: str, source
 
 def write_report(path: str, text: str) -> None:
     """Write the page atomically (the caller checked ``--force``)."""
-    from .io import atomic_write
+    from .io import atomic_write_text
 
-    def write(tmp):
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-
-    atomic_write(path, write)
+    atomic_write_text(path, text)

@@ -14,7 +14,7 @@ from .io import (
     LABEL_NAMES,
     STDIN,
     UserError,
-    atomic_write,
+    atomic_write_text,
     check_writable,
     default_columns,
     open_table,
@@ -265,7 +265,7 @@ def run(args) -> int:
 
     if args.output:
         text = as_json() if out_kind == "json" else results_csv(records)
-        atomic_write(args.output, lambda tmp: _write_text(tmp, text))
+        atomic_write_text(args.output, text)
     title = "standard input" if args.file == STDIN else os.path.basename(args.file)
     if args.plot:
         plot_scores(args.plot, score_cols, s_list, y, results, title)
@@ -300,8 +300,3 @@ def write_report(path, args, table, score_cols, s_list, y, label, results, padj,
         figures=report_figures(score_cols, s_list, y, results, title),
         argv=getattr(args, "argv", None) or sys.argv[1:], settings=settings)
     rep.write_report(path, text)
-
-
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)

@@ -190,18 +190,8 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
             f"null mean {mean} is outside [min_auprc, 1] = [{a}, 1] for N={n}, P={p}; "
             "check that params=(mean, var) belong to these N and P."
         )
-    if a >= 0.5:
-        one_minus_mean = (n - p) * (n - _kernels.harmonic(float(n))) / (float(n) * (n - 1.0))
-        if abs(one_minus_mean - (1.0 - mean)) > 1e-9:
-            one_minus_mean = 1.0 - mean  # user-supplied mean: take it as given
-        mean_minus_a = one_minus_a - one_minus_mean
-    else:
-        one_minus_mean = 1.0 - mean
-        mean_minus_a = mean - a
-    m = mean_minus_a / one_minus_a
-    one_minus_m = one_minus_mean / one_minus_a
-    v = var / (one_minus_a * one_minus_a)
-    c = m * one_minus_m / v - 1.0
+    m, one_minus_m, c = _kernels.beta_standard_moments(float(n), float(p), mean, var, a,
+                                                       one_minus_a)
     if m > 0.0 and one_minus_m > 0.0 and abs(c) <= 1e-9:
         # variance at its maximum (mean - a)(1 - mean): all mass on a and 1
         return BetaFit(0.0, 0.0, a, one_minus_a, mean, var, n, p)

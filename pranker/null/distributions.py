@@ -173,6 +173,13 @@ class NullDistribution:
         return f"{type(self).__name__}(N={self.N}, P={self.P})"
 
     # shared closed forms at the ends of the support
+    def known_pvalue(self, ap: float):
+        """:meth:`edge_pvalue`, or the exact p-value when P = 1; else None."""
+        edge = self.edge_pvalue(ap)
+        if edge is None and self.P == 1:
+            return ExactNull(self.N, 1).pvalue(ap)
+        return edge
+
     def edge_pvalue(self, ap: float):
         """The exact p-value where it is known in closed form, else None.
 
@@ -366,11 +373,9 @@ class TiltNull(NullDistribution):
         )
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        edge = self.edge_pvalue(ap)
-        if edge is not None:
-            return edge
-        if self.P == 1:
-            return ExactNull(self.N, 1).pvalue(ap)
+        known = self.known_pvalue(ap)
+        if known is not None:
+            return known
         return self.tail_pvalue(float(ap), conf_level=conf_level)
 
     def cdf(self, ap):
@@ -456,27 +461,11 @@ class SaddlepointNull(NullDistribution):
         result outside (0, 1] — the normal tail at ``w`` (or at the
         standardised ``z`` near the mean) is used instead.
         """
-        from scipy.special import erfcx, log_ndtr, ndtr
+        from .tilt import log_sf_lugannani_rice
 
         w2 = 2.0 * (phi * s - k)
         w = math.copysign(math.sqrt(max(w2, 0.0)), phi)
-        u = phi * math.sqrt(k2)
-        if abs(w) < 1e-4:
-            return float(log_ndtr(-z))
-        if u == 0.0:
-            return float(log_ndtr(-w))
-        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
-        corr = 1.0 / u - 1.0 / w
-        if w > 0.0:
-            mills = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0)))
-            inner = mills + corr
-            if not inner > 0.0:
-                return float(log_ndtr(-w))
-            return min(log_pdf + math.log(inner), 0.0)
-        val = float(ndtr(-w)) + math.exp(log_pdf) * corr
-        if not 0.0 < val <= 1.0:
-            return float(log_ndtr(-z))
-        return math.log(val)
+        return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
 
     def _at_phi(self, phi: float):
         """``(AP at the saddle point phi, log sf there)``: one recursion."""
@@ -486,11 +475,9 @@ class SaddlepointNull(NullDistribution):
         return k1 / self.P, self._lr(phi, k1, k, k2, z)
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        edge = self.edge_pvalue(ap)
-        if edge is not None:
-            return edge
-        if self.P == 1:
-            return ExactNull(self.N, 1).pvalue(ap)
+        known = self.known_pvalue(ap)
+        if known is not None:
+            return known
         lp = self._log_sf(float(ap)) / _LN10
         return PValue.approximate(_pow10(lp), "saddlepoint", lp)
 

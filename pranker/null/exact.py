@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
-from .._validation import check_counts
+from .._validation import check_ap, check_counts
 
 __all__ = [
     "ExactNullDistribution",
@@ -143,14 +143,7 @@ class ExactNullDistribution:
         return float(p @ x**order)
 
 
-def _check_ap(ap) -> float:
-    try:
-        a = float(ap)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
-    if not math.isfinite(a):
-        raise ValueError(f"ap must be finite; got {a}.")
-    return a
+_check_ap = check_ap
 
 
 def _scalar_counts(N, P):

@@ -43,14 +43,13 @@ recall curve", ECML PKDD 2014.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from .._progress import progress_bar
-from .._validation import check_count, check_counts
+from .._validation import check_ap, check_conf_level, check_count, check_counts
 from .exact import REL_TOL
 from .moments import null_ap_samples
 
@@ -178,12 +177,7 @@ def montecarlo_pvalue(
     >>> r.decision, r.stopped_early, r.n_draws
     ('below', True, 1000)
     """
-    try:
-        a = float(ap)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"ap must be a number; got {ap!r}.") from exc
-    if not math.isfinite(a):
-        raise ValueError(f"ap must be finite; got {a}.")
+    a = check_ap(ap)
     n_arr, p_arr, scalar = check_counts(N, P)
     if not scalar:
         raise ValueError("N and P must be scalars.")
@@ -191,9 +185,7 @@ def montecarlo_pvalue(
     n_draws = check_count(n_draws, "n_draws")
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1; got {n_draws}.")
-    c = float(conf_level)
-    if not (0.0 < c < 1.0):
-        raise ValueError(f"conf_level must be in (0, 1); got {conf_level!r}.")
+    c = check_conf_level(conf_level)
     if alpha is not None:
         alpha = float(alpha)
         if not (0.0 < alpha < 1.0):

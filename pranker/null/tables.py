@@ -13,13 +13,13 @@ Also here: :func:`parse_int_ranges`, the parser of grid specifications such as
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .._files import atomic_write
 from .._numba import rows as _kernels_many
 from .._progress import progress_bar
 from .._validation import _as_integer_array
@@ -105,29 +105,15 @@ class NullTable:
             )
         if not path.parent.is_dir():
             raise FileNotFoundError(f"directory {path.parent} does not exist; create it first.")
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
+
+        def write(tmp):
             with open(tmp, "wb") as fh:
                 if kind == "csv":
                     _write_csv(self, fh)
                 else:
                     np.savez(fh, **self.to_dict())
-            if overwrite:
-                os.replace(tmp, path)
-            else:
-                try:
-                    os.link(tmp, path)  # fails if path appeared meanwhile: never clobbers
-                except FileExistsError:
-                    raise FileExistsError(
-                        f"{path} already exists; pass overwrite=True to replace it."
-                    ) from None
-                except OSError:  # no hard links here (some network file systems)
-                    if path.exists():
-                        raise FileExistsError(f"{path} already exists.") from None
-                    os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+
+        atomic_write(path, write, overwrite=overwrite)
         return path
 
     @classmethod

@@ -142,6 +142,34 @@ def _z_of(conf_level: float) -> float:
     return float(ndtri(0.5 + conf_level / 2.0))
 
 
+def log_sf_lugannani_rice(z: float, w: float, u: float) -> float:
+    """Natural log of the Lugannani-Rice upper tail (Lugannani & Rice 1980).
+
+    ``z``: the standardised distance to the mean; ``w``: the signed root of
+    the deviance ``2 (phi s - K(phi))``; ``u = phi sqrt(K''(phi))``. Where the
+    formula breaks down — ``w`` near 0 (near the mean), ``u == 0`` (the tilted
+    law degenerate at the top of the support), or a result outside (0, 1] —
+    the normal tail at ``w`` (or at ``z`` near the mean) is used instead.
+    """
+    from scipy.special import erfcx, log_ndtr, ndtr
+
+    if abs(w) < 1e-4:
+        return float(log_ndtr(-z))
+    if u == 0.0:
+        return float(log_ndtr(-w))
+    log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
+    corr = 1.0 / u - 1.0 / w
+    if w > 0.0:
+        inner = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0))) + corr
+        if not inner > 0.0:
+            return float(log_ndtr(-w))
+        return min(log_pdf + math.log(inner), 0.0)
+    val = float(ndtr(-w)) + math.exp(log_pdf) * corr
+    if not 0.0 < val <= 1.0:
+        return float(log_ndtr(-z))
+    return math.log(val)
+
+
 class TiltEngine:
     """The exact CGF and tilted sampler of S = P * AP for one (N, P).
 

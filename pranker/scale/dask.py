@@ -19,6 +19,18 @@ tasks:
 
 The result equals :func:`pranker.auprc_ap` on the concatenated data to
 rounding (1e-12) in every tie mode; the null moments need only N and P.
+Memory of a worker (peak): the partition it is counting, about ``2x`` its
+bytes for the read itself (Arrow buffers and the pandas frame), one sorted
+copy of its scores and the label mask (about ``1.1x``), so about ``5x`` a
+partition of float32 scores with int8 labels, plus ``O(P)``: the broadcast
+distinct positive scores (8 bytes each) and the count vectors, about 100
+bytes per distinct positive score in all (one task's temporaries and the up
+to ``split_every`` partial sums a tree task holds). Measured on a
+``LocalCluster`` (``benchmarks/bench_dask.py``, partitions of 10^7 rows =
+48 MB): 227 MB = 4.8x a partition above the worker's warm baseline of
+~290 MB at 2e7 rows (G ~ 2e5), ~410 MB at 2e8 rows (G ~ 2e6: the O(P)
+term). The per-task steps are those of :mod:`pranker.scale.counts`.
+
 Tasks are pure, so when a worker dies the scheduler recomputes its tasks
 (or raises, e.g. ``KilledWorker`` after too many failures); a partition that
 returns different rows in the two passes is detected (``RuntimeError``), never
@@ -31,13 +43,7 @@ partitions.
 Requires ``dask`` and ``distributed`` (``pip install 'pranker[dask]'``); they
 are imported only when these functions are called.
 
-References
-----------
-.. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-   and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-.. [2] F. McSherry and M. Najork, "Computing information retrieval
-   performance measures efficiently in the presence of tied scores",
-   ECIR 2008.
+The references are those of :mod:`pranker.chunked`.
 """
 
 from __future__ import annotations
@@ -47,13 +53,8 @@ import functools
 import numpy as np
 
 from .._validation import check_ties
-from ..significance.single import (
-    PrankerResult,
-    _check_conf_level,
-    _check_params,
-    significance_from_ap,
-)
-from . import chunked as _ch
+from ..significance.single import PrankerResult
+from . import counts as _c
 
 __all__ = ["auprc_ap", "pranker"]
 
@@ -84,7 +85,7 @@ def _unpack(data, cols):
 
 def _scan_task(data, cols, max_positives, where):
     s, y = _unpack(data, cols)
-    return _ch.scan_chunk(s, y, max_positives=max_positives, where=where)
+    return _c.scan_chunk(s, y, max_positives=max_positives, where=where)
 
 
 def _scan_meta(r):
@@ -97,31 +98,17 @@ def _scan_positives(r):
 
 def _count_task(data, cols, vals, stable, where):
     s, y = _unpack(data, cols)
-    return _ch.count_chunk(s, y, vals, stable=stable, where=where)
-
-
-def _combine_many(parts):
-    return functools.reduce(_ch.combine_counts, parts)
+    return _c.count_chunk(s, y, vals, stable=stable, where=where)
 
 
 def _hist_task(data, cols, bounds, where):
     s, y = _unpack(data, cols)
-    return _ch.range_histogram(s, y, bounds, where=where)
-
-
-def _sum_hist(parts):
-    return (sum(p[0] for p in parts), sum(p[1] for p in parts))
+    return _c.range_histogram(s, y, bounds, where=where)
 
 
 def _split_task(data, cols, bounds, where):
     s, y = _unpack(data, cols)
-    return tuple(_ch.split_by_range(s, y, bounds, where=where))
-
-
-def _range_task(pieces, items_above, pos_above, ties):
-    xs = np.concatenate([p[0].astype(np.float64) for p in pieces])
-    ys = np.concatenate([p[1] for p in pieces])
-    return _ch.range_ap_sum(xs, ys, items_above, pos_above, ties)
+    return tuple(_c.split_by_range(s, y, bounds, where=where))
 
 
 def _shared(dask, value, scheduler):
@@ -229,45 +216,37 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     meta = dask.compute(*[delayed(_scan_meta)(r) for r in scans], **kw)
     n = sum(m[0] for m in meta)
     n_pos = sum(m[1] for m in meta)
-    if n == 0:
-        raise ValueError("the collection holds no rows: at least one instance is needed.")
-    if n_pos == 0:
-        raise ValueError(
-            "y has no positive instance (no nonzero label): AUPRC is undefined. "
-            "Check that positives are coded as nonzero values."
-        )
+    _c.check_totals(n, n_pos, "collection")
     if n_pos <= max_positives and all(m[2] for m in meta):
         positives = dask.compute(*[delayed(_scan_positives)(r) for r in scans], **kw)
         del scans
-        vals, pos_counts = _ch.distinct_positive_scores(np.concatenate(positives))
+        vals, pos_counts = _c.distinct_positive_scores(np.concatenate(positives))
         del positives
         vals_d = _shared(dask, vals, scheduler)
         counts = [
             delayed(_count_task)(p, cols, vals_d, ties == "stable", w)
             for p, w in zip(parts, names, strict=True)
         ]
-        (total,) = dask.compute(_tree(dask, _combine_many, counts, split_every), **kw)
-        _ch.check_consistent(total, n, pos_counts)
-        return _ch.ap_from_counts(total, ties), n, n_pos
+        (total,) = dask.compute(_tree(dask, _c.sum_counts, counts, split_every), **kw)
+        return _c.ap_from_total(total, n, pos_counts, ties), n, n_pos
 
     # fallback: partition the score range
     del scans
     samples = [m[3] for m in meta]
-    weights = [m[0] / max(1, m[3].shape[0]) for m in meta]
-    bounds = _ch.range_boundaries(samples, weights, n, rows_per_range)
+    weights = [_c.sample_weight(m[0], m[3]) for m in meta]
+    bounds = _c.range_boundaries(samples, weights, n, rows_per_range)
     k = bounds.shape[0] + 1
     bounds_d = _shared(dask, bounds, scheduler)
     hists = [delayed(_hist_task)(p, cols, bounds_d, w) for p, w in zip(parts, names, strict=True)]
-    ((n_r, p_r),) = dask.compute(_tree(dask, _sum_hist, hists, split_every), **kw)
-    if int(n_r.sum()) != n or int(p_r.sum()) != n_pos:
-        raise RuntimeError("the data changed between the passes; nothing was computed.")
-    above_n, above_p = _ch.offsets_above(n_r, p_r)
+    ((n_r, p_r),) = dask.compute(_tree(dask, _c.sum_histograms, hists, split_every), **kw)
+    _c.check_range_totals(n_r, p_r, n, n_pos)
+    above_n, above_p = _c.offsets_above(n_r, p_r)
     splits = [
         dask.delayed(_split_task, pure=True, nout=k)(p, cols, bounds_d, w)
         for p, w in zip(parts, names, strict=True)
     ]
     sums = [
-        delayed(_range_task)([sp[r] for sp in splits], int(above_n[r]), int(above_p[r]), ties)
+        delayed(_c.range_pieces_ap_sum)([sp[r] for sp in splits], int(above_n[r]), int(above_p[r]), ties)
         for r in range(k)
         if p_r[r] > 0
     ]
@@ -282,8 +261,8 @@ def auprc_ap(
     score_col: str = "score",
     label_col: str = "label",
     ties: str = "average",
-    max_positives: int = _ch.DEFAULT_MAX_POSITIVES,
-    rows_per_range: int = _ch.DEFAULT_ROWS_PER_RANGE,
+    max_positives: int = _c.DEFAULT_MAX_POSITIVES,
+    rows_per_range: int = _c.DEFAULT_ROWS_PER_RANGE,
     split_every: int = 8,
     scheduler=None,
 ) -> float:
@@ -319,11 +298,6 @@ def auprc_ap(
     -------
     float
 
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-
     Examples
     --------
     >>> import dask.array as da
@@ -349,8 +323,8 @@ def pranker(
     score_col: str = "score",
     label_col: str = "label",
     ties: str = "average",
-    max_positives: int = _ch.DEFAULT_MAX_POSITIVES,
-    rows_per_range: int = _ch.DEFAULT_ROWS_PER_RANGE,
+    max_positives: int = _c.DEFAULT_MAX_POSITIVES,
+    rows_per_range: int = _c.DEFAULT_ROWS_PER_RANGE,
     split_every: int = 8,
     scheduler=None,
     method: str | None = None,
@@ -367,11 +341,6 @@ def pranker(
     -------
     PrankerResult
 
-    References
-    ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-
     Examples
     --------
     >>> import dask.array as da
@@ -380,15 +349,11 @@ def pranker(
     >>> round(res.auprc, 4), res.n, res.n_pos, res.pvalue < 0.05
     (0.9667, 10, 5, True)
     """
-    check_ties(ties)
-    conf_level = _check_conf_level(conf_level)
-    if params is not None:
-        params = _check_params(params)
+    conf_level, params = _c.check_significance_args(ties, conf_level, params)
     ap, n, n_pos = _auprc(
         scores, y, score_col=score_col, label_col=label_col, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
         scheduler=scheduler,
     )
-    return significance_from_ap(ap, n, n_pos, params=params, conf_level=conf_level, ties=ties,
-                                method=method,
-                              n_draws=n_draws, seed=seed)
+    return _c.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+                             n_draws=n_draws, seed=seed)

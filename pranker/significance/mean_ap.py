@@ -79,6 +79,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_conf_level
+
 __all__ = ["map_significance", "map_significance_from_ap", "MapResult", "MapGroup",
            "MAP_METHODS", "AUTO_TILT_MAX_QUERIES"]
 
@@ -234,7 +236,9 @@ class _SumNull:
 
     def log_sf_saddlepoint(self, m):
         """Natural log of the Lugannani–Rice upper tail at ``m``."""
-        from scipy.special import erfcx, ndtr
+        from scipy.special import ndtr
+
+        from ..null.tilt import log_sf_lugannani_rice
 
         sd = math.sqrt(self.var)
         z = (m - self.mean) / sd
@@ -242,18 +246,7 @@ class _SumNull:
             return math.log(ndtr(-z))
         theta, k, k2 = self.saddle(m)
         w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
-        u = theta * math.sqrt(k2)
-        if w == 0.0 or u == 0.0:
-            return math.log(ndtr(-z))
-        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
-        corr = 1.0 / u - 1.0 / w
-        if w > 0.0:
-            inner = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0))) + corr
-            if inner <= 0.0:
-                return math.log(ndtr(-z))
-            return log_pdf + math.log(inner)
-        val = float(ndtr(-w)) + math.exp(log_pdf) * corr
-        return math.log(min(max(val, 1e-300), 1.0))
+        return log_sf_lugannani_rice(z, w, theta * math.sqrt(k2))
 
     def tilt(self, m, rtol, max_draws, conf_level):
         """Importance sampling of the product of tilted laws: (log10 p, rse, interval, draws)."""
@@ -470,8 +463,7 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
     if method not in MAP_METHODS:
         raise ValueError(f"map_significance: method must be one of {MAP_METHODS}; got {method!r}.")
-    if not 0.0 < conf_level < 1.0:
-        raise ValueError(f"map_significance: conf_level must be in (0, 1); got {conf_level!r}.")
+    conf_level = check_conf_level(conf_level, "map_significance")
     seed = DEFAULT_SEED if seed is None else int(seed)
     from .many import bh_log10
 

@@ -33,7 +33,9 @@ import numpy as np
 
 from .._numba import moments as _k_moments
 from .._validation import (
+    check_conf_level,
     check_count_pair,
+    check_params,
     check_scores_labels,
     check_ties,
     score_label_aliases,
@@ -161,25 +163,8 @@ class PrankerResult:
         return d
 
 
-def _check_conf_level(conf_level) -> float:
-    c = float(conf_level)
-    if not (0.0 < c < 1.0):
-        raise ValueError(f"conf_level must be in (0, 1); got {conf_level!r}.")
-    return c
-
-
-def _check_params(params):
-    try:
-        mean, var = params
-        mean = float(mean)
-        var = float(var)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"params must be a pair (mean, var) of numbers, as returned by null_params; got {params!r}."
-        ) from exc
-    if not (math.isfinite(mean) and math.isfinite(var)) or var < 0.0:
-        raise ValueError(f"params must be a finite mean and a variance >= 0; got {params!r}.")
-    return mean, var
+_check_conf_level = check_conf_level
+_check_params = check_params
 
 
 @score_label_aliases
