@@ -277,3 +277,9 @@ def test_saddlepoint_stays_a_probability_near_the_mean_and_the_top():
     assert -1.0 < near_mean.log10_pvalue <= 0.0
     top = SaddlepointNull(10_000, 1000).pvalue(0.9040102372445095)  # degenerate tilted law
     assert math.isfinite(top.log10_pvalue) and top.log10_pvalue < -900
+
+
+def test_significance_from_ap_refuses_what_is_not_an_ap():
+    for bad in (1.5, -0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="auprc must be a finite number in"):
+            significance_from_ap(bad, 100, 10)

@@ -272,14 +272,13 @@ class TiltEngine:
             self._k1_cache[key] = v
         return v
 
-    def grid_index(self, s: float, sign: int = 1, guess: int | None = None) -> int:
+    def grid_index(self, s: float, sign: int = 1) -> int:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
         tail), found by galloping from 0 and bisecting over cached cell edges.
         The search path is fixed, so the answer depends on ``s`` alone — also
-        where rounding makes far edges of a discrete null tie (``guess`` is
-        accepted for compatibility and ignored).
+        where rounding makes far edges of a discrete null tie.
         """
 
         def below(i):  # is s past the edge i + 1/2?
@@ -300,14 +299,6 @@ class TiltEngine:
             else:
                 hi = mid
         return hi
-
-    def guess_index(self, s: float, sign: int = 1) -> int:
-        """A starting guess for :meth:`grid_index` from the Newton saddle point."""
-        phi, _, _ = self.saddle(s, tol=3e-3)
-        psi = abs(phi) * self.sd_s
-        if sign * phi <= 0.0 or psi < _GRID_START:
-            return 0
-        return int(math.floor(_GRID_PER_OCTAVE * math.log2(psi / _GRID_START))) + 1
 
     # -- draws ---------------------------------------------------------------
     def draws(self, j: int, n: int):

@@ -263,7 +263,7 @@ class _SumNull:
             phi_q = theta * a
             if isinstance(e, TiltEngine):
                 if self.Q == 1:  # as the engine itself chooses: the same numbers as significance_from_ap
-                    j = e.grid_index(m / a, 1, guess=e.guess_index(m / a)) if theta > 0 else 0
+                    j = e.grid_index(m / a, 1) if theta > 0 else 0
                 else:
                     psi = phi_q * e.sd_s
                     j = 0 if psi < 0.25 else int(math.floor(4.0 * math.log2(psi / 0.25))) + 1

@@ -331,8 +331,11 @@ def significance_from_ap(
         params = _check_params(params)
     n, n_pos = check_count_pair(n, n_pos)
     auprc = float(auprc)
-    if not math.isfinite(auprc) or auprc < 0.0:
-        raise ValueError(f"auprc must be a finite number in [0, 1]; got {auprc!r}.")
+    if not math.isfinite(auprc) or auprc < 0.0 or auprc > 1.0 + 1e-12:
+        raise ValueError(
+            f"significance_from_ap: auprc must be a finite number in [0, 1] (an average "
+            f"precision); got {auprc!r}. Pass the AP itself, not a percentage or a score."
+        )
     null = make_null(n, n_pos, method, params=params, n_draws=n_draws, seed=seed, alpha=alpha,
                      max_nodes=max_nodes, progress=progress, rtol=rtol)
     pv: PValue = null.pvalue(auprc, conf_level=conf_level)
