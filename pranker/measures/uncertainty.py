@@ -5,8 +5,8 @@ Trapezoidal AUPRC as a mean over positives (Kok & Domingos 2005)
 Plot the PR curve rotated, precision on x and recall on y, through the
 operating points k = 1..K (thresholds from the highest down). Close it with
 a vertical drop from the first point to recall 0 (prec_0 := prec_1) and a
-horizontal segment from the last point to precision 0 (the seed's
-prec_T := 0 at a final point that keeps the last recall). The trapezoid rule
+horizontal segment from the last point to precision 0 (a final point
+with precision 0 that keeps the last recall). The trapezoid rule
 over these points gives
 
     AUC = sum_k w_k rec_k,   w_k = (prec_{k-1} - prec_{k+1}) / 2,
@@ -21,8 +21,8 @@ with k_j the first point that retrieves j. AUC is thus a sample mean, and its
 standard error is sd(f) / sqrt(n_pos) (sd with n_pos - 1 degrees of freedom).
 Precision is not monotone, so a w_k may be negative; f_j is still a
 well-defined sample. By default the points are all distinct scores (the
-exact curve); a coarser grid of thresholds can be given, as in the seed,
-with "retrieved" meaning score > threshold and precision 0/0 := 1 when a
+exact curve); a coarser grid of thresholds can be given, with
+"retrieved" meaning score > threshold and precision 0/0 := 1 when a
 threshold retrieves nothing.
 
 Boyd, Eng & Page (2013) intervals
@@ -36,13 +36,23 @@ With n = n_pos and z the normal quantile, for an AUPRC estimate theta:
 At theta = 0 or 1 the binomial interval has width 0 and the logit interval
 is taken at its limit, which is the whole of [0, 1] (tau grows faster than
 eta); both say the formula carries no information there.
+
+Names
+-----
+The results here share the names of :class:`pranker.PrankerResult`: ``auprc``
+(the estimate), ``auprc_se`` (its standard error), ``auprc_interval`` (a
+``(low, high)`` named pair at ``conf_level``), ``n_pos``, ``conf_level`` and
+``method``. The earlier names (``estimate``, ``se``, ``low``, ``high``,
+``TrapezoidAUPRC.interval()``) still work and warn with ``DeprecationWarning``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,40 +60,128 @@ from .._validation import check_scores, check_scores_labels, check_ties, score_l
 from .ap import _auprc_validated
 from .curves import _threshold_counts
 
-__all__ = ["TrapezoidAUPRC", "auprc_trapezoid", "APInterval", "boyd_interval", "ap_interval"]
+__all__ = ["ConfidenceInterval", "TrapezoidAUPRC", "auprc_trapezoid", "APInterval", "boyd_interval", "ap_interval"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval as a ``(low, high)`` named pair, like ``scipy.stats`` results.
+
+    Attributes
+    ----------
+    low, high : float
+        The ends of the interval.
+
+    See Also
+    --------
+    TrapezoidAUPRC.auprc_interval, APInterval.auprc_interval
+
+    Examples
+    --------
+    >>> iv = ConfidenceInterval(0.25, 0.75)
+    >>> iv.low, iv.high
+    (0.25, 0.75)
+    >>> low, high = iv
+    """
+
+    low: float
+    high: float
+
+
+def _deprecated(old: str, new: str, owner: str) -> None:
+    warnings.warn(
+        f"{owner}.{old} is deprecated and will be removed in the next release; use {new}.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True)
 class TrapezoidAUPRC:
     """Trapezoidal AUPRC written as a mean over positives, with its standard error.
 
+    Returned by :func:`auprc_trapezoid`.
+
     Attributes
     ----------
-    estimate : float
-        Mean of ``f`` over positives = trapezoidal area of the closed curve.
-    se : float
+    auprc : float
+        Mean of the per-positive contributions ``f`` = trapezoidal area of the
+        closed curve.
+    auprc_se : float
         Standard error of that mean, ``sd / sqrt(n_pos)`` (NaN if n_pos = 1).
     sd : float
-        Sample standard deviation of ``f`` (ddof = 1).
+        Sample standard deviation of the per-positive contributions ``f``
+        (ddof = 1).
     n_pos : int
+        Number of positives.
     n_thresholds : int
         Number of operating points used.
+    conf_level : float
+        Confidence level of ``auprc_interval``.
+    n : int or None
+        Number of instances.
+    auprc_interval : ConfidenceInterval
+        Normal-approximation interval ``auprc +/- z auprc_se`` at
+        ``conf_level`` (property).
+
+    See Also
+    --------
+    auprc_trapezoid : Computes it.
+    APInterval : Boyd, Eng & Page intervals around average precision.
+
+    References
+    ----------
+    .. [1] S. Kok and P. Domingos, "Learning the structure of Markov logic
+       networks", ICML 2005.
+
+    Examples
+    --------
+    >>> r = auprc_trapezoid([0.9, 0.8, 0.7, 0.6, 0.5], [1, 0, 1, 1, 0])
+    >>> round(r.auprc, 4), round(r.auprc_se, 4), r.n_pos, r.n  # f = 1, 7/12, 17/24
+    (0.7639, 0.1234, 3, 5)
+    >>> low, high = r.auprc_interval  # auprc +/- 1.96 auprc_se, not clipped
+    >>> round(low, 4), round(high, 4)
+    (0.5219, 1.0058)
     """
 
-    estimate: float
-    se: float
+    auprc: float
+    auprc_se: float
     sd: float
     n_pos: int
     n_thresholds: int
+    conf_level: float = 0.95
+    n: int | None = None
+
+    @property
+    def auprc_interval(self) -> ConfidenceInterval:
+        """Normal-approximation interval ``auprc +/- z auprc_se`` at ``conf_level``."""
+        z = _z(self.conf_level)
+        return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
+
+    # deprecated names (one release)
+    @property
+    def estimate(self) -> float:
+        """Deprecated alias of ``auprc``."""
+        _deprecated("estimate", "auprc", "TrapezoidAUPRC")
+        return self.auprc
+
+    @property
+    def se(self) -> float:
+        """Deprecated alias of ``auprc_se``."""
+        _deprecated("se", "auprc_se", "TrapezoidAUPRC")
+        return self.auprc_se
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
-        """Normal-approximation interval ``estimate +/- z se``."""
+        """Deprecated: use ``auprc_interval`` (set ``conf_level`` in :func:`auprc_trapezoid`)."""
+        _deprecated("interval()", "auprc_interval", "TrapezoidAUPRC")
         z = _z(conf_level)
-        return (self.estimate - z * self.se, self.estimate + z * self.se)
+        return (self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
 
 def _z(conf_level) -> float:
-    c = float(conf_level)
+    try:
+        c = float(conf_level)
+    except (TypeError, ValueError):
+        c = math.nan
     if not (0.0 < c < 1.0):
         raise ValueError(f"conf_level must be strictly between 0 and 1; got {conf_level!r}.")
     return NormalDist().inv_cdf(0.5 + c / 2.0)
@@ -109,7 +207,9 @@ def _grid_counts(s: np.ndarray, yb: np.ndarray, thresholds):
 
 
 @score_label_aliases
-def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidAUPRC:
+def auprc_trapezoid(
+    scores, y, *, thresholds=None, conf_level: float = 0.95, pos_label=None
+) -> TrapezoidAUPRC:
     """Trapezoidal AUPRC as a mean over positives, with its standard error.
 
     Parameters
@@ -122,6 +222,8 @@ def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidA
         Grid of thresholds (an item is retrieved when its score exceeds the
         threshold). Default: every distinct score, retrieving scores >= it,
         which is the exact curve.
+    conf_level : float in (0, 1), default 0.95
+        Confidence level of the result's ``auprc_interval``.
     pos_label : scalar, optional
         The label of the positive class; every other label is a negative.
     y_score, y_true : array_like, keyword only
@@ -132,6 +234,12 @@ def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidA
     Returns
     -------
     TrapezoidAUPRC
+        ``auprc``, ``auprc_se``, ``auprc_interval``, ``n_pos``, ...
+
+    See Also
+    --------
+    ap_interval : Average precision with a Boyd-Eng-Page interval.
+    PRCurve.auc_trapezoid : Trapezoidal area through the curve's own points.
 
     References
     ----------
@@ -144,9 +252,11 @@ def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidA
     A perfect ranking encloses the whole unit square:
 
     >>> r = auprc_trapezoid([4, 3, 2, 1], [1, 1, 0, 0])
-    >>> r.estimate, r.se
+    >>> r.auprc, r.auprc_se
     (1.0, 0.0)
     """
+    _z(conf_level)  # refuse a bad level before any work
+    conf_level = float(conf_level)
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_trapezoid")
     if thresholds is None:
         _, tp, fp, _ = _threshold_counts(s, yb, None)
@@ -177,31 +287,78 @@ def auprc_trapezoid(scores, y, *, thresholds=None, pos_label=None) -> TrapezoidA
         se = sd / math.sqrt(n_pos)
     else:
         sd = se = float("nan")
-    return TrapezoidAUPRC(mean, se, sd, n_pos, K)
+    return TrapezoidAUPRC(mean, se, sd, n_pos, K, conf_level, int(s.shape[0]))
 
 
 @dataclass(frozen=True)
 class APInterval:
-    """A Boyd-Eng-Page confidence interval for an AUPRC estimate.
+    """An AUPRC estimate with a Boyd-Eng-Page confidence interval.
+
+    Returned by :func:`boyd_interval` and :func:`ap_interval`; unpacks as
+    ``(low, high)``.
 
     Attributes
     ----------
-    estimate, low, high : float
+    auprc : float
+        The AUPRC estimate the interval is built around.
+    auprc_interval : ConfidenceInterval
+        ``(low, high)`` at ``conf_level``.
     conf_level : float
+        Confidence level.
     method : str
         ``"logit"`` or ``"binomial"``.
     n_pos : int
+        Number of positives, the sample size of the interval.
+    n : int or None
+        Number of instances (None when only ``n_pos`` was given).
+
+    See Also
+    --------
+    boyd_interval, ap_interval : Build it.
+    TrapezoidAUPRC : A standard error from the spread over positives.
+
+    References
+    ----------
+    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
+       curve: point estimates and confidence intervals", ECML PKDD 2013.
+
+    Examples
+    --------
+    >>> r = boyd_interval(0.5, 100, method="binomial")
+    >>> r.auprc, r.n_pos, r.method
+    (0.5, 100, 'binomial')
+    >>> round(r.auprc_interval.low, 3), round(r.auprc_interval.high, 3)
+    (0.402, 0.598)
     """
 
-    estimate: float
-    low: float
-    high: float
+    auprc: float
+    auprc_interval: ConfidenceInterval
     conf_level: float
     method: str
     n_pos: int
+    n: int | None = None
 
     def __iter__(self):
-        return iter((self.low, self.high))
+        return iter(self.auprc_interval)
+
+    # deprecated names (one release)
+    @property
+    def estimate(self) -> float:
+        """Deprecated alias of ``auprc``."""
+        _deprecated("estimate", "auprc", "APInterval")
+        return self.auprc
+
+    @property
+    def low(self) -> float:
+        """Deprecated alias of ``auprc_interval.low``."""
+        _deprecated("low", "auprc_interval.low", "APInterval")
+        return self.auprc_interval.low
+
+    @property
+    def high(self) -> float:
+        """Deprecated alias of ``auprc_interval.high``."""
+        _deprecated("high", "auprc_interval.high", "APInterval")
+        return self.auprc_interval.high
 
 
 def boyd_interval(
@@ -221,7 +378,12 @@ def boyd_interval(
     Returns
     -------
     APInterval
-        Unpacks as ``(low, high)``.
+        ``auprc``, ``auprc_interval``, ...; unpacks as ``(low, high)``.
+
+    See Also
+    --------
+    ap_interval : Computes the average precision first.
+    auprc_trapezoid : A standard error from the spread over positives.
 
     References
     ----------
@@ -255,7 +417,7 @@ def boyd_interval(
         eta = math.log(theta) - math.log1p(-theta)
         tau = 1.0 / math.sqrt(n * theta * (1.0 - theta))
         low, high = _expit(eta - z * tau), _expit(eta + z * tau)
-    return APInterval(theta, low, high, float(conf_level), method, n)
+    return APInterval(theta, ConfidenceInterval(low, high), float(conf_level), method, n)
 
 
 @score_label_aliases
@@ -271,19 +433,61 @@ def ap_interval(
     """Average precision of a ranking with a Boyd-Eng-Page interval.
 
     Computes ``auprc_ap(scores, y, ties=ties)`` and passes it, with the number
-    of positives, to :func:`boyd_interval`. ``y``, ``pos_label``, the
-    keyword names ``y_score=``/``y_true=`` and masked instances are handled
-    as in :func:`pranker.auprc_ap`.
+    of positives, to :func:`boyd_interval`.
+
+    Parameters
+    ----------
+    scores : array_like of float (flattened)
+        Scores; a higher score ranks an instance earlier.
+    y : array_like
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``.
+    conf_level : float in (0, 1), default 0.95
+        Confidence level of the interval.
+    method : {"logit", "binomial"}, default "logit"
+        Interval of Boyd, Eng & Page (2013); see :func:`boyd_interval`.
+    ties : {"average", "optimistic", "pessimistic", "stable", "threshold"}, default "average"
+        How tied scores are ranked, as in :func:`pranker.auprc_ap`.
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``.
+
+    Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
+
+    Returns
+    -------
+    APInterval
+        ``auprc`` (the average precision), ``auprc_interval``, ``n_pos``,
+        ``n``, ...; unpacks as ``(low, high)``.
+
+    See Also
+    --------
+    boyd_interval : The same interval for an AUPRC computed elsewhere.
+    auprc_trapezoid : A standard error from the spread over positives.
+    pranker.pranker : The p-value of the same average precision against random ranking.
+
+    References
+    ----------
+    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
+       curve: point estimates and confidence intervals", ECML PKDD 2013.
 
     Examples
     --------
     >>> r = ap_interval([0.9, 0.8, 0.7, 0.6], [1, 0, 1, 0], method="binomial")
-    >>> round(r.estimate, 4), r.n_pos
-    (0.8333, 2)
+    >>> round(r.auprc, 4), r.n_pos, r.n
+    (0.8333, 2, 4)
+    >>> low, high = r
+    >>> round(low, 4), high  # clipped to [0, 1]
+    (0.3168, 1.0)
     """
     check_ties(ties)
+    _z(conf_level)
+    if method not in ("logit", "binomial"):
+        raise ValueError(f"method must be 'logit' or 'binomial'; got {method!r}.")
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="ap_interval")
     ap = _auprc_validated(s, yb, ties)
-    return boyd_interval(
+    r = boyd_interval(
         min(max(ap, 0.0), 1.0), int(np.count_nonzero(yb)), conf_level=conf_level, method=method
     )
+    return replace(r, n=int(s.shape[0]))
