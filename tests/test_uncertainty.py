@@ -146,31 +146,46 @@ def test_trapezoid_interval_and_bad_input():
 def test_boyd_hand_worked():
     # theta = 0.5, n = 100: binomial 0.5 +/- Z95 * 0.05; logit eta = 0, tau = 0.2
     b = boyd_interval(0.5, 100, method="binomial")
-    assert (b.auprc_interval.low, b.auprc_interval.high) == pytest.approx((0.5 - Z95 * 0.05, 0.5 + Z95 * 0.05), rel=1e-12)
+    assert (b.auprc_interval.low, b.auprc_interval.high) == pytest.approx(
+        (0.5 - Z95 * 0.05, 0.5 + Z95 * 0.05), rel=1e-12
+    )
     lg = boyd_interval(0.5, 100, method="logit")
     e = math.exp(Z95 * 0.2)
-    assert (lg.auprc_interval.low, lg.auprc_interval.high) == pytest.approx((1 / (1 + e), e / (1 + e)), rel=1e-12)
+    assert (lg.auprc_interval.low, lg.auprc_interval.high) == pytest.approx(
+        (1 / (1 + e), e / (1 + e)), rel=1e-12
+    )
     # theta = 0.9, n = 25: tau = 1 / sqrt(25 * 0.09) = 1/1.5; eta = ln 9
     lg = boyd_interval(0.9, 25)
     lo = 9 * math.exp(-Z95 / 1.5)
     hi = 9 * math.exp(Z95 / 1.5)
-    assert (lg.auprc_interval.low, lg.auprc_interval.high) == pytest.approx((lo / (1 + lo), hi / (1 + hi)), rel=1e-12)
+    assert (lg.auprc_interval.low, lg.auprc_interval.high) == pytest.approx(
+        (lo / (1 + lo), hi / (1 + hi)), rel=1e-12
+    )
     # the binomial interval is clipped to [0, 1]
     b = boyd_interval(0.95, 5, method="binomial")
-    assert b.auprc_interval.high == 1.0 and b.auprc_interval.low == pytest.approx(0.95 - Z95 * math.sqrt(0.95 * 0.05 / 5))
+    assert b.auprc_interval.high == 1.0 and b.auprc_interval.low == pytest.approx(
+        0.95 - Z95 * math.sqrt(0.95 * 0.05 / 5)
+    )
     # other confidence level (0.90 -> 1.6448536269514722)
     b = boyd_interval(0.3, 50, conf_level=0.9, method="binomial")
     half = 1.6448536269514722 * math.sqrt(0.3 * 0.7 / 50)
-    assert (b.auprc_interval.low, b.auprc_interval.high) == pytest.approx((0.3 - half, 0.3 + half), rel=1e-12)
+    assert (b.auprc_interval.low, b.auprc_interval.high) == pytest.approx(
+        (0.3 - half, 0.3 + half), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("theta", [0.01, 0.2, 0.5, 0.77, 0.999])
 @pytest.mark.parametrize("n", [1, 10, 1000])
 def test_boyd_properties(theta, n):
     lg = boyd_interval(theta, n)
-    assert 0.0 < lg.auprc_interval.low < theta < lg.auprc_interval.high <= 1.0  # expit may round to 1.0
+    assert (
+        0.0 < lg.auprc_interval.low < theta < lg.auprc_interval.high <= 1.0
+    )  # expit may round to 1.0
     wide = boyd_interval(theta, n, conf_level=0.99)
-    assert wide.auprc_interval.low < lg.auprc_interval.low and wide.auprc_interval.high >= lg.auprc_interval.high
+    assert (
+        wide.auprc_interval.low < lg.auprc_interval.low
+        and wide.auprc_interval.high >= lg.auprc_interval.high
+    )
     b = boyd_interval(theta, n, method="binomial")
     assert 0.0 <= b.auprc_interval.low <= theta <= b.auprc_interval.high <= 1.0
     low, high = lg  # unpacks
@@ -200,7 +215,10 @@ def test_ap_interval(ties):
     ap = pranker.auprc_ap(s, y, ties=ties)
     assert r.auprc == ap and r.n_pos == int(y.sum())
     ref = boyd_interval(ap, int(y.sum()), conf_level=0.9)
-    assert (r.auprc_interval.low, r.auprc_interval.high) == (ref.auprc_interval.low, ref.auprc_interval.high)
+    assert (r.auprc_interval.low, r.auprc_interval.high) == (
+        ref.auprc_interval.low,
+        ref.auprc_interval.high,
+    )
     with pytest.raises(ValueError, match="ties"):
         ap_interval(s, y, ties="nope")
 

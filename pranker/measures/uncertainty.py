@@ -60,7 +60,14 @@ from .._validation import check_scores, check_scores_labels, check_ties, score_l
 from .ap import _auprc_validated
 from .curves import _threshold_counts
 
-__all__ = ["ConfidenceInterval", "TrapezoidAUPRC", "auprc_trapezoid", "APInterval", "boyd_interval", "ap_interval"]
+__all__ = [
+    "ConfidenceInterval",
+    "TrapezoidAUPRC",
+    "auprc_trapezoid",
+    "APInterval",
+    "boyd_interval",
+    "ap_interval",
+]
 
 
 class ConfidenceInterval(NamedTuple):
