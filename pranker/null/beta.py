@@ -44,6 +44,32 @@ class BetaFit:
     mean, var : float
         The moments it was fitted to.
     N, P : int
+        Number of instances and of positives.
+
+    See Also
+    --------
+    beta_fit : Builds it from a mean and a variance.
+    SkewBetaFit : Also matches the skewness, with a free lower end.
+    BetaNull : The same approximation behind ``pranker(..., method="beta")``.
+
+    References
+    ----------
+    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
+
+    Examples
+    --------
+    The fitted beta, moved to ``[lower, 1]``, has the null mean and variance:
+
+    >>> from pranker import null_params
+    >>> fit = beta_fit(*null_params(100, 10), 100, 10)
+    >>> a, b = fit.alpha, fit.beta
+    >>> mean = fit.lower + fit.scale * a / (a + b)
+    >>> var = fit.scale**2 * a * b / ((a + b) ** 2 * (a + b + 1))
+    >>> bool(abs(mean - fit.mean) < 1e-12 and abs(var / fit.var - 1) < 1e-9)
+    True
+    >>> bool(fit.sf(fit.lower) == 1.0)
+    True
     """
 
     alpha: float
@@ -159,6 +185,18 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     ``1 - mean = (N-P)(N - H_N) / (N(N-1))`` when they are small, so that
     neither cancels.
 
+    Parameters
+    ----------
+    mean, var : float
+        Null mean and variance of the AP (e.g. from :func:`pranker.null_params`).
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+
+    Returns
+    -------
+    BetaFit
+        Shapes, support and the ``sf``/``cdf``/``ppf`` of the fitted beta.
+
     Raises
     ------
     ValueError
@@ -172,6 +210,17 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     >>> fit = beta_fit(*null_params(100, 10), 100, 10)
     >>> round(fit.lower, 6), fit.alpha > 0 and fit.beta > 0
     (0.056738, True)
+
+    See Also
+    --------
+    pranker.null_params : The exact null mean and variance.
+    pranker.min_auprc : The lower end of the support.
+    skew_beta_fit : A three-moment fit.
+
+    References
+    ----------
+    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])

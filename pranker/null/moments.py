@@ -89,6 +89,19 @@ class NullParams:
         Standard errors of the Monte Carlo estimates (None when exact).
     n_draws : int or None
         Number of random rankings behind a Monte Carlo estimate.
+
+    See Also
+    --------
+    null_params : Computes it.
+
+    Examples
+    --------
+    For N = 3 and P = 1 the positive is at rank 1, 2 or 3, so AP is 1, 1/2
+    or 1/3 with equal probability:
+
+    >>> mean, var = null_params(3, 1)
+    >>> round(mean * 18, 12), round(var * 324, 12)  # 11/18 and 26/324
+    (11.0, 26.0)
     """
 
     mean: float | np.ndarray
@@ -211,6 +224,26 @@ def min_auprc(N, P):
 
     Computed in O(1) from harmonic-number differences, accurate to full
     relative precision for any N up to 2**62. Vectorised over N and P.
+
+    Parameters
+    ----------
+    N, P : int or array_like of int
+        Number of instances and of positives, ``1 <= P <= N <= 2**62``.
+
+    Returns
+    -------
+    float or ndarray
+        The lower end of the support of the null AP (a scalar for scalar input).
+
+    See Also
+    --------
+    null_params : Mean and variance of the null AP.
+    pranker.beta_fit : A beta on ``[min_auprc, 1]``.
+
+    References
+    ----------
+    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
 
     Examples
     --------

@@ -84,7 +84,18 @@ def null_third_moment(N: int, P: int) -> float:
     Parameters
     ----------
     N, P : int
+        Number of instances and of positives,
         ``N * min(P, N - P) <= THIRD_MOMENT_MAX_WORK`` (2e9).
+
+    Returns
+    -------
+    float
+        The third central moment (0 for a point mass, P = N).
+
+    See Also
+    --------
+    null_skewness : The same moment over sd^3.
+    pranker.null_params : The exact mean and variance, in O(1).
 
     Examples
     --------
@@ -106,6 +117,20 @@ def null_third_moment(N: int, P: int) -> float:
 
 def null_skewness(N: int, P: int) -> float:
     """Skewness of the null AP (third central moment over sd^3; 0 for a point mass).
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives (as in :func:`null_third_moment`).
+
+    Returns
+    -------
+    float
+        ``E[(AP - E AP)^3] / Var(AP)^(3/2)``.
+
+    See Also
+    --------
+    null_third_moment, skew_beta_fit
 
     Examples
     --------
@@ -149,6 +174,26 @@ class SkewBetaFit:
         False when no lower end matches the skewness; then ``lower`` is
         ``min_auprc`` and only mean and variance are matched.
     N, P : int
+        Number of instances and of positives.
+
+    See Also
+    --------
+    skew_beta_fit : Builds it.
+    BetaFit : The two-moment fit on ``[min_auprc, 1]``.
+    SkewBetaNull : The same approximation behind ``pranker(..., method="skewbeta")``.
+
+    Examples
+    --------
+    The fitted beta on ``[lower, 1]`` has the exact null mean and skewness:
+
+    >>> from pranker import null_params
+    >>> fit = skew_beta_fit(200, 4)
+    >>> a, b, s = fit.alpha, fit.beta, 1 - fit.lower
+    >>> bool(abs(fit.lower + s * a / (a + b) - null_params(200, 4).mean) < 1e-12)
+    True
+    >>> skew = 2 * (b - a) * (a + b + 1) ** 0.5 / ((a + b + 2) * (a * b) ** 0.5)
+    >>> bool(fit.matched and abs(skew - null_skewness(200, 4)) < 1e-8)
+    True
     """
 
     alpha: float
@@ -184,6 +229,21 @@ def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
     exact skewness (:func:`null_skewness`); see the module docstring. It fits
     the upper tail much better than the two-moment beta for small P (see
     ``docs/calibration.md``).
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives (as in :func:`null_third_moment`).
+
+    Returns
+    -------
+    SkewBetaFit
+        Shapes, lower end and the ``sf``/``cdf`` of the fit.
+
+    See Also
+    --------
+    pranker.beta_fit : The two-moment fit on ``[min_auprc, 1]``.
+    pranker.null_distribution : ``method="skewbeta"`` wraps this fit.
 
     Examples
     --------
