@@ -53,6 +53,21 @@ def auto_method(N: int, P: int) -> str:
     The rule depends on (N, P) only, never on the observed AP, so every
     entry point gives the same answer for the same ranking.
 
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+
+    Returns
+    -------
+    str
+        ``"exact"``, ``"tilt"`` or ``"montecarlo"``.
+
+    See Also
+    --------
+    pranker.pranker : Uses this rule for ``method="auto"``.
+    pranker.null_distribution : Builds the null for any method by name.
+
     Examples
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)

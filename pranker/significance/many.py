@@ -103,7 +103,8 @@ class ManyResult:
         approximation without an error estimate).
     pvalue_low, pvalue_high : ndarray of float
         Confidence interval (``conf_level``) for each true p-value (NaN for
-        an approximation without an error estimate).
+        an approximation without an error estimate); also the pair
+        ``pvalue_interval``.
     method : ndarray of str (object)
         How each ranking's p-value was obtained (empty when invalid).
     null_mean, null_var : ndarray of float
@@ -118,6 +119,29 @@ class ManyResult:
         The ``method`` asked for (``"auto"`` by default).
     seed : int
         Seed of the draws (tilt and Monte Carlo).
+
+    See Also
+    --------
+    pranker_many : Computes it.
+    PrankerResult : The result for one ranking (``row(i)``).
+
+    Examples
+    --------
+    Each entry is the answer of :func:`pranker.pranker` for its ranking:
+
+    >>> import numpy as np
+    >>> from pranker import pranker, pranker_many
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.random((3, 20))
+    >>> y = rng.random((3, 20)) < 0.3
+    >>> y[:, 0] = True
+    >>> res = pranker_many(scores, y)
+    >>> res.shape, [str(m) for m in res.method]
+    ((3,), ['exact', 'exact', 'exact'])
+    >>> bool(res.pvalue[1] == pranker(scores[1], y[1]).pvalue)
+    True
+    >>> res.row(1).n_pos == int(y[1].sum())
+    True
     """
 
     auprc: np.ndarray
@@ -145,6 +169,11 @@ class ManyResult:
 
     def __len__(self) -> int:
         return int(self.auprc.size)
+
+    @property
+    def pvalue_interval(self) -> tuple:
+        """``(pvalue_low, pvalue_high)``: the p-value intervals, as in :class:`PrankerResult`."""
+        return (self.pvalue_low, self.pvalue_high)
 
     def to_dict(self) -> dict:
         """Columns as a dict of flat (1-D) arrays, one entry per ranking (C order)."""
