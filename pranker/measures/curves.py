@@ -251,7 +251,30 @@ def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
 
 
 class BestF(NamedTuple):
-    """The best F_beta over the operating points and where it is attained."""
+    """The best F_beta over the operating points and where it is attained.
+
+    Returned by :meth:`PRCurve.best_f`.
+
+    Attributes
+    ----------
+    f : float
+        The largest F_beta.
+    threshold : float
+        Score threshold of the point that attains it (items scoring at least
+        this are retrieved).
+    precision, recall : float
+        Precision and recall at that point.
+
+    See Also
+    --------
+    PRCurve.best_f
+
+    Examples
+    --------
+    >>> b = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0]).best_f()
+    >>> b.f == 2 * (2 / 3) * 1.0 / (2 / 3 + 1.0), b.threshold
+    (True, 0.8)
+    """
 
     f: float
     threshold: float
@@ -281,6 +304,30 @@ class PRCurve:
         ``"threshold"`` (one point per distinct score) or the per-item order.
     weighted : bool
         Whether ``sample_weight`` was given.
+
+    See Also
+    --------
+    pr_curve : Builds it.
+    ROCCurve : The ROC curve of the same counts.
+    auprc_ap : Average precision without building the curve.
+
+    References
+    ----------
+    .. [1] J. Davis and M. Goadrich, "The relationship between
+       precision-recall and ROC curves", ICML 2006.
+
+    Examples
+    --------
+    Scores 0.9, 0.8, 0.8, 0.3 with labels 1, 0, 1, 0: the tied pair is one
+    operating point.
+
+    >>> c = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+    >>> c.tp.tolist(), c.fp.tolist(), c.n_pos, c.n_neg
+    ([0.0, 1.0, 2.0, 2.0], [0.0, 0.0, 1.0, 2.0], 2.0, 2.0)
+    >>> c.recall.tolist()
+    [0.0, 0.5, 1.0, 1.0]
+    >>> c.average_precision() == 0.5 * 1 + 0.5 * (2 / 3)  # sum of recall steps x precision
+    True
     """
 
     thresholds: np.ndarray
@@ -673,6 +720,26 @@ class ROCCurve:
     auc : float
         Area under the piecewise-linear curve = Mann-Whitney U / (n_pos n_neg)
         with ties counted 1/2 (equal to scikit-learn's ``roc_auc_score``).
+
+    See Also
+    --------
+    roc_curve : Builds it.
+    roc_auc : The area alone.
+    PRCurve : The precision-recall curve of the same counts.
+
+    References
+    ----------
+    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
+       Letters 27 (2006) 861-874.
+
+    Examples
+    --------
+    The positive at 0.9 outranks both negatives; the one at 0.8 ties a
+    negative (1/2) and outranks the other: U = 2 + 1.5 of 2 x 2 pairs.
+
+    >>> r = roc_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
+    >>> r.fpr.tolist(), r.tpr.tolist(), r.auc
+    ([0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0], 0.875)
     """
 
     thresholds: np.ndarray
@@ -877,7 +944,25 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
 def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     """ROC AUC of each row of a 2-D score array (Mann-Whitney, ties 1/2).
 
-    Labels and ``pos_label`` as in :func:`average_precision_many`.
+    Parameters
+    ----------
+    scores : array_like, shape (R, N)
+        One ranking per row.
+    y : array_like, shape (N,) shared by all rows, or (R, N)
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``; every row needs both classes.
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        ``roc_auc(scores[r], y[r])`` for each row.
+
+    See Also
+    --------
+    roc_auc : One ranking.
+    average_precision_many : Average precision of each row.
 
     Examples
     --------

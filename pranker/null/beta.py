@@ -54,7 +54,7 @@ class BetaFit:
 
     References
     ----------
-    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
        precision and recall curve", ECML PKDD 2014.
 
     Examples
@@ -219,7 +219,7 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
 
     References
     ----------
-    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
        precision and recall curve", ECML PKDD 2014.
     """
     (n_arr, p_arr, _) = check_counts(N, P)

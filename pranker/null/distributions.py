@@ -90,6 +90,20 @@ class PValue:
         Random draws used (estimators only).
     seed : int or None
         Seed of the draws (estimators only).
+
+    See Also
+    --------
+    NullDistribution.pvalue : Returns it.
+    PrankerResult : The same fields, with the observed AUPRC.
+
+    Examples
+    --------
+    Of the six placements of 2 positives among 4, three put a positive first
+    and have AP >= 3/4 (AP = 1, 5/6, 3/4):
+
+    >>> pv = ExactNull(4, 2).pvalue(0.75)
+    >>> pv.pvalue, pv.pvalue_interval, pv.pvalue_rse, pv.method
+    (0.5, (0.5, 0.5), 0.0, 'exact')
     """
 
     pvalue: float
@@ -117,7 +131,53 @@ def _pow10(x: float) -> float:
 
 
 class NullDistribution:
-    """Interface of the null distributions of AP (see the module docstring)."""
+    """Interface of the null distributions of AP under random ranking.
+
+    Every kind (exact, tilt, saddlepoint, Monte Carlo, beta, skew-beta)
+    answers ``sf``, ``logsf``, ``cdf``, ``ppf``, ``interval`` and ``pvalue``
+    for the AP of N instances with P positives.
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+
+    Attributes
+    ----------
+    N, P : int
+        Number of instances and of positives.
+    method : str
+        Name of the kind (``"exact"``, ``"tilt"``, ...), as accepted by
+        :func:`null_distribution`.
+    interval_method : str
+        How ``interval`` is computed.
+    mean, var : float
+        The exact null mean and variance (closed forms, as
+        :func:`pranker.null_params`).
+    min_auprc : float
+        The smallest possible AP (all positives ranked last).
+
+    See Also
+    --------
+    null_distribution : Builds one by name.
+    PValue : What ``pvalue`` returns.
+
+    References
+    ----------
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
+
+    Examples
+    --------
+    With N = 4 and P = 2 the six placements give AP = 1, 5/6, 3/4, 7/12, 1/2
+    and 5/12:
+
+    >>> null = null_distribution(4, 2, "exact")
+    >>> isinstance(null, NullDistribution), float(null.sf(0.75))
+    (True, 0.5)
+    >>> round(null.mean * 72, 10)  # (1 + 5/6 + 3/4 + 7/12 + 1/2 + 5/12) / 6 = 49/72
+    49.0
+    """
 
     method = ""
     interval_method = ""
@@ -220,6 +280,38 @@ def _vectorize(f, x):
 # ---------------------------------------------------------------------------
 class ExactNull(NullDistribution):
     """The exact null: counted placements (:mod:`pranker.null.exact`).
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+    max_nodes : int, optional
+        Budget of the tail count (default ``EXACT_MAX_NODES``); beyond it
+        :class:`pranker.ExactBudgetExceeded` is raised.
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+    max_nodes : int
+        Budget of the tail count.
+
+    See Also
+    --------
+    exact_pvalue : The tail count itself.
+    exact_null_distribution : The whole distribution for small C(N, P).
+    TiltNull : Unbiased estimates where counting is too slow.
+
+    Examples
+    --------
+    The six placements of 2 positives among 4 have AP 5/12, 1/2, 7/12, 3/4,
+    5/6 and 1:
+
+    >>> null = ExactNull(4, 2)
+    >>> float(null.cdf(0.5)) == 2 / 6, float(null.sf(0.75)) == 3 / 6
+    (True, True)
+    >>> bool(abs(null.ppf(0.5) - 7 / 12) < 1e-12)  # the first value with cdf >= 1/2
+    True
 
     p-values by the bounded tail count; quantiles from the full distribution
     when C(N, P) is small enough to enumerate, else from the saddlepoint.
@@ -324,13 +416,43 @@ class TiltNull(NullDistribution):
     Parameters
     ----------
     N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
     rtol : float
         Target relative standard error of each p-value (default 0.02).
     seed : int
         Seed of the draw streams (default fixed, so the same call gives the
         same number).
     max_draws : int
-        Upper bound on draws per p-value (about 1e6 by default).
+        Upper bound on draws per p-value (2**20 by default).
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+    rtol, seed, max_draws
+        As given (``seed`` filled in with the fixed default).
+
+    See Also
+    --------
+    ExactNull : Counted placements, where they are affordable.
+    SaddlepointNull : Deterministic, without an error estimate.
+
+    References
+    ----------
+    .. [1] D. Siegmund, "Importance sampling in the Monte Carlo study of
+       sequential tests", Ann. Statist. 4 (1976) 673-684.
+
+    Examples
+    --------
+    Against the exact count, the estimate is within a few of its relative
+    standard errors:
+
+    >>> exact = ExactNull(40, 4).pvalue(0.6).pvalue
+    >>> est = TiltNull(40, 4).pvalue(0.6)
+    >>> est.method, est.pvalue_rse <= 0.02
+    ('tilt', True)
+    >>> bool(abs(est.pvalue / exact - 1) < 4 * est.pvalue_rse)
+    True
     """
 
     method = "tilt"
@@ -428,9 +550,36 @@ class SaddlepointNull(NullDistribution):
     about 50 and more, off by a factor up to 3–4 for P near 10 with large N
     (see the calibration study). ``P = 1`` and ``P = N`` are exact.
 
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+    seed : int, optional
+        Seed of the random rankings behind ``ppf`` and ``interval``.
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+
+    See Also
+    --------
+    TiltNull : Unbiased estimates with a stated error.
+
     References
     ----------
-    R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
+    .. [1] R. Lugannani and S. Rice, "Saddle point approximation for the
+       distribution of the sum of independent random variables", Adv. Appl.
+       Prob. 12 (1980) 475-490.
+
+    Examples
+    --------
+    >>> exact = ExactNull(40, 4).pvalue(0.6).pvalue
+    >>> sp = SaddlepointNull(40, 4).pvalue(0.6)
+    >>> sp.method, sp.pvalue_interval  # no error estimate
+    ('saddlepoint', None)
+    >>> bool(abs(sp.pvalue / exact - 1) < 0.05)
+    True
     """
 
     method = "saddlepoint"
@@ -547,6 +696,48 @@ class MonteCarloNull(NullDistribution):
 
     p-values ``(b + 1) / (m + 1)`` with a Clopper–Pearson interval; quantiles
     from ``n_draws`` seeded null draws.
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+    n_draws : int, default 100_000
+        Random rankings per p-value.
+    seed : int, optional
+        Seed of the draws (a fixed default, so the same call gives the same number).
+    alpha, abs_tol : float, optional
+        Early stopping, as in :func:`pranker.montecarlo_pvalue`.
+    progress : bool or None, default False
+        Show a progress bar.
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+    n_draws, seed
+        As given (``seed`` filled in with the fixed default).
+
+    See Also
+    --------
+    montecarlo_pvalue : The estimator.
+    TiltNull : Resolves p-values far below ``1 / n_draws``.
+
+    References
+    ----------
+    .. [1] B. Phipson and G. K. Smyth, "Permutation p-values should never be
+       zero", Stat. Appl. Genet. Mol. Biol. 9(1) (2010).
+    .. [2] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial
+       limits illustrated in the case of the binomial", Biometrika 26 (1934).
+
+    Examples
+    --------
+    The Clopper-Pearson interval covers the exact p-value:
+
+    >>> exact = ExactNull(40, 4).pvalue(0.6).pvalue
+    >>> mc = MonteCarloNull(40, 4, n_draws=20_000).pvalue(0.6)
+    >>> lo, hi = mc.pvalue_interval
+    >>> mc.method, bool(lo <= exact <= hi)
+    ('montecarlo', True)
     """
 
     method = "montecarlo"
@@ -604,6 +795,42 @@ class BetaNull(NullDistribution):
     O(1); floored at 1 / C(N, P). Its tail can be off by many orders of
     magnitude in either direction when P is small or N / P large; use it to
     reproduce R, not to judge a ranking.
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives, ``1 <= P <= N``.
+    params : (float, float), optional
+        Null mean and variance to fit (default: the exact ones).
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+    fit : BetaFit
+        The fitted beta.
+
+    See Also
+    --------
+    beta_fit : The fit.
+    SkewBetaNull : Also matches the skewness.
+
+    References
+    ----------
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
+
+    Examples
+    --------
+    The fit has the exact mean; its p-value carries no error bound:
+
+    >>> b = BetaNull(40, 4)
+    >>> a, c = b.fit.alpha, b.fit.beta
+    >>> bool(abs(b.fit.lower + b.fit.scale * a / (a + c) - b.mean) < 1e-12)
+    True
+    >>> pv = b.pvalue(0.6)
+    >>> pv.method, pv.pvalue_interval
+    ('beta', None)
     """
 
     method = "beta"
@@ -630,7 +857,32 @@ class BetaNull(NullDistribution):
 
 
 class SkewBetaNull(NullDistribution):
-    """A beta matched to the exact mean, variance and skewness (:func:`pranker.skew_beta_fit`)."""
+    """A beta matched to the exact mean, variance and skewness (:func:`pranker.skew_beta_fit`).
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives (``N * min(P, N - P)`` up to 2e9).
+
+    Attributes
+    ----------
+    N, P, mean, var, min_auprc, method, interval_method
+        As in :class:`NullDistribution`.
+    fit : SkewBetaFit
+        The fitted beta.
+
+    See Also
+    --------
+    skew_beta_fit : The fit.
+    BetaNull : The two-moment beta.
+
+    Examples
+    --------
+    >>> exact = ExactNull(40, 4).pvalue(0.6).pvalue
+    >>> pv = SkewBetaNull(40, 4).pvalue(0.6)
+    >>> pv.method, bool(abs(pv.pvalue / exact - 1) < 0.1)
+    ('skewbeta', True)
+    """
 
     method = "skewbeta"
     interval_method = "skewbeta"
@@ -666,7 +918,7 @@ def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDi
         Instances and positives, ``1 <= P <= N``.
     method : {"exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
         See the module docstring; :func:`pranker.auto_method` picks
-        ``"exact"`` or ``"tilt"``.
+        ``"exact"``, ``"tilt"`` or ``"montecarlo"`` from N and P.
     **options
         Passed to the class: ``rtol``, ``seed``, ``max_draws`` (tilt);
         ``n_draws``, ``seed`` (montecarlo); ``max_nodes`` (exact);
@@ -675,6 +927,12 @@ def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDi
     Returns
     -------
     NullDistribution
+        An :class:`ExactNull`, :class:`TiltNull`, ... for ``method``.
+
+    See Also
+    --------
+    pranker.pranker : The p-value of a ranking, ``method="auto"`` by default.
+    pranker.auto_method : The default rule.
 
     Examples
     --------

@@ -242,7 +242,7 @@ def min_auprc(N, P):
 
     References
     ----------
-    .. [1] P. Lopes and G. Bontempi, "On the null distribution of the
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
        precision and recall curve", ECML PKDD 2014.
 
     Examples
