@@ -13,12 +13,14 @@ the binomial expansion of ``(Y + a)^m`` updates them exactly:
     M_1 += a w,  M_2 += 2 a M_1 + a^2 w,  M_3 += 3 a M_2 + 3 a^2 M_1 + a^3 w
 
 on the move s -> s + 1. Starting from ``X_0 - E X = -E X`` (the exact mean is
-O(1)) the final ``M_m[P]`` are the central moments of X. This is the exact
-moment (no truncation), computed in O(N P) operations in float64; it is checked
+O(1)) the final ``M_m[P]`` are the central moments of X. Only states with
+probability at least 1e-40 are kept (a window of width O(sqrt(P)) around
+i P / N; the dropped mass changes the moment by less than 1e-25 relative), so
+the cost is O(N sqrt(P)) operations in float64, O(N P) at worst; it is checked
 against enumeration in exact fractions and against the closed-form variance
 of :mod:`pranker.null`, which it reproduces to 1e-14 relative at N <= 1e4
 and 5e-12 at N = 1e5, P = 1000. A closed form in H_N, H_N^(2), H_N^(3) (as the variance
-has) was not derived; the O(N P) sum costs ~0.3 s at N = 1e5, P = 1000 and is
+has) was not derived; the sum costs ~0.3 s at N = 1e5, P = 1000 and is
 refused above ``THIRD_MOMENT_MAX_WORK`` (N * P = 2e9).
 
 Three-moment beta
@@ -79,13 +81,13 @@ def _scalar_np(N, P):
 def null_third_moment(N: int, P: int) -> float:
     """Exact third central moment E[(AP - E AP)^3] of the null AP.
 
-    O(N P) dynamic programme over positions (module docstring), float64.
+    Dynamic programme over positions (module docstring), float64, O(N sqrt(P)).
 
     Parameters
     ----------
     N, P : int
         Number of instances and of positives,
-        ``N * min(P, N - P) <= THIRD_MOMENT_MAX_WORK`` (2e9).
+        ``N * P <= THIRD_MOMENT_MAX_WORK`` (2e9).
 
     Returns
     -------
