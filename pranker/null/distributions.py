@@ -862,7 +862,7 @@ class SkewBetaNull(NullDistribution):
     Parameters
     ----------
     N, P : int
-        Number of instances and of positives (``N * min(P, N - P)`` up to 2e9).
+        Number of instances and of positives (``N * P`` up to 2e9).
 
     Attributes
     ----------
