@@ -660,6 +660,12 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
     -------
     PRCurve
 
+    See Also
+    --------
+    auprc_ap : Average precision without building the curve.
+    roc_curve : The ROC curve of the same ranking.
+    expected_null_pr_curve : The PR curve of a random ranking.
+
     References
     ----------
     .. [1] C. D. Manning, P. Raghavan and H. Schuetze, Introduction to
@@ -809,6 +815,11 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     -------
     ROCCurve
 
+    See Also
+    --------
+    roc_auc : The area alone.
+    pr_curve : The precision-recall curve of the same ranking.
+
     References
     ----------
     .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
@@ -923,6 +934,11 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     -------
     ndarray, shape (R,)
         ``auprc_ap(scores[r], y[r], ties=ties)`` for each row.
+
+    See Also
+    --------
+    auprc_ap : One ranking.
+    pranker_many : The same APs with their p-values.
 
     Examples
     --------

@@ -204,13 +204,6 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
         (mean outside ``(a, 1]``, negative variance, or variance larger than
         ``(mean - a)(1 - mean)``).
 
-    Examples
-    --------
-    >>> from pranker import null_params
-    >>> fit = beta_fit(*null_params(100, 10), 100, 10)
-    >>> round(fit.lower, 6), fit.alpha > 0 and fit.beta > 0
-    (0.056738, True)
-
     See Also
     --------
     pranker.null_params : The exact null mean and variance.
@@ -221,6 +214,13 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     ----------
     .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
        precision and recall curve", ECML PKDD 2014.
+
+    Examples
+    --------
+    >>> from pranker import null_params
+    >>> fit = beta_fit(*null_params(100, 10), 100, 10)
+    >>> round(fit.lower, 6), fit.alpha > 0 and fit.beta > 0
+    (0.056738, True)
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])

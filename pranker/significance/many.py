@@ -380,6 +380,12 @@ def pranker_many(
         ``to_dict()`` / ``to_pandas()`` give a table with one row per ranking;
         ``row(i)`` gives ranking i as a :class:`pranker.PrankerResult`.
 
+    See Also
+    --------
+    pranker : One ranking.
+    average_precision_many : The APs alone.
+    map_significance : The mean AP over many queries, tested as one statistic.
+
     References
     ----------
     .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
