@@ -4,27 +4,17 @@ The notebooks run with their committed (small, ``FAST = True``) default sizes, i
 ``notebooks/`` as working directory, with the kernel ``python3``. Outputs are not
 compared (they contain timings); the notebooks assert their own numerical claims.
 Everything the kernel writes (IPython history, connection file, matplotlib cache)
-goes to the test's temporary directory.
+goes to the test's temporary directory. A quick test (not ``slow``) checks that
+every notebook keeps asserting in several cells and starts with ``FAST = True``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("matplotlib")
-pytest.importorskip("sklearn")
-kernelspec = pytest.importorskip("jupyter_client.kernelspec")
-if "python3" not in kernelspec.find_kernel_specs():
-    pytest.skip(
-        "no Jupyter kernel named 'python3' (pip install ipykernel)", allow_module_level=True
-    )
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -38,8 +28,33 @@ NOTEBOOKS = [
 CELL_TIMEOUT = 300  # seconds per cell (a cold numba cache compiles inside the first cells)
 
 
+def _kernel_modules():
+    """nbformat and nbclient, or skip when they or a ``python3`` kernel are missing."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("sklearn")
+    kernelspec = pytest.importorskip("jupyter_client.kernelspec")
+    if "python3" not in kernelspec.find_kernel_specs():
+        pytest.skip("no Jupyter kernel named 'python3' (pip install ipykernel)")
+    return nbformat, nbclient
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_notebook_checks_its_claims(name):
+    """Quick: each notebook asserts something in several code cells (its checks run in the slow test)."""
+    nb = json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    checking = [src for src in code if "assert " in src]
+    assert len(checking) >= 3, f"{name}: only {len(checking)} code cells assert anything"
+    first = nb["cells"][next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")]
+    assert "FAST = True" in "".join(first["source"]), f"{name}: the first code cell sets FAST = True"
+
+
+@pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(name, tmp_path, monkeypatch):
+    nbformat, nbclient = _kernel_modules()
     nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
     # the kernel must import this checkout of pranker, and write nothing outside tmp
     old = os.environ.get("PYTHONPATH")
