@@ -355,6 +355,7 @@ def test_pickled_files_refused_not_executed(tmp_path, capsys):
         assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_plot_written_and_never_overwritten(tmp_path, data, capsys):
     y, s1, s2, _ = data
     f = write_csv(tmp_path / "d.csv", ["label", "a", "b"],
@@ -439,6 +440,7 @@ def test_subprocess_exit_status_and_streams(tmp_path):
 # --- demo ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     out = tmp_path / "demo"
     code, text, err = run(["demo", "-o", out, "--draws", "2000"], capsys)

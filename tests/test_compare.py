@@ -79,6 +79,7 @@ def test_influence_values_are_gateaux_derivatives():
     assert abs(inf[y].sum()) < 1e-10 and abs(inf[~y].sum()) < 1e-10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("P,M,rho", [(20, 180, 0.5), (50, 100, 0.0)])
 def test_analytic_variance_matches_simulation(P, M, rho):
     """Mean analytic variance vs the variance of AP differences over 3,000 data sets.
@@ -134,6 +135,7 @@ def test_permutation_against_all_swaps(ties):
         assert np.quantile(res._replicates, q) == pytest.approx(np.quantile(exact, q), abs=0.02)
 
 
+@pytest.mark.slow
 def test_permutation_sequential_stop_and_validity():
     rng = np.random.default_rng(6)
     a, b, y = _pair(rng, n=200, prev=0.2)

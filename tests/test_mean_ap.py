@@ -58,6 +58,7 @@ def test_against_exact_convolution(exact_law, m):
     assert 1 / 1.5 < sp.pvalue / exact < 1.5
 
 
+@pytest.mark.slow
 def test_against_plain_monte_carlo():
     """Random placements of every query (2e5 draws) where p >= 1e-3."""
     rng = np.random.default_rng(0)

@@ -91,6 +91,7 @@ def test_p1_against_closed_form():
     assert r.pvalue_ci[0] <= 7 / 50 <= r.pvalue_ci[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target,trials", [(0.035, 200), (0.07, 200), (0.045, 60)])
 def test_early_stopping_never_on_wrong_side(target, trials):
     # an AP whose exact p is near (but not at) the level 0.05

@@ -106,6 +106,7 @@ def test_roc_pr_shares_recall_axis(tmp_path, curve):
         assert ax.get_xlim() == (0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_null_distribution(tmp_path, curve):
     s, y, *_ = curve
     res = pranker(s, y)
