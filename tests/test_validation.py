@@ -31,8 +31,8 @@ def _value(f, *args, **kwargs):
         return out.precision.tolist(), out.recall.tolist()
     if hasattr(out, "tpr"):
         return out.fpr.tolist(), out.tpr.tolist()
-    if hasattr(out, "estimate"):
-        return out.estimate
+    if hasattr(out, "auprc_interval"):  # TrapezoidAUPRC, APInterval
+        return out.auprc
     if isinstance(out, np.ndarray):
         return out.tolist()
     return out
