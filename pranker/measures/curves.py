@@ -269,6 +269,11 @@ class BestF(NamedTuple):
     --------
     PRCurve.best_f
 
+    References
+    ----------
+    .. [1] C. J. van Rijsbergen, Information Retrieval, 2nd ed., Butterworths,
+       1979.
+
     Examples
     --------
     >>> b = pr_curve([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0]).best_f()

@@ -302,6 +302,11 @@ class ExactNull(NullDistribution):
     exact_null_distribution : The whole distribution for small C(N, P).
     TiltNull : Unbiased estimates where counting is too slow.
 
+    References
+    ----------
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
+
     Examples
     --------
     The six placements of 2 positives among 4 have AP 5/12, 1/2, 7/12, 3/4,
@@ -933,6 +938,11 @@ def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDi
     --------
     pranker.pranker : The p-value of a ranking, ``method="auto"`` by default.
     pranker.auto_method : The default rule.
+
+    References
+    ----------
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
+       precision and recall curve", ECML PKDD 2014.
 
     Examples
     --------
