@@ -127,3 +127,21 @@ def test_auto_rule_branches():
 def test_bad_method():
     with pytest.raises(ValueError, match="method must be one of"):
         pranker([1, 2, 3], [1, 0, 0], method="bootstrap")
+
+
+def test_null_distribution_default_is_the_auto_rule():
+    """pranker.null_distribution(N, P) with no method is the null the tests use."""
+    from pranker import null_distribution, significance_from_ap
+
+    ranks = [1, 4, 5, 11]
+    obs = plain_ap(ranks)
+    pv = null_distribution(12, 4).pvalue(float(obs))
+    assert pv.method == "exact"
+    assert pv.pvalue == pytest.approx(float(brute_pvalue(12, ranks)), rel=1e-12)
+    # tilt territory: the same seeded estimate as significance_from_ap's default
+    pv = null_distribution(1000, 10, max_nodes=5).pvalue(0.3)  # an exact-only option is ignored
+    res = significance_from_ap(0.3, 1000, 10)
+    assert (pv.method, res.method) == ("tilt", "tilt")
+    assert pv.log10_pvalue == res.log10_pvalue
+    with pytest.raises(ValueError, match="method must be one of"):
+        null_distribution(12, 4, "gaussian")

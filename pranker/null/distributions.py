@@ -34,6 +34,7 @@ The kinds, by ``method``:
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ import numpy as np
 from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
+from .choice import auto_method
 from .moments import _min_auprc_pair
 from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
 
@@ -914,20 +916,23 @@ class SkewBetaNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
-def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDistribution:
+def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDistribution:
     """The null distribution of AP for N instances and P positives, by name.
 
     Parameters
     ----------
     N, P : int
         Instances and positives, ``1 <= P <= N``.
-    method : {"exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
-        See the module docstring; :func:`pranker.auto_method` picks
-        ``"exact"``, ``"tilt"`` or ``"montecarlo"`` from N and P.
+    method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
+        See the module docstring. ``"auto"`` (default) is the null every
+        test of significance uses by default: :func:`pranker.auto_method`
+        picks ``"exact"``, ``"tilt"`` or ``"montecarlo"`` from N and P.
     **options
         Passed to the class: ``rtol``, ``seed``, ``max_draws`` (tilt);
         ``n_draws``, ``seed`` (montecarlo); ``max_nodes`` (exact);
-        ``params=(mean, var)`` (beta).
+        ``params=(mean, var)`` (beta). With ``"auto"``, options the chosen
+        class does not take are ignored (so ``rtol=`` is harmless when the
+        rule picks the exact count).
 
     Returns
     -------
@@ -962,6 +967,10 @@ def null_distribution(N: int, P: int, method: str = "tilt", **options) -> NullDi
         "beta": BetaNull,
         "skewbeta": SkewBetaNull,
     }
-    if method not in classes:
-        raise ValueError(f"method must be one of {NULL_METHODS}; got {method!r}.")
+    if method == "auto":
+        method = auto_method(N, P)
+        taken = inspect.signature(classes[method]).parameters
+        options = {k: v for k, v in options.items() if k in taken}
+    elif method not in classes:
+        raise ValueError(f"method must be one of {('auto',) + NULL_METHODS}; got {method!r}.")
     return classes[method](N, P, **options)
