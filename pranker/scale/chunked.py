@@ -343,21 +343,10 @@ def auprc_ap_chunked(
         per value) and the gathered positives.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows the order of the chunks.
-    %(scale_max_positives)s
-    %(scale_rows_per_range)s
     tmp_dir : path, optional
         Fallback only: where the temporary range files go (removed after).
-    %(scale_pos_label)s
-
-    Returns
-    -------
-    float
-        The average precision (AUPRC) of the whole data.
-
-    See Also
-    --------
+    %(scale_ap_rest)s
     pranker_chunked : the same AP with its p-value against random ranking.
-    pranker.auprc_ap : the same for arrays in memory.
     pranker.dask.auprc_ap : the same on a Dask cluster.
 
     References
@@ -413,19 +402,8 @@ def pranker_chunked(
     ----------
     source, y, score_col, label_col, chunk_size, ties, tmp_dir
         The data and how it is read, as in :func:`auprc_ap_chunked`.
-    %(scale_significance)s
-    %(scale_pos_label)s
-    %(scale_max_positives)s
-    %(scale_rows_per_range)s
-
-    Returns
-    -------
-    %(scale_result)s
-
-    See Also
-    --------
+    %(scale_pranker_rest)s
     auprc_ap_chunked : the AP alone.
-    pranker.pranker : the same for arrays in memory.
     pranker.dask.pranker : the same on a Dask cluster.
 
     References

@@ -54,39 +54,55 @@ SAMPLE_PER_CHUNK = 1024
 # Parameter descriptions shared by the public functions of pranker.chunked and
 # pranker.dask (filled in by pranker._docs.fill_doc): one text for one meaning.
 DOCS = {
-    "scale_pos_label": (
-        "pos_label : scalar, optional\n"
-        "    The label of the positive class; every other value is a negative. Without\n"
-        "    it the labels must be binary (0/1, False/True or -1/1; 1 is positive), as\n"
-        "    in :func:`pranker.pranker`, with the same errors (checked chunk by chunk)."
-    ),
-    "scale_max_positives": (
+    "scale_ap_rest": (
         "max_positives : int\n"
         "    Gather at most this many positive scores (default 2**22); beyond it the\n"
         "    range-partition fallback is used. The count vectors take about 24 bytes\n"
         "    per distinct positive score, so this also bounds the memory of a chunk's\n"
-        "    (or a task's) counting."
-    ),
-    "scale_rows_per_range": (
+        "    (or a task's) counting.\n"
         "rows_per_range : int\n"
         "    Fallback only: target rows per score range (the memory of ranking one\n"
-        "    range)."
+        "    range).\n"
+        "pos_label : scalar, optional\n"
+        "    The label of the positive class; every other value is a negative. Without\n"
+        "    it the labels must be binary (0/1, False/True or -1/1; 1 is positive), as\n"
+        "    in :func:`pranker.pranker`, with the same errors (checked chunk by chunk).\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "float\n"
+        "    The average precision (AUPRC) of all the rows.\n"
+        "\n"
+        "See Also\n"
+        "--------\n"
+        "pranker.auprc_ap : the same for arrays in memory."
     ),
-    "scale_significance": (
+    "scale_pranker_rest": (
         "params : (mean, var), optional\n"
         "    Precomputed null mean and variance of AP, as in :func:`pranker.pranker`.\n"
         "conf_level : float\n"
         "    Coverage of ``pvalue_interval`` and ``null_interval`` (default 0.95).\n"
+        "pos_label : scalar, optional\n"
+        "    As in :func:`pranker.pranker`: the label of the positive class.\n"
+        "max_positives, rows_per_range : int\n"
+        "    How many positive scores are gathered, and the fallback beyond that, as\n"
+        "    for the AP alone.\n"
         "method, rtol, n_draws, seed : optional\n"
         "    How the p-value is computed, as in :func:`pranker.pranker`, with the same\n"
         "    defaults (the ``\"auto\"`` rule and a fixed seed recorded on the result):\n"
-        "    the same AP, N and P give the same p-value as there."
-    ),
-    "scale_result": (
+        "    the same AP, N and P give the same p-value as there.\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
         "PrankerResult\n"
         "    The result of :func:`pranker.pranker`, field for field (``auprc``,\n"
         "    ``pvalue``, ``log10_pvalue``, ``method``, ``n``, ``n_pos``, the null\n"
-        "    moments and interval, ``seed``); the p-value needs only AP, N and P."
+        "    moments and interval, ``seed``); the p-value needs only AP, N and P.\n"
+        "\n"
+        "See Also\n"
+        "--------\n"
+        "pranker.pranker : the same for arrays in memory.\n"
+        "pranker.significance_from_ap : the p-value of an AP computed elsewhere."
     ),
 }
 

@@ -295,24 +295,13 @@ def auprc_ap(
         Column names for a dataframe.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows partition order.
-    %(scale_max_positives)s
-    %(scale_rows_per_range)s
     split_every : int
         Fan-in of the reduction tree.
     scheduler : optional
         Passed to ``dask.compute``; by default the active
         ``distributed.Client`` (or dask's default scheduler).
-    %(scale_pos_label)s
-
-    Returns
-    -------
-    float
-        The average precision (AUPRC) of the whole collection.
-
-    See Also
-    --------
+    %(scale_ap_rest)s
     pranker : the same AP with its p-value against random ranking.
-    pranker.auprc_ap : the same for arrays in memory.
     pranker.chunked.auprc_ap_chunked : the same for files read chunk by chunk.
 
     References
@@ -369,19 +358,8 @@ def pranker(
     ----------
     scores, y, score_col, label_col, ties, split_every, scheduler
         The data and where the work runs, as in :func:`auprc_ap`.
-    %(scale_significance)s
-    %(scale_pos_label)s
-    %(scale_max_positives)s
-    %(scale_rows_per_range)s
-
-    Returns
-    -------
-    %(scale_result)s
-
-    See Also
-    --------
+    %(scale_pranker_rest)s
     auprc_ap : the AP alone.
-    pranker.pranker : the same for arrays in memory.
     pranker.chunked.pranker_chunked : the same for files read chunk by chunk.
 
     References
