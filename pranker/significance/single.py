@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import moments as _k_moments
 from .._validation import (
     check_conf_level,
@@ -168,6 +169,7 @@ _check_params = check_params
 
 
 @score_label_aliases
+@fill_doc()
 def pranker(
     scores,
     y,
@@ -250,8 +252,7 @@ def pranker(
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
