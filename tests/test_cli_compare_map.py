@@ -343,16 +343,21 @@ def test_argparse_errors_exit_2(tmp_path, capsys):
         assert "usage: pranker" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", ["compare", "map"])
+@pytest.mark.parametrize("command", ["score", "compare", "map", "table", "demo"])
 def test_help(capsys, command):
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: pranker {command}")
-    for flag in ("--label", "--json", "--output", "--force", "--ties", "--seed"):
-        assert flag in out
-    assert ("--alternative" in out) if command == "compare" else ("--query" in out)
+    assert "%%" not in out and "--quiet" in out and "--force" in out
+    if command in ("score", "compare", "map"):
+        for flag in ("--label", "--json", "--output", "--ties", "--seed", "--conf-level"):
+            assert flag in out
+    if command == "compare":
+        assert "--alternative" in out and "--resamples" in out
+    if command == "map":
+        assert "--query" in out and "--group" in out
 
 
 def test_subprocess_no_traceback(tmp_path):
