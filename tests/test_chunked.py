@@ -319,3 +319,22 @@ def test_label_errors_are_those_of_pranker():
     y2[-1] = 5
     assert auprc_ap_chunked(s, y2, chunk_size=25, pos_label=5) == pytest.approx(
         plain_ap(s, y2 == 5, "average"), abs=1e-12)
+
+
+def test_docstring_fragments_are_filled():
+    """Shared docstring fragments (pranker._docs.fill_doc) leave no ``%(name)s`` behind,
+    keep the indentation of the line that names them, and an unknown name is an error."""
+    import importlib
+
+    from pranker._docs import fill_doc
+
+    objs = [getattr(pranker, n) for n in pranker.__all__]
+    for mod in ("pranker.scale.chunked", "pranker.scale.dask"):
+        m = importlib.import_module(mod)
+        objs += [m] + [getattr(m, n) for n in m.__all__]
+    for obj in objs:
+        assert "%(" not in (obj.__doc__ or ""), obj
+    doc = fill_doc({"x": "a : int\n    The a."})("f.\n\n    Parameters\n    ----------\n    %(x)s\n")
+    assert doc.splitlines()[-2:] == ["    a : int", "        The a."]
+    with pytest.raises(KeyError):
+        fill_doc()("%(no_such_fragment)s")
