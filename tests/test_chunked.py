@@ -314,6 +314,11 @@ def test_label_errors_are_those_of_pranker():
         assert "pos_label=7 does not occur in" in m and "(1 and '1' differ)" in m
     for m in messages(np.where(y, 1, -1), pos_label=np.nan):
         assert "pos_label cannot be NaN" in m
+    # each chunk binary, the whole not: -1, 0 and 1 together are an error, as in memory
+    mixed = np.where(y, 1, 0)
+    mixed[30:] = np.where(y[30:], 1, -1)
+    for m in messages(mixed):
+        assert "3 distinct values (-1, 0, 1), but labels must be binary" in m, m
     # a chunk without the positive value is fine: only the total must hold one
     y2 = np.zeros(60, dtype=int)
     y2[-1] = 5

@@ -267,3 +267,7 @@ def test_dataframe_text_labels_with_pos_label(cl):
         pdask.auprc_ap(df, pos_label="eggs")
     with pytest.raises(ValueError, match="but labels must be binary"):
         pdask.auprc_ap(da.from_array(s, chunks=50), np.where(y, 2, 0))
+    mixed = np.where(y, 1, 0)
+    mixed[200:] = np.where(y[200:], 1, -1)  # each partition binary, the whole not
+    with pytest.raises(ValueError, match=r"\(-1, 0, 1\), but labels must be binary"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), mixed)

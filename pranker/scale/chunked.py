@@ -231,11 +231,13 @@ def _pass1(chunks, max_positives: int, pos_label):
     n_pos = 0
     positives = []
     samples, weights = [], []
+    codes = set()
     gather = True
     for s, lab, where in chunks():
         r = scan_chunk(s, lab, max_positives=max_positives, where=where, pos_label=pos_label)
         n += r.n
         n_pos += r.n_pos
+        codes.add(r.negative_code)
         samples.append(r.sample)
         weights.append(sample_weight(r.n, r.sample))
         if gather and (r.positives is None or n_pos > max_positives):
@@ -243,7 +245,7 @@ def _pass1(chunks, max_positives: int, pos_label):
             positives = []
         if gather:
             positives.append(r.positives)
-    check_totals(n, n_pos, "source", pos_label)
+    check_totals(n, n_pos, "source", pos_label, codes)
     return n, n_pos, (np.concatenate(positives) if gather else None), samples, weights
 
 

@@ -163,6 +163,22 @@ class ScanResult:
     n_pos: int
     positives: np.ndarray | None  # float64; None when the chunk alone exceeds the limit
     sample: np.ndarray  # float64, evenly spaced, at most SAMPLE_PER_CHUNK values
+    negative_code: int | None = None  # 0 or -1: how the chunk's numeric labels mark a negative
+
+
+def _negative_code(labels, yb: np.ndarray) -> int | None:
+    """0 or -1 for numeric binary labels with a negative, else None.
+
+    A chunk that passed :func:`chunk_labels` without ``pos_label`` codes its
+    negatives all as 0 or all as -1; the whole data must do the same (labels
+    -1, 0 and 1 together are not binary), which only the totals can tell.
+    """
+    if yb.all():
+        return None
+    raw = np.asarray(labels)
+    if raw.dtype.kind not in "iuf":
+        return None
+    return -1 if bool(np.any(raw == -1)) else 0
 
 
 def scan_chunk(scores, labels, *, max_positives: int = DEFAULT_MAX_POSITIVES,
@@ -173,7 +189,9 @@ def scan_chunk(scores, labels, *, max_positives: int = DEFAULT_MAX_POSITIVES,
     n = int(x.shape[0])
     step = max(1, -(-n // SAMPLE_PER_CHUNK))
     sample = x[step // 2 :: step].astype(np.float64)
-    return ScanResult(n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None, sample)
+    code = None if pos_label is not None else _negative_code(labels, yb)
+    return ScanResult(n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None,
+                      sample, code)
 
 
 @dataclass
@@ -487,8 +505,12 @@ def sample_weight(n: int, sample: np.ndarray) -> float:
     return n / max(1, sample.shape[0])
 
 
-def check_totals(n: int, n_pos: int, what: str, pos_label=None) -> None:
-    """After pass 1: at least one row and one positive (the message of :func:`pranker.pranker`)."""
+def check_totals(n: int, n_pos: int, what: str, pos_label=None, negative_codes=()) -> None:
+    """After pass 1: binary labels, at least one row and one positive (the messages of
+    :func:`pranker.pranker`)."""
+    codes = {c for c in negative_codes if c is not None}
+    if len(codes) > 1:  # some chunks code negatives as 0, others as -1: the error of the whole
+        check_labels(np.array(sorted(codes) + [1]), name=f"y (all chunks of the {what})")
     if n == 0:
         raise ValueError(f"the {what} holds no rows: at least one instance is needed.")
     if n_pos == 0 and pos_label is not None:

@@ -95,7 +95,7 @@ def _scan_task(data, cols, max_positives, where, pos_label):
 
 
 def _scan_meta(r):
-    return r.n, r.n_pos, r.positives is not None, r.sample
+    return r.n, r.n_pos, r.positives is not None, r.sample, r.negative_code
 
 
 def _scan_positives(r):
@@ -222,7 +222,7 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     meta = dask.compute(*[delayed(_scan_meta)(r) for r in scans], **kw)
     n = sum(m[0] for m in meta)
     n_pos = sum(m[1] for m in meta)
-    _c.check_totals(n, n_pos, "collection", pos_label)
+    _c.check_totals(n, n_pos, "collection", pos_label, [m[4] for m in meta])
     if n_pos <= max_positives and all(m[2] for m in meta):
         positives = dask.compute(*[delayed(_scan_positives)(r) for r in scans], **kw)
         del scans
