@@ -369,3 +369,24 @@ def test_subprocess_no_traceback(tmp_path):
                         "-l", "label"], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.strip().splitlines()) == 1 and "missing" in r.stderr
+
+
+def test_text_labels_with_positive(tmp_path, data, capsys):
+    """--positive names the positive label: the same numbers as 0/1 labels."""
+    path, *_ = data
+    lines = path.read_text().splitlines()
+    text = tmp_path / "t.csv"
+    rows = [line.split(",") for line in lines[1:]]
+    text.write_text(lines[0] + "\n" + "".join(
+        ",".join(r[:2] + ["yes" if r[2] == "1" else "no"] + r[3:]) + "\n" for r in rows))
+    for args in (["compare", "-s", "a,b"], ["map", "--query", "query", "-s", "a",
+                                              "--no-query-pvalues"]):
+        ref = json.loads(run([args[0], path, *args[1:], "-l", "label", "--json"], capsys)[1])
+        code, out, err = run([args[0], text, *args[1:], "-l", "label", "--positive", "yes",
+                              "--json"], capsys)
+        assert code == 0, err
+        got = json.loads(out)
+        for k in ("statistic", "pvalue", "n_pos" if args[0] == "compare" else "query_n_pos"):
+            assert got[k] == ref[k], k
+        code, out, err = run([args[0], text, *args[1:], "-l", "label"], capsys)
+        assert_user_error(code, out, err, args[0], "not binary-like", "--positive")
