@@ -49,6 +49,8 @@ def fill_doc(*tables: dict):
         return "\n".join(out)
 
     def apply(obj):
+        if obj is None:  # a module docstring under python -OO
+            return None
         if isinstance(obj, str):
             return fill_text(obj)
         if obj.__doc__:
