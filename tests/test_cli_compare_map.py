@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
+from test_cli import bh_loop  # Benjamini-Hochberg from its definition, as a loop
 
 import pranker
 from pranker.cli.main import main
@@ -43,20 +44,6 @@ def ap_loop(scores, y) -> float:
             hits += 1
             total += hits / rank
     return total / hits
-
-
-def bh_loop(p):
-    """Benjamini-Hochberg adjusted p-values from the definition (min over j with p_j >= p_i)."""
-    m = len(p)
-    out = []
-    for i in range(m):
-        best = 1.0
-        for j in range(m):
-            if p[j] >= p[i]:
-                rank_j = sum(1 for q in p if q <= p[j])
-                best = min(best, p[j] * m / rank_j)
-        out.append(best)
-    return out
 
 
 @pytest.fixture
