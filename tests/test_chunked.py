@@ -276,6 +276,9 @@ def test_result_has_the_fields_of_pranker():
     assert type(got) is type(ref)
     assert got.to_dict() == ref.to_dict()
     assert got.seed == ref.seed and got.method == ref.method
+    # the p-value options reach the same engine: tilt at a chosen rtol and seed
+    kw = dict(method="tilt", rtol=0.05, seed=5, pos_label="spam")
+    assert_same_result(pranker_chunked(s, text, chunk_size=64, **kw), pranker.pranker(s, text, **kw))
 
 
 def test_parquet_text_labels_with_pos_label(tmp_path):
