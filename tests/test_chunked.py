@@ -228,3 +228,121 @@ def test_counts_switch_to_int64_before_int32_overflows():
     assert ab.between.dtype == np.int64 and ab.between.tolist() == [2**31 - 2, 1]
     assert ab.tied.tolist() == [2] and ab.before.tolist() == [0, 1]
     assert ab.pos_tied.tolist() == [2]
+
+
+# --- labels: the rule of pranker.pranker, pos_label, one answer everywhere -------------------
+
+
+def _labelled(seed, n=240):
+    s, y = _data(seed, n=n)
+    text = np.where(y, "spam", "ham")
+    codes = np.where(y, 2, np.random.default_rng(seed).choice([1, 3], n))  # 2 is positive
+    return s, y, text, codes
+
+
+def assert_same_result(got, ref):
+    """Field for field the same result; the AP (and so the p-value) to rounding, since the
+    chunked sums run in another order."""
+    a, b = got.to_dict(), ref.to_dict()
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(b[k], (float, list)) and k not in ("conf_level", "null_mean", "null_var"):
+            assert a[k] == pytest.approx(b[k], rel=1e-9, abs=1e-12), k
+        else:
+            assert a[k] == b[k], k
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_pos_label_same_answer_as_pranker(ties):
+    s, y, text, codes = _labelled(11)
+    oracle = plain_ap(s, y, ties)
+    for labels, pos in ((text, "spam"), (codes, 2), (np.where(y, 1, -1), None),
+                        (np.where(y, 1, -1), 1)):
+        ref = pranker.pranker(s, labels, pos_label=pos, ties=ties)
+        assert ref.auprc == pytest.approx(oracle, abs=1e-12)
+        for kw in ({"chunk_size": 37}, {"chunk_size": 50, "max_positives": 5,
+                                         "rows_per_range": 60}):  # the fallback too
+            got = pranker_chunked(s, labels, pos_label=pos, ties=ties, **kw)
+            assert got.auprc == pytest.approx(oracle, abs=1e-12)
+            assert_same_result(got, ref)
+            ap = auprc_ap_chunked(s, labels, pos_label=pos, ties=ties, **kw)
+            assert ap == pytest.approx(oracle, abs=1e-12)
+
+
+def test_result_has_the_fields_of_pranker():
+    s, y, text, _ = _labelled(12)
+    ref = pranker.pranker(s, text, pos_label="spam")
+    got = pranker_chunked(s, text, pos_label="spam", chunk_size=64)
+    assert type(got) is type(ref)
+    assert got.to_dict() == ref.to_dict()
+    assert got.seed == ref.seed and got.method == ref.method
+    # the p-value options reach the same engine: tilt at a chosen rtol and seed
+    kw = dict(method="tilt", rtol=0.05, seed=5, pos_label="spam")
+    assert_same_result(pranker_chunked(s, text, chunk_size=64, **kw), pranker.pranker(s, text, **kw))
+
+
+def test_parquet_text_labels_with_pos_label(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    s, y, text, _ = _labelled(13)
+    pq.write_table(pa.table({"score": s, "label": text}), tmp_path / "d.parquet",
+                   row_group_size=50)
+    got = pranker_chunked(tmp_path / "d.parquet", pos_label="spam", chunk_size=40)
+    assert got == pranker.pranker(s, text, pos_label="spam")
+    with pytest.raises(TypeError, match="non-numeric labels .*pos_label="):
+        auprc_ap_chunked(tmp_path / "d.parquet", chunk_size=40)
+
+
+def test_label_errors_are_those_of_pranker():
+    s, y, text, codes = _labelled(14, n=60)
+
+    def messages(labels, **kw):
+        out = []
+        for f in (lambda: pranker.pranker(s, labels, **kw),
+                  lambda: auprc_ap_chunked(s, labels, chunk_size=25, **kw)):
+            with pytest.raises((ValueError, TypeError)) as exc:
+                f()
+            out.append(str(exc.value))
+        return out
+
+    for a, b in (messages(codes), messages(codes.astype(float) / 2)):
+        for needle in ("but labels must be binary (0/1, False/True or -1/1",
+                       "pos_label=<value> to say which value marks a positive"):
+            assert needle in a and needle in b, (a, b)
+    for m in messages(text):
+        assert "non-numeric labels" in m and "pos_label='ham'" in m
+    for m in messages(codes, pos_label="2"):
+        assert "pos_label='2' is a string but" in m
+    for m in messages(codes, pos_label=7):
+        assert "pos_label=7 does not occur in" in m and "(1 and '1' differ)" in m
+    for m in messages(np.where(y, 1, -1), pos_label=np.nan):
+        assert "pos_label cannot be NaN" in m
+    # each chunk binary, the whole not: -1, 0 and 1 together are an error, as in memory
+    mixed = np.where(y, 1, 0)
+    mixed[30:] = np.where(y[30:], 1, -1)
+    for m in messages(mixed):
+        assert "3 distinct values (-1, 0, 1), but labels must be binary" in m, m
+    # a chunk without the positive value is fine: only the total must hold one
+    y2 = np.zeros(60, dtype=int)
+    y2[-1] = 5
+    assert auprc_ap_chunked(s, y2, chunk_size=25, pos_label=5) == pytest.approx(
+        plain_ap(s, y2 == 5, "average"), abs=1e-12)
+
+
+def test_docstring_fragments_are_filled():
+    """Shared docstring fragments (pranker._docs.fill_doc) leave no ``%(name)s`` behind,
+    keep the indentation of the line that names them, and an unknown name is an error."""
+    import importlib
+
+    from pranker._docs import fill_doc
+
+    objs = [getattr(pranker, n) for n in pranker.__all__]
+    for mod in ("pranker.scale.chunked", "pranker.scale.dask"):
+        m = importlib.import_module(mod)
+        objs += [m] + [getattr(m, n) for n in m.__all__]
+    for obj in objs:
+        assert "%(" not in (obj.__doc__ or ""), obj
+    doc = fill_doc({"x": "a : int\n    The a."})("f.\n\n    Parameters\n    ----------\n    %(x)s\n")
+    assert doc.splitlines()[-2:] == ["    a : int", "        The a."]
+    with pytest.raises(KeyError):
+        fill_doc()("%(no_such_fragment)s")

@@ -824,3 +824,32 @@ def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
             code, out, err = run([*argv, "--progress"], capsys)
             assert code == 0 and "reading d.csv" in err
             assert json.loads(out)["auprc"] == json.loads(quiet_out)["auprc"]
+
+
+def test_export_table_is_the_one_source():
+    """``pranker.__all__`` and the lazy look-up come from one table; every name is in its
+    module's ``__all__`` and imported for type checkers as ``X as X``."""
+    import ast
+    import importlib
+
+    import pranker
+
+    table = pranker._EXPORTS
+    flat = [n for names in table.values() for n in names]
+    assert pranker.__all__ == flat and len(set(flat)) == len(flat)
+    for module, names in table.items():
+        mod = importlib.import_module(f"pranker.{module}")
+        assert set(names) <= set(mod.__all__), (module, set(names) - set(mod.__all__))
+        for n in names:
+            assert getattr(pranker, n) is getattr(mod, n)
+    tree = ast.parse((ROOT / "pranker" / "__init__.py").read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and getattr(node.test, "id", None) == "TYPE_CHECKING")
+    typed = {}
+    for node in block.body:
+        for alias in node.names:
+            assert alias.asname == alias.name, alias.name  # an explicit re-export
+            typed[alias.name] = node.module
+    assert {n: m for n, m in typed.items() if m is not None} == {
+        n: m for m, names in table.items() for n in names}
+    assert {n for n, m in typed.items() if m is None} == {"chunked", "compat", "dask"}

@@ -220,3 +220,54 @@ def test_data_changing_between_passes_is_an_error(cl, tmp_path):
                                                 meta=y[:0])
     with pytest.raises((RuntimeError, ValueError), match="changed between"):
         pdask.auprc_ap(da.from_array(s, chunks=50), yd)
+
+
+# --- labels: the rule of pranker.pranker, pos_label, one answer everywhere -------------------
+
+
+def _same_result(got, ref):
+    """Field for field the same result; floats to rounding (the sums run in another order)."""
+    a, b = got.to_dict(), ref.to_dict()
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(b[k], (float, list)):
+            assert a[k] == pytest.approx(b[k], rel=1e-9, abs=1e-12), k
+        else:
+            assert a[k] == b[k], k
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_pos_label_same_answer_everywhere(cl, ties):
+    from pranker.chunked import pranker_chunked
+
+    s, y = _data(6)
+    text = np.where(y, "spam", "ham")
+    codes = np.where(y, 2, np.random.default_rng(6).choice([1, 3], y.size))
+    for labels, pos in ((text, "spam"), (codes, 2), (np.where(y, 1, -1), None)):
+        ref = pranker.pranker(s, labels, pos_label=pos, ties=ties)
+        assert ref.auprc == pytest.approx(plain_ap(s, y, ties), abs=1e-12)
+        chunked = pranker_chunked(s, labels, pos_label=pos, ties=ties, chunk_size=64)
+        for kw in ({}, {"max_positives": 10, "rows_per_range": 120}):  # the fallback too
+            got = pdask.pranker(da.from_array(s, chunks=50), da.from_array(labels, chunks=50),
+                                pos_label=pos, ties=ties, **kw)
+            _same_result(got, ref)
+            _same_result(got, chunked)
+
+
+def test_dataframe_text_labels_with_pos_label(cl):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    s, y = _data(7)
+    text = np.where(y, "spam", "ham")
+    df = dd.from_pandas(pd.DataFrame({"score": s, "label": text}), npartitions=4)
+    _same_result(pdask.pranker(df, pos_label="spam"), pranker.pranker(s, text, pos_label="spam"))
+    with pytest.raises(TypeError, match="non-numeric labels .*pos_label="):
+        pdask.auprc_ap(df)
+    with pytest.raises(ValueError, match=r"pos_label='eggs' does not occur in"):
+        pdask.auprc_ap(df, pos_label="eggs")
+    with pytest.raises(ValueError, match="but labels must be binary"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), np.where(y, 2, 0))
+    mixed = np.where(y, 1, 0)
+    mixed[200:] = np.where(y[200:], 1, -1)  # each partition binary, the whole not
+    with pytest.raises(ValueError, match=r"\(-1, 0, 1\), but labels must be binary"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), mixed)

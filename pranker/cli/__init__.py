@@ -1,12 +1,15 @@
-"""The ``pranker`` command line: score a file, write null tables, run a demo.
+"""The ``pranker`` command line: score a file, compare two models, a mean AP, null tables, a demo.
 
 Modules, imports flowing one way (``main`` imports the others only inside
 the command it runs, so ``pranker --help`` loads neither numba nor scipy)::
 
-    main    argument parsing, dispatch, exit codes
+    main    the table of commands, argument parsing, dispatch, exit codes
     score   ``pranker score``      -> io, format
+    compare ``pranker compare``    -> io, format
+    map     ``pranker map``        -> io, format
     table   ``pranker table``      -> io
     demo    ``pranker demo``       -> score, io, format
+    report  the HTML report of ``pranker score --report``
     io      readers, atomic writes -> errors
     format  numbers and tables as text and JSON
     errors  UserError

@@ -32,7 +32,7 @@ def run(args) -> int:
     table.load([label, *cols])
     y = to_labels(table, label, args.positive)
     sa, sb = (to_scores(table, c) for c in cols)
-    from ..compare import compare
+    from ..significance.compare import compare
 
     try:
         res = compare(sa, sb, y, method=args.method, alternative=args.alternative, ties=args.ties,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._files import atomic_write, atomic_write_text  # noqa: F401  (atomic_write: re-exported)
+from .._files import atomic_write, atomic_write_text, write_text  # noqa: F401  (re-exported)
 from .errors import UserError
 
 SCORE_NAMES = ("score", "scores", "prediction")
@@ -187,6 +187,17 @@ def check_writable(path: str, force: bool) -> None:
         raise UserError(f"folder {folder} does not exist.")
 
 
+def write_output(path: str, text: str, force: bool) -> None:
+    """Write ``text`` atomically; without ``force`` never replace a file, even one that
+    appeared after :func:`check_writable` ran."""
+    try:
+        atomic_write(path, lambda tmp: write_text(tmp, text), overwrite=force)
+    except FileExistsError:
+        raise UserError(f"{path} exists; refusing to overwrite it (use --force).") from None
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}.") from None
+
+
 def emit_json(args, d: dict) -> bool:
     """Write the results ``d`` as JSON to ``--output`` and/or stdout (``--json``).
 
@@ -195,7 +206,7 @@ def emit_json(args, d: dict) -> bool:
     """
     text = json.dumps(d, indent=2) + "\n"
     if args.output:
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, args.force)
     if args.json:
         sys.stdout.write(text)
         return False

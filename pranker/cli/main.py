@@ -38,54 +38,17 @@ METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbe
 TIE_MODES = ("average", "stable", "threshold", "optimistic", "pessimistic")
 
 
-def cmd_score(args) -> int:
-    from . import score
+def _run_command(args) -> int:
+    """Import the command's module (and with it the library) and run it."""
+    import importlib
 
-    return score.run(args)
-
-
-def cmd_table(args) -> int:
-    from . import table
-
-    return table.run(args)
-
-
-def cmd_compare(args) -> int:
-    from . import compare
-
-    return compare.run(args)
-
-
-def cmd_map(args) -> int:
-    from . import map as map_cmd
-
-    return map_cmd.run(args)
-
-
-def cmd_demo(args) -> int:
-    from . import demo
-
-    return demo.run(args)
+    module = COMMANDS[args.command][0]
+    return importlib.import_module(f".{module}", __package__).run(args)
 
 
 # ----------------------------------------------------------------------------
 # Parser
 # ----------------------------------------------------------------------------
-
-
-def _common_args(p, func) -> None:
-    """--quiet and --progress/--no-progress, on every command; ``func`` runs it."""
-    p.set_defaults(func=func)
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print nothing but errors (and the --json/--csv output when asked "
-                        "for); no progress bars")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--progress", dest="progress", action="store_const", const=True,
-                   default=None,
-                   help="show progress bars on stderr for slow steps (default: when stderr "
-                        "is a terminal and tqdm is installed)")
-    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
-                   help="never show progress bars")
 
 
 def _conf_level(text: str) -> float:
@@ -108,65 +71,58 @@ def _positive_int(text: str) -> int:
     return v
 
 
-def _significance_args(p) -> None:
-    p.add_argument("--ties", choices=TIE_MODES, default="average",
-                   help="how tied scores count (default: average over orderings)")
-    p.add_argument("--method", choices=METHODS, default="auto",
-                   help="how the p-value is computed, as pranker(method=...): auto (default: "
-                        "the most accurate method that is fast for this N and P; see "
-                        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
-    p.add_argument("--draws", type=_positive_int, default=None,
-                   help="random rankings for --method montecarlo (library default 100000)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the random rankings drawn by --method tilt or montecarlo")
-    p.add_argument("--conf-level", type=_conf_level, default=0.95,
-                   help="coverage of the null AUPRC interval (default 0.95)")
+def _common_args(p) -> None:
+    """--quiet and --progress/--no-progress, on every command."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print nothing but errors (and the --json/--csv output when asked "
+                        "for); no progress bars")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const=True,
+                   default=None,
+                   help="show progress bars on stderr for slow steps (default: when stderr "
+                        "is a terminal and tqdm is installed)")
+    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
+                   help="never show progress bars")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pranker",
-        description="AUPRC (average precision) of a ranking and its p-value against random "
-                    "ranking (Lopes & Bontempi, ECML PKDD 2014).",
-        epilog="examples:\n"
-               "  pranker demo                                  # real data, figures in "
-               "pranker-demo/\n"
-               "  pranker score preds.csv --plot pr.png         # columns score, label\n"
-               "  pranker score preds.csv --report report.html  # one-page HTML report\n"
-               "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
-               "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
-               "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
-               "Exit status 0 on success; input errors print one message, write nothing "
-               "and exit with status 2.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"pranker {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{score,compare,map,table,demo}")
-
-    p = sub.add_parser(
-        "score", help="AUPRC and p-value of score columns in a file",
-        description="Read scores and binary labels from CSV/TSV (.gz ok; - for standard "
-                    "input), .npy, .npz or Parquet and report AUPRC with its significance: "
-                    "a table with the p-value against random ranking, then one sentence per "
-                    "score column. Default columns: one "
-                    "named score/scores/prediction and one named label/labels/y/truth "
-                    "(case-insensitive), else the first two columns.",
-    )
+def _input_args(p) -> None:
+    """The data file and how to read it: score, compare, map."""
     p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
                                 "to read CSV/TSV text from standard input (binary formats "
                                 "need a file)")
-    p.add_argument("-s", "--score", action="append", metavar="COL",
-                   help="score column: header name or 0-based index; repeat or use commas "
-                        "for several (one row each, plus BH-adjusted p-values)")
     p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
-    p.add_argument("--all-scores", action="store_true",
-                   help="score every column except the label column")
     p.add_argument("--positive", metavar="VALUE",
                    help="label value that marks a positive (for text or multi-class labels)")
     p.add_argument("--sep", help="field separator for text files (default: from the "
                                  "extension or the first line)")
     p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
                    help="whether text files start with a header line (default: auto)")
+
+
+def _random_args(p, seed_help: str, level_help: str) -> None:
+    """--ties, --seed and --conf-level: score, compare, map."""
+    p.add_argument("--ties", choices=TIE_MODES, default="average",
+                   help="how tied scores count (default: average over orderings)")
+    p.add_argument("--seed", type=int, default=None,
+                   help=f"seed of {seed_help} (default: a fixed seed, recorded in the results)")
+    p.add_argument("--conf-level", type=_conf_level, default=0.95,
+                   help=f"coverage of {level_help} (default 0.95)")
+
+
+def _json_output_args(p) -> None:
+    """--json and -o FILE.json: compare, map."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
+    p.add_argument("-o", "--output", metavar="FILE.json", help="also write the JSON to a file")
+    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
+
+
+def _score_args(p) -> None:
+    _input_args(p)
+    p.add_argument("-s", "--score", action="append", metavar="COL",
+                   help="score column: header name or 0-based index; repeat or use commas "
+                        "for several (one row each, plus BH-adjusted p-values)")
+    p.add_argument("--all-scores", action="store_true",
+                   help="score every column except the label column")
     p.add_argument("--reader", choices=("auto", "pyarrow", "numpy"), default="auto",
                    help=argparse.SUPPRESS)
     g = p.add_mutually_exclusive_group()
@@ -186,69 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "reproduce it")
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing -o, --plot or --report file")
-    _significance_args(p)
-    _common_args(p, cmd_score)
-
-    _add_compare_map(sub)
-
-    p = sub.add_parser(
-        "table", help="table of null AUPRC mean and variance over (N, P) grids",
-        description="Mean and variance of the null AUPRC for every N and P <= N in the given "
-                    "ranges (start:stop:step includes stop; comma-separated items).",
-    )
-    p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
-    p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write .csv (with header) or .npz; default: CSV on stdout")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output")
-    p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
-                   help="refuse grids larger than this (default 5e7)")
-    _common_args(p, cmd_table)
-
-    p = sub.add_parser(
-        "demo", help="score a classifier on real bundled data and write the figures",
-        description="Fit two logistic regressions on scikit-learn's bundled handwritten "
-                    "digits (positive class: one digit, about 10%% of the samples), score a "
-                    "held-out half, report AUPRC significance and write figures.",
-    )
-    p.add_argument("-o", "--output-dir", default="pranker-demo",
-                   help="folder for scores and figures (default: pranker-demo/)")
-    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
-    p.add_argument("--digit", type=int, default=9, choices=range(10), metavar="{0..9}",
-                   help="digit used as the positive class (default 9)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
-    p.add_argument("--draws", type=_positive_int, default=20_000,
-                   help="Monte Carlo null draws for the histogram (default 20000)")
-    _common_args(p, cmd_demo)
-    return parser
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="how the p-value is computed, as pranker(method=...): auto (default: "
+                        "the most accurate method that is fast for this N and P; see "
+                        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
+    p.add_argument("--draws", type=_positive_int, default=None,
+                   help="random rankings for --method montecarlo (library default 100000)")
+    _random_args(p, "the random rankings drawn by --method tilt or montecarlo",
+                 "the null AUPRC interval")
 
 
-def _file_args(p) -> None:
-    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
-                                "for CSV/TSV text on standard input")
-    p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
-    p.add_argument("--positive", metavar="VALUE",
-                   help="label value that marks a positive (for text or multi-class labels)")
-    p.add_argument("--sep", help="field separator for text files")
-    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
-                   help="whether text files start with a header line (default: auto)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
-    p.add_argument("-o", "--output", metavar="FILE.json", help="also write the JSON to a file")
-    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
-    p.add_argument("--ties", choices=TIE_MODES, default="average",
-                   help="how tied scores count (default: average over orderings)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random draws")
-    p.add_argument("--conf-level", type=_conf_level, default=0.95,
-                   help="coverage of the intervals (default 0.95)")
-
-
-def _add_compare_map(sub) -> None:
-    p = sub.add_parser(
-        "compare", help="is model A's AUPRC higher than model B's on the same instances?",
-        description="Paired test of the difference of two score columns' AUPRC (average "
-                    "precision) on the same instances, with a confidence interval.",
-    )
-    _file_args(p)
+def _compare_args(p) -> None:
+    _input_args(p)
+    _json_output_args(p)
     p.add_argument("-s", "--score", action="append", metavar="COL", required=True,
                    help="score column; give exactly two (--score A --score B or A,B)")
     p.add_argument("--method", choices=("influence", "bootstrap", "permutation"),
@@ -259,16 +165,12 @@ def _add_compare_map(sub) -> None:
                    default="two-sided", help="greater: A's AUPRC is higher")
     p.add_argument("--resamples", type=_positive_int, default=None,
                    help="bootstrap resamples or most permutations (defaults 1999, 9999)")
-    _common_args(p, cmd_compare)
+    _random_args(p, "the bootstrap or permutation draws", "the confidence interval")
 
-    p = sub.add_parser(
-        "map", help="mean AUPRC over queries and its p-value against random rankings",
-        description="Mean average precision over the queries of a file (one row per item, a "
-                    "query column says which query) and its p-value against random ranking "
-                    "of every query, with each query's own p-value and Benjamini-Hochberg "
-                    "adjusted values.",
-    )
-    _file_args(p)
+
+def _map_args(p) -> None:
+    _input_args(p)
+    _json_output_args(p)
     p.add_argument("--query", required=True, metavar="COL", help="query column (name or index)")
     p.add_argument("-s", "--score", metavar="COL", help="score column (name or index)")
     p.add_argument("--group", metavar="COL",
@@ -277,7 +179,84 @@ def _add_compare_map(sub) -> None:
                    help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)")
     p.add_argument("--no-query-pvalues", action="store_true",
                    help="skip the per-query p-values (faster for many queries)")
-    _common_args(p, cmd_map)
+    _random_args(p, "the random rankings drawn by the tilt", "the p-value intervals")
+
+
+def _table_args(p) -> None:
+    p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
+    p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write .csv (with header) or .npz; default: CSV on stdout")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output")
+    p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
+                   help="refuse grids larger than this (default 5e7)")
+
+
+def _demo_args(p) -> None:
+    p.add_argument("-o", "--output-dir", default="pranker-demo",
+                   help="folder for scores and figures (default: pranker-demo/)")
+    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
+    p.add_argument("--digit", type=int, default=9, choices=range(10), metavar="{0..9}",
+                   help="digit used as the positive class (default 9)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    p.add_argument("--draws", type=_positive_int, default=20_000,
+                   help="Monte Carlo null draws for the histogram (default 20000)")
+
+
+# command -> (module of pranker.cli that runs it, its arguments, help line, description)
+COMMANDS = {
+    "score": ("score", _score_args, "AUPRC and p-value of score columns in a file",
+              "Read scores and binary labels from CSV/TSV (.gz ok; - for standard input), "
+              ".npy, .npz or Parquet and report AUPRC with its significance: a table with the "
+              "p-value against random ranking, then one sentence per score column. Default "
+              "columns: one named score/scores/prediction and one named label/labels/y/truth "
+              "(case-insensitive), else the first two columns."),
+    "compare": ("compare", _compare_args,
+                "is model A's AUPRC higher than model B's on the same instances?",
+                "Paired test of the difference of two score columns' AUPRC (average "
+                "precision) on the same instances, with a confidence interval."),
+    "map": ("map", _map_args, "mean AUPRC over queries and its p-value against random rankings",
+            "Mean average precision over the queries of a file (one row per item, a query "
+            "column says which query) and its p-value against random ranking of every query, "
+            "with each query's own p-value and Benjamini-Hochberg adjusted values."),
+    "table": ("table", _table_args, "table of null AUPRC mean and variance over (N, P) grids",
+              "Mean and variance of the null AUPRC for every N and P <= N in the given ranges "
+              "(start:stop:step includes stop; comma-separated items)."),
+    "demo": ("demo", _demo_args, "score a classifier on real bundled data and write the figures",
+             "Fit two logistic regressions on scikit-learn's bundled handwritten digits "
+             "(positive class: one digit, about 10% of the samples), score a held-out half, "
+             "report AUPRC significance and write figures."),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pranker",
+        description="AUPRC (average precision) of a ranking and its p-value against random "
+                    "ranking (Lopes & Bontempi, ECML PKDD 2014).",
+        epilog="examples:\n"
+               "  pranker demo                                  # real data, figures in "
+               "pranker-demo/\n"
+               "  pranker score preds.csv --plot pr.png         # columns score, label\n"
+               "  pranker score preds.csv --report report.html  # one-page HTML report\n"
+               "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
+               "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
+               "  pranker compare preds.csv -s model_a -s model_b --label truth\n"
+               "  pranker map runs.csv --query query_id -s score -l relevant\n"
+               "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
+               "Exit status 0 on success; input errors print one message, write nothing "
+               "and exit with status 2.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"pranker {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{" + ",".join(COMMANDS) + "}")
+    for name, (_, add_args, help_line, description) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_line, description=description)
+        add_args(p)
+        _common_args(p)
+        p.set_defaults(func=_run_command)
+    return parser
 
 
 def _resolve_progress(args) -> None:

@@ -26,9 +26,16 @@ def _keys(table, name):
         i = int(np.flatnonzero(np.isnan(arr))[0])
         raise UserError(f"column {name!r} has a missing value at {table.where(i)}.")
     if arr.dtype.kind == "O":
-        if any(v is None for v in arr):
-            raise UserError(f"column {name!r} has missing values.")
+        missing = [i for i, v in enumerate(arr) if v is None]
+        if missing:
+            raise UserError(f"column {name!r} has a missing value at {table.where(missing[0])}.")
         arr = arr.astype(str)
+    if arr.dtype.kind in "US":
+        blank = np.char.strip(arr) == ("" if arr.dtype.kind == "U" else b"")
+        if blank.any():
+            i = int(np.flatnonzero(blank)[0])
+            raise UserError(f"column {name!r} has a missing value at {table.where(i)}; every row "
+                            "needs a query (and group) name.")
     return arr
 
 
@@ -66,7 +73,7 @@ def run(args) -> int:
                 raise UserError(f"query {qids[i]!r} has more than one value in --group column "
                                 f"{gcol!r}; a query belongs to one group.")
         groups = first
-    from ..mean_ap import map_significance
+    from ..significance.mean_ap import map_significance
 
     try:
         res = map_significance(s_list, y_list, groups, method=args.method, ties=args.ties,

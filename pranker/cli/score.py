@@ -14,13 +14,13 @@ from .io import (
     LABEL_NAMES,
     STDIN,
     UserError,
-    atomic_write_text,
     check_writable,
     default_columns,
     open_table,
     resolve_column,
     to_labels,
     to_scores,
+    write_output,
 )
 
 # ----------------------------------------------------------------------------
@@ -265,7 +265,7 @@ def run(args) -> int:
 
     if args.output:
         text = as_json() if out_kind == "json" else results_csv(records)
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, args.force)
     title = "standard input" if args.file == STDIN else os.path.basename(args.file)
     if args.plot:
         plot_scores(args.plot, score_cols, s_list, y, results, title)

@@ -55,6 +55,7 @@ import numpy as np
 
 from .._numba import retrieval as _rk
 from .._validation import _as_numeric_array, _first_nan_message, check_count, check_scores
+from .retrieval import check_distance_matrix, query_matrix
 
 __all__ = ["vl_pr", "vl_roc", "recall_precision", "VLPRInfo", "VLROCInfo"]
 
@@ -460,22 +461,6 @@ def vl_roc(
 # ---------------------------------------------------------------------------
 
 
-def _check_pair_matrix(x, name: str) -> np.ndarray:
-    arr = _as_numeric_array(x, name)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D (queries x database) matrix; got {arr.ndim} dimensions "
-            f"(shape {arr.shape})."
-        )
-    if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
-        if nan.any():
-            raise ValueError(_first_nan_message(nan.ravel(), name))
-    return arr
-
-
 def recall_precision(Wtrue, Dhat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Precision, recall and rate inside a Hamming ball, as the ITQ MATLAB function.
 
@@ -537,15 +522,8 @@ def recall_precision(Wtrue, Dhat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> rec.round(4).tolist(), prec.round(4).tolist(), rate.tolist()
     ([0.3333, 0.6667, 1.0], [0.5, 0.5, 0.5], [0.25, 0.5, 0.75])
     """
-    W = _check_pair_matrix(Wtrue, "Wtrue")
-    D = _check_pair_matrix(Dhat, "Dhat")
-    if W.shape != D.shape:
-        raise ValueError(
-            f"Wtrue and Dhat must have the same (queries x database) shape; got {W.shape} "
-            f"and {D.shape}."
-        )
-    if D.dtype.kind == "b":
-        raise TypeError("Dhat must hold distances (numbers), not booleans.")
+    W = query_matrix(Wtrue, "Wtrue")
+    D = check_distance_matrix(Dhat, W.shape, "Dhat", "Wtrue")
     if W.size == 0:
         raise ValueError(f"Wtrue and Dhat are empty (shape {W.shape}): nothing to evaluate.")
     if W.dtype.kind == "f" and np.isinf(W).any():

@@ -231,17 +231,26 @@ def _check_empty_precision(value) -> float:
     return v
 
 
-def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
-    arr = _as_numeric_array(relevance, name)
+def query_matrix(x, name: str) -> np.ndarray:
+    """``x`` as a numeric 2-D (queries x database) matrix without NaN; a 1-D array is one query."""
+    arr = _as_numeric_array(x, name)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
         raise ValueError(
-            f"{name} must be a 2-D (queries x database) matrix; got shape {arr.shape}."
+            f"{name} must be a 2-D (queries x database) matrix; got {arr.ndim} dimensions "
+            f"(shape {arr.shape})."
         )
+    if arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        if nan.any():
+            raise ValueError(_first_nan_message(nan.ravel(), name))
+    return arr
+
+
+def _check_relevance(relevance, name: str = "relevance") -> np.ndarray:
+    arr = query_matrix(relevance, name)
     if arr.dtype != np.bool_:
-        if arr.dtype.kind == "f" and np.isnan(arr).any():
-            raise ValueError(_first_nan_message(np.isnan(arr).ravel(), name))
         bad = (arr != 0) & (arr != 1)
         if bad.any():
             raise ValueError(
@@ -276,6 +285,25 @@ def _finish(radii, count, good, n_database, empty_precision) -> RadiusCurves:
 # ---------------------------------------------------------------------------
 # from a distance matrix
 # ---------------------------------------------------------------------------
+
+
+def check_distance_matrix(distances, shape, name: str = "distances",
+                          like: str = "relevance") -> np.ndarray:
+    """``distances`` as a numeric (queries x database) matrix of the given ``shape``.
+
+    A 1-D array is one query. Booleans (a relevance matrix passed by mistake)
+    and NaN are errors (:func:`query_matrix`); the message names ``name`` and the matrix ``like``
+    whose shape it must have.
+    """
+    arr = query_matrix(distances, name)
+    if arr.shape != tuple(shape):
+        raise ValueError(
+            f"{name} must have the same (queries x database) shape as {like}; got "
+            f"{arr.shape} and {tuple(shape)}."
+        )
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must hold distances (numbers), not booleans.")
+    return arr
 
 
 def radius_curves(
@@ -326,21 +354,7 @@ def radius_curves(
     """
     empty_precision = _check_empty_precision(empty_precision)
     rel = _check_relevance(relevance)
-    arr = _as_numeric_array(distances, "distances")
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.shape != rel.shape:
-        raise ValueError(
-            f"distances must have the shape of relevance (queries x database); got "
-            f"{arr.shape} and {rel.shape}."
-        )
-    if arr.dtype.kind == "b":
-        raise TypeError("distances must be numbers, not booleans.")
-    if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
-        if nan.any():
-            raise ValueError(_first_nan_message(nan.ravel(), "distances"))
-    dist = np.ascontiguousarray(arr)
+    dist = np.ascontiguousarray(check_distance_matrix(distances, rel.shape))
     nq = dist.shape[0]
 
     if radii is None:

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import nullcurve as _kernels_curve
 from .._validation import check_count, check_counts
 
@@ -92,6 +93,7 @@ def _scalar_counts(N, P) -> tuple[int, int]:
     return int(n_arr[0]), int(p_arr[0])
 
 
+@fill_doc()
 def expected_null_pr_curve(N: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     """Expected precision at each recall level k/P under random ranking, exactly.
 
@@ -122,9 +124,7 @@ def expected_null_pr_curve(N: int, P: int) -> tuple[np.ndarray, np.ndarray]:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014,
-       doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -186,6 +186,7 @@ class NullInterpolatedAP:
     precision_se: np.ndarray | None = None
 
 
+@fill_doc()
 def null_interpolated_ap(
     N: int, P: int, *, n_draws: int = 10_000, seed: int | None = None, curve: bool = False
 ) -> NullInterpolatedAP:
@@ -216,9 +217,7 @@ def null_interpolated_ap(
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014,
-       doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

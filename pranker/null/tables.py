@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._files import atomic_write
 from .._numba import rows as _kernels_many
 from .._progress import progress_bar
@@ -253,6 +254,7 @@ def _grid_values(values, name: str) -> np.ndarray:
     return np.unique(arr)
 
 
+@fill_doc()
 def null_params_table(N_values, P_values, *, progress: bool | None = False) -> NullTable:
     """Exact null parameters for every pair (N, P) with N in N_values, P in P_values, P <= N.
 
@@ -274,8 +276,7 @@ def null_params_table(N_values, P_values, *, progress: bool | None = False) -> N
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

@@ -68,11 +68,8 @@ split).
 
 References
 ----------
-.. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-   and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
-.. [2] F. McSherry and M. Najork, "Computing information retrieval
-   performance measures efficiently in the presence of tied scores",
-   ECIR 2008.
+.. [1] %(ref_lopes2014)s
+.. [2] %(ref_mcsherry2008)s
 """
 
 from __future__ import annotations
@@ -84,12 +81,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._validation import check_ties
 from ..significance.single import PrankerResult
 from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in .counts)
     DEFAULT_CHUNK_SIZE,
     DEFAULT_MAX_POSITIVES,
     DEFAULT_ROWS_PER_RANGE,
+    DOCS,
     SAMPLE_PER_CHUNK,
     ChunkCounts,
     ScanResult,
@@ -112,6 +111,8 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     scan_chunk,
     split_by_range,
 )
+
+__doc__ = fill_doc()(__doc__)
 
 __all__ = [
     "auprc_ap_chunked",
@@ -225,16 +226,18 @@ def _chunk_source(source, y, score_col: str, label_col: str,
 # ---------------------------------------------------------------------------
 
 
-def _pass1(chunks, max_positives: int):
+def _pass1(chunks, max_positives: int, pos_label):
     n = 0
     n_pos = 0
     positives = []
     samples, weights = [], []
+    codes = set()
     gather = True
     for s, lab, where in chunks():
-        r = scan_chunk(s, lab, max_positives=max_positives, where=where)
+        r = scan_chunk(s, lab, max_positives=max_positives, where=where, pos_label=pos_label)
         n += r.n
         n_pos += r.n_pos
+        codes.add(r.negative_code)
         samples.append(r.sample)
         weights.append(sample_weight(r.n, r.sample))
         if gather and (r.positives is None or n_pos > max_positives):
@@ -242,21 +245,21 @@ def _pass1(chunks, max_positives: int):
             positives = []
         if gather:
             positives.append(r.positives)
-    check_totals(n, n_pos, "source")
+    check_totals(n, n_pos, "source", pos_label, codes)
     return n, n_pos, (np.concatenate(positives) if gather else None), samples, weights
 
 
-def _auprc_counts(chunks, n, positives, ties):
+def _auprc_counts(chunks, n, positives, ties, pos_label):
     vals, pos_counts = distinct_positive_scores(positives)
     total = None
     stable = ties == "stable"
     for s, lab, where in chunks():
-        c = count_chunk(s, lab, vals, stable=stable, where=where)
+        c = count_chunk(s, lab, vals, stable=stable, where=where, pos_label=pos_label)
         total = c if total is None else combine_counts(total, c)
     return ap_from_total(total, n, pos_counts, ties)
 
 
-def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir):
+def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir, pos_label):
     bounds = range_boundaries(samples, weights, n, rows_per_range)
     k = bounds.shape[0] + 1
     n_r = np.zeros(k, dtype=np.int64)
@@ -265,7 +268,7 @@ def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_
         sf = [Path(d) / f"r{r}.f8" for r in range(k)]
         lf = [Path(d) / f"r{r}.u1" for r in range(k)]
         for s, lab, where in chunks():
-            parts = split_by_range(s, lab, bounds, where=where)
+            parts = split_by_range(s, lab, bounds, where=where, pos_label=pos_label)
             for r, (xs, ys) in enumerate(parts):
                 if xs.shape[0] == 0:
                     continue
@@ -288,18 +291,20 @@ def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_
 
 
 def _auprc_chunked(source, y, *, score_col, label_col, chunk_size, ties, max_positives,
-                   rows_per_range, tmp_dir):
+                   rows_per_range, tmp_dir, pos_label):
     check_ties(ties)
     max_positives = int(max_positives)
     chunks = _chunk_source(source, y, score_col, label_col, chunk_size)
-    n, n_pos, positives, samples, weights = _pass1(chunks, max_positives)
+    n, n_pos, positives, samples, weights = _pass1(chunks, max_positives, pos_label)
     if positives is not None:
-        ap = _auprc_counts(chunks, n, positives, ties)
+        ap = _auprc_counts(chunks, n, positives, ties, pos_label)
     else:
-        ap = _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir)
+        ap = _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir,
+                           pos_label)
     return ap, n, n_pos
 
 
+@fill_doc(DOCS)
 def auprc_ap_chunked(
     source,
     y=None,
@@ -311,6 +316,7 @@ def auprc_ap_chunked(
     max_positives: int = DEFAULT_MAX_POSITIVES,
     rows_per_range: int = DEFAULT_ROWS_PER_RANGE,
     tmp_dir: str | os.PathLike | None = None,
+    pos_label=None,
 ) -> float:
     """Exact AP of scores too large for memory, read one chunk at a time.
 
@@ -328,7 +334,8 @@ def auprc_ap_chunked(
         - a callable returning a fresh iterator of ``(scores, labels)`` chunks
           each time it is called (it is called two or three times).
     y : array_like, memmap or path, optional
-        Labels (nonzero = positive) when ``source`` holds scores only.
+        Labels when ``source`` holds scores only: 0/1, False/True or -1/1 (1
+        is the positive class), or any values with ``pos_label``.
     score_col, label_col : str
         Parquet column names.
     chunk_size : int
@@ -338,17 +345,16 @@ def auprc_ap_chunked(
         per value) and the gathered positives.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows the order of the chunks.
-    max_positives : int
-        Gather at most this many positive scores (default 2**22); above it,
-        use the range-partition fallback (rows shuffled to temporary files).
-    rows_per_range : int
-        Fallback only: target rows per score range (memory of the last pass).
     tmp_dir : path, optional
         Fallback only: where the temporary range files go (removed after).
+    %(scale_ap_rest)s
+    pranker_chunked : the same AP with its p-value against random ranking.
+    pranker.dask.auprc_ap : the same on a Dask cluster.
 
-    Returns
-    -------
-    float
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+    .. [2] %(ref_mcsherry2008)s
 
     Examples
     --------
@@ -356,20 +362,26 @@ def auprc_ap_chunked(
     >>> s = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]
     >>> round(auprc_ap_chunked(np.array(s), np.array(y), chunk_size=3), 6)
     0.966667
+    >>> labels = np.where(np.array(y) == 1, "spam", "ham")
+    >>> round(auprc_ap_chunked(np.array(s), labels, chunk_size=3, pos_label="spam"), 6)
+    0.966667
     """
     ap, _, _ = _auprc_chunked(
         source, y, score_col=score_col, label_col=label_col, chunk_size=chunk_size, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, tmp_dir=tmp_dir,
+        pos_label=pos_label,
     )
     return ap
 
 
+@fill_doc(DOCS)
 def pranker_chunked(
     source,
     y=None,
     params=None,
     conf_level: float = 0.95,
     *,
+    pos_label=None,
     score_col: str = "score",
     label_col: str = "label",
     chunk_size: int = DEFAULT_CHUNK_SIZE,
@@ -378,31 +390,44 @@ def pranker_chunked(
     rows_per_range: int = DEFAULT_ROWS_PER_RANGE,
     tmp_dir: str | os.PathLike | None = None,
     method: str | None = None,
+    rtol: float | None = None,
     n_draws: int | None = None,
     seed: int | None = None,
 ) -> PrankerResult:
-    """:func:`pranker.pranker` for data read one chunk at a time.
+    """:func:`pranker.pranker` for data read one chunk at a time: AUPRC and its p-value.
 
-    The AP comes from :func:`auprc_ap_chunked` (same parameters); the null
-    and the p-value (``method``, ``n_draws``, ``seed`` as in
-    :func:`pranker.pranker`) need only AP, N and P.
+    The AP is that of :func:`auprc_ap_chunked` (exact, two passes over the
+    data); the null and the p-value need only AP, N and P and are computed
+    as :func:`pranker.significance_from_ap` does.
 
-    Returns
-    -------
-    PrankerResult
+    Parameters
+    ----------
+    source, y, score_col, label_col, chunk_size, ties, tmp_dir
+        The data and how it is read, as in :func:`auprc_ap_chunked`.
+    %(scale_pranker_rest)s
+    auprc_ap_chunked : the AP alone.
+    pranker.dask.pranker : the same on a Dask cluster.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
     >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0])
     >>> s = np.array([0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3])
     >>> res = pranker_chunked(s, y, chunk_size=4)
-    >>> round(res.auprc, 4), res.n, res.n_pos, res.pvalue < 0.05
-    (0.9667, 10, 5, True)
+    >>> round(res.auprc, 4), res.n, res.n_pos, res.method, round(res.pvalue, 4)
+    (0.9667, 10, 5, 'exact', 0.0079)
+    >>> from pranker import pranker
+    >>> res == pranker(s, y)  # the same answer as in memory
+    True
     """
     conf_level, params = check_significance_args(ties, conf_level, params)
     ap, n, n_pos = _auprc_chunked(
         source, y, score_col=score_col, label_col=label_col, chunk_size=chunk_size, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, tmp_dir=tmp_dir,
+        pos_label=pos_label,
     )
-    return result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+    return result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol,
                           n_draws=n_draws, seed=seed)

@@ -35,6 +35,7 @@ import numpy as np
 from .._numba import tiegroups as _k_tiegroups
 from .._validation import (
     _as_numeric_array,
+    _no_positive_hint,
     check_conf_level,
     check_labels,
     check_params,
@@ -50,6 +51,61 @@ DEFAULT_MAX_POSITIVES = 1 << 22
 DEFAULT_ROWS_PER_RANGE = 1 << 24
 SAMPLE_PER_CHUNK = 1024
 
+# Parameter descriptions shared by the public functions of pranker.chunked and
+# pranker.dask (filled in by pranker._docs.fill_doc): one text for one meaning.
+DOCS = {
+    "scale_ap_rest": (
+        "max_positives : int\n"
+        "    Gather at most this many positive scores (default 2**22); beyond it the\n"
+        "    range-partition fallback is used. The count vectors take about 24 bytes\n"
+        "    per distinct positive score, so this also bounds the memory of a chunk's\n"
+        "    (or a task's) counting.\n"
+        "rows_per_range : int\n"
+        "    Fallback only: target rows per score range (the memory of ranking one\n"
+        "    range).\n"
+        "pos_label : scalar, optional\n"
+        "    The label of the positive class; every other value is a negative. Without\n"
+        "    it the labels must be binary (0/1, False/True or -1/1; 1 is positive), as\n"
+        "    in :func:`pranker.pranker`, with the same errors (checked chunk by chunk).\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "float\n"
+        "    The average precision (AUPRC) of all the rows.\n"
+        "\n"
+        "See Also\n"
+        "--------\n"
+        "pranker.auprc_ap : the same for arrays in memory."
+    ),
+    "scale_pranker_rest": (
+        "params : (mean, var), optional\n"
+        "    Precomputed null mean and variance of AP, as in :func:`pranker.pranker`.\n"
+        "conf_level : float\n"
+        "    Coverage of ``pvalue_interval`` and ``null_interval`` (default 0.95).\n"
+        "pos_label : scalar, optional\n"
+        "    As in :func:`pranker.pranker`: the label of the positive class.\n"
+        "max_positives, rows_per_range : int\n"
+        "    How many positive scores are gathered, and the fallback beyond that, as\n"
+        "    for the AP alone.\n"
+        "method, rtol, n_draws, seed : optional\n"
+        "    How the p-value is computed, as in :func:`pranker.pranker`, with the same\n"
+        "    defaults (the ``\"auto\"`` rule and a fixed seed recorded on the result):\n"
+        "    the same AP, N and P give the same p-value as there.\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "PrankerResult\n"
+        "    The result of :func:`pranker.pranker`, field for field (``auprc``,\n"
+        "    ``pvalue``, ``log10_pvalue``, ``method``, ``n``, ``n_pos``, the null\n"
+        "    moments and interval, ``seed``); the p-value needs only AP, N and P.\n"
+        "\n"
+        "See Also\n"
+        "--------\n"
+        "pranker.pranker : the same for arrays in memory.\n"
+        "pranker.significance_from_ap : the p-value of an AP computed elsewhere."
+    ),
+}
+
 
 # ---------------------------------------------------------------------------
 # one chunk: validation, pass 1 (scan) and pass 2 (count)
@@ -64,8 +120,15 @@ def chunk_scores(scores, where: str) -> np.ndarray:
     return np.ascontiguousarray(arr).ravel()
 
 
-def chunk_labels(labels, n: int, where: str) -> np.ndarray:
-    yb = check_labels(labels, name=f"labels ({where})")
+def chunk_labels(labels, n: int, where: str, pos_label=None) -> np.ndarray:
+    """A chunk's labels as a flat bool array, by the rule of :func:`pranker.pranker`.
+
+    Binary labels (0/1, False/True, -1/1; 1 is positive) unless ``pos_label``
+    names the positive value; a chunk need not hold ``pos_label`` (the total
+    is checked after the first pass, :func:`check_totals`).
+    """
+    yb = check_labels(labels, name=f"labels ({where})", pos_label=pos_label,
+                      pos_label_must_occur=False)
     if yb.shape[0] != n:
         raise ValueError(
             f"{where}: {n} scores but {yb.shape[0]} labels; the score and label "
@@ -83,10 +146,10 @@ def nan_error(x: np.ndarray, where: str) -> ValueError:
     )
 
 
-def read_chunk(scores, labels, where: str, *, check_nan: bool = True):
+def read_chunk(scores, labels, where: str, *, check_nan: bool = True, pos_label=None):
     """A chunk's scores (float32/float64, flat) and boolean labels, validated."""
     x = chunk_scores(scores, where)
-    yb = chunk_labels(labels, x.shape[0], where)
+    yb = chunk_labels(labels, x.shape[0], where, pos_label)
     if check_nan and np.isnan(x).any():
         raise nan_error(x, where)
     return x, yb
@@ -100,17 +163,35 @@ class ScanResult:
     n_pos: int
     positives: np.ndarray | None  # float64; None when the chunk alone exceeds the limit
     sample: np.ndarray  # float64, evenly spaced, at most SAMPLE_PER_CHUNK values
+    negative_code: int | None = None  # 0 or -1: how the chunk's numeric labels mark a negative
+
+
+def _negative_code(labels, yb: np.ndarray) -> int | None:
+    """0 or -1 for numeric binary labels with a negative, else None.
+
+    A chunk that passed :func:`chunk_labels` without ``pos_label`` codes its
+    negatives all as 0 or all as -1; the whole data must do the same (labels
+    -1, 0 and 1 together are not binary), which only the totals can tell.
+    """
+    if yb.all():
+        return None
+    raw = np.asarray(labels)
+    if raw.dtype.kind not in "iuf":
+        return None
+    return -1 if bool(np.any(raw == -1)) else 0
 
 
 def scan_chunk(scores, labels, *, max_positives: int = DEFAULT_MAX_POSITIVES,
-               where: str = "chunk") -> ScanResult:
+               where: str = "chunk", pos_label=None) -> ScanResult:
     """Pass 1 on one chunk: validate, count, keep the positives' scores and a sample."""
-    x, yb = read_chunk(scores, labels, where)
+    x, yb = read_chunk(scores, labels, where, pos_label=pos_label)
     pos = x[yb].astype(np.float64)
     n = int(x.shape[0])
     step = max(1, -(-n // SAMPLE_PER_CHUNK))
     sample = x[step // 2 :: step].astype(np.float64)
-    return ScanResult(n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None, sample)
+    code = None if pos_label is not None else _negative_code(labels, yb)
+    return ScanResult(n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None,
+                      sample, code)
 
 
 @dataclass
@@ -164,7 +245,7 @@ def _search_values(x: np.ndarray, vals: np.ndarray):
 
 
 def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
-                where: str = "chunk") -> ChunkCounts:
+                where: str = "chunk", pos_label=None) -> ChunkCounts:
     """Pass 2 on one chunk: histogram of its scores against the sorted positive scores.
 
     Parameters
@@ -177,6 +258,8 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
         Also record, per positive, the tied rows before it (``ties="stable"``).
     where : str
         Name of the chunk for error messages.
+    pos_label : scalar, optional
+        The label of the positive class, as in :func:`pranker.pranker`.
 
     Returns
     -------
@@ -194,7 +277,7 @@ def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
     >>> c.between.tolist(), c.tied.tolist(), c.pos_tied.tolist()
     ([1, 0, 1], [1, 2], [1, 1])
     """
-    x, yb = read_chunk(scores, labels, where, check_nan=False)
+    x, yb = read_chunk(scores, labels, where, check_nan=False, pos_label=pos_label)
     n = int(x.shape[0])
     vals = np.asarray(vals, dtype=np.float64)
     G = int(vals.shape[0])
@@ -289,7 +372,7 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
     """
     check_ties(ties)
     if c.n_pos == 0:
-        raise ValueError("no positive instance (no nonzero label): AUPRC is undefined.")
+        raise ValueError("no positive instance (no positive label): AUPRC is undefined.")
     greater, pos_greater = _greater_counts(c)
     if ties == "stable":
         if c.before is None:
@@ -306,7 +389,7 @@ def distinct_positive_scores(positives) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct values of the gathered positive scores and their multiplicities."""
     pos = np.sort(np.asarray(positives, dtype=np.float64))
     if pos.shape[0] == 0:
-        raise ValueError("no positive instance (no nonzero label): AUPRC is undefined.")
+        raise ValueError("no positive instance (no positive label): AUPRC is undefined.")
     starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
     counts = np.diff(np.concatenate((starts, [pos.shape[0]]))).astype(np.int64)
     return pos[starts], counts
@@ -354,18 +437,18 @@ def range_ids(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return np.searchsorted(bounds, x, side="right")
 
 
-def range_histogram(scores, labels, bounds: np.ndarray, where: str = "chunk"):
+def range_histogram(scores, labels, bounds: np.ndarray, where: str = "chunk", pos_label=None):
     """Rows and positives of a chunk in each score range."""
-    x, yb = read_chunk(scores, labels, where)
+    x, yb = read_chunk(scores, labels, where, pos_label=pos_label)
     ids = range_ids(x, bounds)
     k = bounds.shape[0] + 1
     return (np.bincount(ids, minlength=k).astype(np.int64),
             np.bincount(ids[yb], minlength=k).astype(np.int64))
 
 
-def split_by_range(scores, labels, bounds: np.ndarray, where: str = "chunk"):
-    """The chunk's rows of each range, in input order: a list of ``(scores, labels)``."""
-    x, yb = read_chunk(scores, labels, where, check_nan=False)
+def split_by_range(scores, labels, bounds: np.ndarray, where: str = "chunk", pos_label=None):
+    """The chunk's rows of each range, in input order: a list of ``(scores, bool labels)``."""
+    x, yb = read_chunk(scores, labels, where, check_nan=False, pos_label=pos_label)
     ids = range_ids(x, bounds)
     order = np.argsort(ids, kind="stable")
     cuts = np.searchsorted(ids[order], np.arange(1, bounds.shape[0] + 1))
@@ -422,14 +505,23 @@ def sample_weight(n: int, sample: np.ndarray) -> float:
     return n / max(1, sample.shape[0])
 
 
-def check_totals(n: int, n_pos: int, what: str) -> None:
-    """After pass 1: at least one row and one positive."""
+def check_totals(n: int, n_pos: int, what: str, pos_label=None, negative_codes=()) -> None:
+    """After pass 1: binary labels, at least one row and one positive (the messages of
+    :func:`pranker.pranker`)."""
+    codes = {c for c in negative_codes if c is not None}
+    if len(codes) > 1:  # some chunks code negatives as 0, others as -1: the error of the whole
+        check_labels(np.array(sorted(codes) + [1]), name=f"y (all chunks of the {what})")
     if n == 0:
         raise ValueError(f"the {what} holds no rows: at least one instance is needed.")
+    if n_pos == 0 and pos_label is not None:
+        raise ValueError(
+            f"pos_label={pos_label!r} does not occur in the labels of the {what}: there would "
+            "be no positive. Check the value and its type (1 and '1' differ)."
+        )
     if n_pos == 0:
         raise ValueError(
-            "y has no positive instance (no nonzero label): AUPRC is undefined. "
-            "Check that positives are coded as nonzero values."
+            f"y has no positive instance in the {what}: AUPRC is undefined. "
+            + _no_positive_hint(None)
         )
 
 

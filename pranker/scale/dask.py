@@ -43,7 +43,10 @@ partitions.
 Requires ``dask`` and ``distributed`` (``pip install 'pranker[dask]'``); they
 are imported only when these functions are called.
 
-The references are those of :mod:`pranker.chunked`.
+References
+----------
+.. [1] %(ref_lopes2014)s
+.. [2] %(ref_mcsherry2008)s
 """
 
 from __future__ import annotations
@@ -52,9 +55,12 @@ import functools
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._validation import check_ties
 from ..significance.single import PrankerResult
 from . import counts as _c
+
+__doc__ = fill_doc()(__doc__)
 
 __all__ = ["auprc_ap", "pranker"]
 
@@ -83,32 +89,32 @@ def _unpack(data, cols):
     return df[cols[0]].to_numpy(), df[cols[1]].to_numpy()
 
 
-def _scan_task(data, cols, max_positives, where):
+def _scan_task(data, cols, max_positives, where, pos_label):
     s, y = _unpack(data, cols)
-    return _c.scan_chunk(s, y, max_positives=max_positives, where=where)
+    return _c.scan_chunk(s, y, max_positives=max_positives, where=where, pos_label=pos_label)
 
 
 def _scan_meta(r):
-    return r.n, r.n_pos, r.positives is not None, r.sample
+    return r.n, r.n_pos, r.positives is not None, r.sample, r.negative_code
 
 
 def _scan_positives(r):
     return r.positives
 
 
-def _count_task(data, cols, vals, stable, where):
+def _count_task(data, cols, vals, stable, where, pos_label):
     s, y = _unpack(data, cols)
-    return _c.count_chunk(s, y, vals, stable=stable, where=where)
+    return _c.count_chunk(s, y, vals, stable=stable, where=where, pos_label=pos_label)
 
 
-def _hist_task(data, cols, bounds, where):
+def _hist_task(data, cols, bounds, where, pos_label):
     s, y = _unpack(data, cols)
-    return _c.range_histogram(s, y, bounds, where=where)
+    return _c.range_histogram(s, y, bounds, where=where, pos_label=pos_label)
 
 
-def _split_task(data, cols, bounds, where):
+def _split_task(data, cols, bounds, where, pos_label):
     s, y = _unpack(data, cols)
-    return tuple(_c.split_by_range(s, y, bounds, where=where))
+    return tuple(_c.split_by_range(s, y, bounds, where=where, pos_label=pos_label))
 
 
 def _shared(dask, value, scheduler):
@@ -198,7 +204,7 @@ def _partitions(dask, scores, y, score_col, label_col):
 
 
 def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_range,
-           split_every, scheduler):
+           split_every, scheduler, pos_label):
     dask = _require_dask()
     check_ties(ties)
     split_every = int(split_every)
@@ -210,13 +216,13 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     kw = {} if scheduler is None else {"scheduler": scheduler}
 
     # pass 1: sizes, positives (kept on the workers), samples
-    scans = [delayed(_scan_task)(p, cols, int(max_positives), w) for p, w in zip(parts, names,
-                                                                                strict=True)]
+    scans = [delayed(_scan_task)(p, cols, int(max_positives), w, pos_label)
+             for p, w in zip(parts, names, strict=True)]
     scans = dask.persist(*scans, **kw)
     meta = dask.compute(*[delayed(_scan_meta)(r) for r in scans], **kw)
     n = sum(m[0] for m in meta)
     n_pos = sum(m[1] for m in meta)
-    _c.check_totals(n, n_pos, "collection")
+    _c.check_totals(n, n_pos, "collection", pos_label, [m[4] for m in meta])
     if n_pos <= max_positives and all(m[2] for m in meta):
         positives = dask.compute(*[delayed(_scan_positives)(r) for r in scans], **kw)
         del scans
@@ -224,7 +230,7 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
         del positives
         vals_d = _shared(dask, vals, scheduler)
         counts = [
-            delayed(_count_task)(p, cols, vals_d, ties == "stable", w)
+            delayed(_count_task)(p, cols, vals_d, ties == "stable", w, pos_label)
             for p, w in zip(parts, names, strict=True)
         ]
         (total,) = dask.compute(_tree(dask, _c.sum_counts, counts, split_every), **kw)
@@ -237,12 +243,13 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     bounds = _c.range_boundaries(samples, weights, n, rows_per_range)
     k = bounds.shape[0] + 1
     bounds_d = _shared(dask, bounds, scheduler)
-    hists = [delayed(_hist_task)(p, cols, bounds_d, w) for p, w in zip(parts, names, strict=True)]
+    hists = [delayed(_hist_task)(p, cols, bounds_d, w, pos_label)
+             for p, w in zip(parts, names, strict=True)]
     ((n_r, p_r),) = dask.compute(_tree(dask, _c.sum_histograms, hists, split_every), **kw)
     _c.check_range_totals(n_r, p_r, n, n_pos)
     above_n, above_p = _c.offsets_above(n_r, p_r)
     splits = [
-        dask.delayed(_split_task, pure=True, nout=k)(p, cols, bounds_d, w)
+        dask.delayed(_split_task, pure=True, nout=k)(p, cols, bounds_d, w, pos_label)
         for p, w in zip(parts, names, strict=True)
     ]
     sums = [
@@ -254,6 +261,7 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     return float(np.sum(np.asarray(sums, dtype=np.float64)) / n_pos), n, n_pos
 
 
+@fill_doc(_c.DOCS)
 def auprc_ap(
     scores,
     y=None,
@@ -265,8 +273,13 @@ def auprc_ap(
     rows_per_range: int = _c.DEFAULT_ROWS_PER_RANGE,
     split_every: int = 8,
     scheduler=None,
+    pos_label=None,
 ) -> float:
     """Exact AP of a dask array or dataframe, computed on the cluster.
+
+    Equal to :func:`pranker.auprc_ap` on the concatenated data (to rounding)
+    in every tie mode; the method is that of :mod:`pranker.chunked`, run as
+    tasks (see the module documentation).
 
     Parameters
     ----------
@@ -275,28 +288,26 @@ def auprc_ap(
         holding the columns ``score_col`` and ``label_col`` (e.g. from
         ``dask.dataframe.read_parquet``).
     y : dask.array.Array or array_like, optional
-        Labels (nonzero = positive) for a dask array of scores; rechunked to
-        the scores' chunks if needed.
+        Labels for a dask array of scores (rechunked to the scores' chunks if
+        needed): 0/1, False/True or -1/1 (1 is the positive class), or any
+        values with ``pos_label``.
     score_col, label_col : str
         Column names for a dataframe.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         See :func:`pranker.auprc_ap`; ``"stable"`` follows partition order.
-    max_positives : int
-        Largest number of positive scores gathered on the client (default
-        2**22); beyond it the range-partition fallback (a shuffle) is used.
-        Each partition's count vectors take about 24 bytes per distinct
-        positive score, so this also bounds the memory of a task.
-    rows_per_range : int
-        Fallback only: target rows per score range (memory of one range task).
     split_every : int
         Fan-in of the reduction tree.
     scheduler : optional
         Passed to ``dask.compute``; by default the active
         ``distributed.Client`` (or dask's default scheduler).
+    %(scale_ap_rest)s
+    pranker : the same AP with its p-value against random ranking.
+    pranker.chunked.auprc_ap_chunked : the same for files read chunk by chunk.
 
-    Returns
-    -------
-    float
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+    .. [2] %(ref_mcsherry2008)s
 
     Examples
     --------
@@ -305,21 +316,26 @@ def auprc_ap(
     >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0])
     >>> round(auprc_ap(s, y, scheduler="sync"), 6)
     0.966667
+    >>> round(auprc_ap(s, np.where(y == 1, "spam", "ham"), pos_label="spam",
+    ...                scheduler="sync"), 6)
+    0.966667
     """
     ap, _, _ = _auprc(
         scores, y, score_col=score_col, label_col=label_col, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
-        scheduler=scheduler,
+        scheduler=scheduler, pos_label=pos_label,
     )
     return ap
 
 
+@fill_doc(_c.DOCS)
 def pranker(
     scores,
     y=None,
     params=None,
     conf_level: float = 0.95,
     *,
+    pos_label=None,
     score_col: str = "score",
     label_col: str = "label",
     ties: str = "average",
@@ -328,32 +344,45 @@ def pranker(
     split_every: int = 8,
     scheduler=None,
     method: str | None = None,
+    rtol: float | None = None,
     n_draws: int | None = None,
     seed: int | None = None,
 ) -> PrankerResult:
-    """:func:`pranker.pranker` on a dask array or dataframe: AP, p-value, null interval.
+    """:func:`pranker.pranker` on a dask array or dataframe: AUPRC and its p-value.
 
-    The AP is :func:`auprc_ap` (same parameters); the null mean and variance
-    are exact and, like the p-value (``method``, ``n_draws``, ``seed`` as in
-    :func:`pranker.pranker`, computed on the client), need only AP, N and P.
+    The AP is that of :func:`auprc_ap`, computed on the cluster; the null and
+    the p-value need only AP, N and P and are computed on the client, as
+    :func:`pranker.significance_from_ap` does.
 
-    Returns
-    -------
-    PrankerResult
+    Parameters
+    ----------
+    scores, y, score_col, label_col, ties, split_every, scheduler
+        The data and where the work runs, as in :func:`auprc_ap`.
+    %(scale_pranker_rest)s
+    auprc_ap : the AP alone.
+    pranker.chunked.pranker_chunked : the same for files read chunk by chunk.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
     >>> import dask.array as da
-    >>> s = da.from_array(np.array([0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]), chunks=4)
-    >>> res = pranker(s, np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0]), scheduler="sync")
-    >>> round(res.auprc, 4), res.n, res.n_pos, res.pvalue < 0.05
-    (0.9667, 10, 5, True)
+    >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0, 1, 0])
+    >>> s = np.array([0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3])
+    >>> res = pranker(da.from_array(s, chunks=4), y, scheduler="sync")
+    >>> round(res.auprc, 4), res.n, res.n_pos, res.method, round(res.pvalue, 4)
+    (0.9667, 10, 5, 'exact', 0.0079)
+    >>> import pranker as pk
+    >>> res == pk.pranker(s, y)  # the same answer as in memory
+    True
     """
     conf_level, params = _c.check_significance_args(ties, conf_level, params)
     ap, n, n_pos = _auprc(
         scores, y, score_col=score_col, label_col=label_col, ties=ties,
         max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
-        scheduler=scheduler,
+        scheduler=scheduler, pos_label=pos_label,
     )
-    return _c.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method,
+    return _c.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol,
                              n_draws=n_draws, seed=seed)

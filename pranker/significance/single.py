@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import moments as _k_moments
 from .._validation import (
     check_conf_level,
@@ -88,6 +89,23 @@ class PrankerResult:
     null : NullDistribution
         The null distribution that produced the p-value; ``null_interval``,
         ``null.sf``, ``null.ppf`` ... come from it.
+
+    See Also
+    --------
+    pranker : computes it from scores and labels.
+    significance_from_ap : computes it from an AP, N and P.
+
+    Examples
+    --------
+    >>> res = pranker([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [1, 0, 1, 0, 0, 0])
+    >>> round(res.auprc, 6), res.n, res.n_pos  # positives at ranks 1 and 3: (1 + 2/3) / 2
+    (0.833333, 6, 2)
+    >>> res.method, round(res.pvalue, 6)  # 2 of the C(6, 2) = 15 rankings score as high
+    ('exact', 0.133333)
+    >>> res.statistic == res.auprc, res.pvalue_interval == (res.pvalue, res.pvalue)
+    (True, True)
+    >>> sorted(res.to_dict())[:4]  # plain fields, ready for JSON
+    ['auprc', 'conf_level', 'log10_pvalue', 'method']
     """
 
     auprc: float
@@ -168,6 +186,7 @@ _check_params = check_params
 
 
 @score_label_aliases
+@fill_doc()
 def pranker(
     scores,
     y,
@@ -250,8 +269,7 @@ def pranker(
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

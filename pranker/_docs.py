@@ -1,0 +1,60 @@
+"""Docstring fragments that several public names share, and the substitution that inserts them.
+
+A docstring names a fragment as ``%(name)s``; :func:`fill_doc` replaces it
+with the fragment's text, each further line of the fragment indented like the
+line that names it (the idea of scipy's ``doccer``). One text, one place: a
+reference or a parameter described the same way everywhere it is used.
+"""
+
+from __future__ import annotations
+
+import re
+
+REFERENCES = {
+    "ref_lopes2014": (
+        'M. Lopes and G. Bontempi, "On the null distribution of the precision\n'
+        '   and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.'
+    ),
+    "ref_mcsherry2008": (
+        'F. McSherry and M. Najork, "Computing information retrieval\n'
+        "   performance measures efficiently in the presence of tied scores\",\n"
+        "   ECIR 2008."
+    ),
+}
+
+_FIELD = re.compile(r"%\((\w+)\)s")
+
+
+def fill_doc(*tables: dict):
+    """A function that fills the ``%(name)s`` fields of a docstring (or of an object's).
+
+    The fragments are :data:`REFERENCES` and those of ``tables`` (later ones
+    win). An unknown name raises ``KeyError`` when the module is imported.
+    With ``python -OO`` (no docstrings) nothing is done.
+    """
+    fragments = dict(REFERENCES)
+    for t in tables:
+        fragments.update(t)
+
+    def fill_text(doc: str) -> str:
+        out = []
+        for line in doc.split("\n"):
+            indent = line[: len(line) - len(line.lstrip())]
+
+            def put(m, indent=indent):
+                return fragments[m.group(1)].replace("\n", "\n" + indent)
+
+            out.extend(part.rstrip() if part.strip() == "" else part
+                       for part in _FIELD.sub(put, line).split("\n"))
+        return "\n".join(out)
+
+    def apply(obj):
+        if obj is None:  # a module docstring under python -OO
+            return None
+        if isinstance(obj, str):
+            return fill_text(obj)
+        if obj.__doc__:
+            obj.__doc__ = fill_text(obj.__doc__)
+        return obj
+
+    return apply
