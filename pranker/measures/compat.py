@@ -87,8 +87,11 @@ class _InfoMapping(Mapping):
 class VLPRInfo(_InfoMapping):
     """Summary of a :func:`vl_pr` curve (VLFeat's ``INFO`` structure).
 
-    Attributes (also mapping keys)
-    ------------------------------
+    Each attribute is also a mapping key: ``info.ap == info["ap"]``, and
+    ``dict(info)`` or ``info.to_dict()`` gives them all.
+
+    Attributes
+    ----------
     auc : float
         Trapezoidal area under the PR curve (with ``interpolate=True``: equal
         to ``ap``).
@@ -101,6 +104,23 @@ class VLPRInfo(_InfoMapping):
         largest precision at recall >= k/10 (0 if that recall is never reached).
     auc_pa08 : float
         Deprecated alias of ``ap_interp_11`` (PASCAL VOC up to 2008).
+
+    See Also
+    --------
+    vl_pr : the function that returns it.
+
+    Examples
+    --------
+    Ranked by score, the samples are positive, negative, positive:
+
+    >>> from pranker.compat import vl_pr
+    >>> info = vl_pr([1, -1, 1], [3, 2, 1])[2]
+    >>> list(info)
+    ['auc', 'ap', 'ap_interp_11', 'auc_pa08']
+    >>> round(info.ap, 4), round(info["ap"], 4)  # (1/1 + 2/3) / 2
+    (0.8333, 0.8333)
+    >>> round(info.ap_interp_11, 4)  # (6 x 1 + 5 x 2/3) / 11
+    0.8485
     """
 
     auc: float
@@ -111,10 +131,13 @@ class VLPRInfo(_InfoMapping):
 
 @dataclass(frozen=True, eq=False)
 class VLROCInfo(_InfoMapping):
-    """Summary of a :func:`vl_roc` curve.
+    """Summary of a :func:`vl_roc` curve (VLFeat's ``INFO`` structure).
 
-    Attributes (also mapping keys)
-    ------------------------------
+    Each attribute is also a mapping key: ``info.auc == info["auc"]``, and
+    ``dict(info)`` or ``info.to_dict()`` gives them all.
+
+    Attributes
+    ----------
     auc : float
         Area under (FPR, TPR), summed exactly over the staircase in the stable
         ranking (ties are NOT counted 1/2, as in VLFeat).
@@ -125,6 +148,22 @@ class VLROCInfo(_InfoMapping):
         Score of the sample at which the curve crosses: predicting positive the
         samples ranked up to and including it is the first operating point with
         TNR <= TPR. NaN when ``eer`` is NaN. (Not in VLFeat, an addition.)
+
+    See Also
+    --------
+    vl_roc : the function that returns it.
+
+    Examples
+    --------
+    Ranked by score, the samples are positive, negative, positive; one of
+    the two (positive, negative) pairs is in the right order:
+
+    >>> from pranker.compat import vl_roc
+    >>> info = vl_roc([1, -1, 1], [3, 2, 1])[2]
+    >>> list(info)
+    ['auc', 'eer', 'eer_threshold']
+    >>> info.auc, info["auc"]
+    (0.5, 0.5)
     """
 
     auc: float
