@@ -154,6 +154,7 @@ def expected_null_pr_curve(N: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     return recall, out
 
 
+@fill_doc()
 @dataclass(frozen=True)
 class NullInterpolatedAP:
     """Monte Carlo estimate of the null interpolated AP and curve.
@@ -166,13 +167,43 @@ class NullInterpolatedAP:
         Its standard error (sample standard deviation / sqrt(n_draws)); the
         true mean lies within ``mean +/- 1.96 se`` with about 95 % confidence.
     n_draws : int
+        Number of random rankings drawn.
     seed : int
+        Seed of the draws; the same seed gives the same estimate whatever
+        the number of threads.
     N, P : int
+        Number of instances and of positives.
     recall : ndarray or None
         ``k / P`` (only when the curve was requested).
     precision, precision_se : ndarray or None
         Estimated E[max_{j >= k} j / r_j] at each recall level and its
         standard errors (only when the curve was requested).
+
+    See Also
+    --------
+    null_interpolated_ap : the function that returns it.
+    expected_null_pr_curve : the exact expected (not interpolated) precision.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+
+    Examples
+    --------
+    Two positives among four instances: over the six placements of their
+    ranks the interpolated AP is 1, 5/6, 3/4, 2/3, 1/2 and 1/2, so its null
+    mean is 17/24 = 0.7083; the expected interpolated precision is 7/9 at
+    recall 1/2 and 23/36 at recall 1.
+
+    >>> est = null_interpolated_ap(4, 2, n_draws=20_000, seed=0, curve=True)
+    >>> est.n_draws, est.seed, est.recall.tolist()
+    (20000, 0, [0.5, 1.0])
+    >>> round(est.mean, 2), bool(abs(est.mean - 17 / 24) < 3 * est.se)
+    (0.71, True)
+    >>> est.precision.round(2).tolist()
+    [0.78, 0.64]
+    >>> bool(all(abs(est.precision - [7 / 9, 23 / 36]) < 3 * est.precision_se))
+    True
     """
 
     mean: float

@@ -113,6 +113,46 @@ class ExactNullDistribution:
     total : int
         ``C(N, P)``.
     N, P : int
+        Number of instances and of positives.
+    probabilities : ndarray
+        ``counts / total``, the probability of each value.
+
+    Methods
+    -------
+    sf(ap)
+        ``P(AP_null >= ap)``, ties within ``REL_TOL`` counted as ``>=``.
+    moment(order, central=True)
+        Raw or central moment of the distribution.
+
+    See Also
+    --------
+    exact_null_distribution : the function that returns it.
+    exact_pvalue : the same tail probability by counting, for larger N and P.
+
+    References
+    ----------
+    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
+       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+
+    Examples
+    --------
+    Two positives among six instances: 15 placements, and two of them, the
+    positives at ranks (2, 6) and at ranks (3, 4), give the same AP,
+    ``(1/2 + 2/6) / 2 = (1/3 + 2/4) / 2 = 5/12``.
+
+    >>> d = exact_null_distribution(6, 2)
+    >>> d.total, len(d.values), int(d.counts.max())
+    (15, 14, 2)
+    >>> round(float(d.values[d.counts == 2][0]), 4)
+    0.4167
+
+    AP reaches 3/4 at ranks (1, 2), (1, 3) and (1, 4), 3 of the 15
+    placements; the mean of the 15 values is 79/150.
+
+    >>> float(d.sf(3 / 4))
+    0.2
+    >>> round(d.moment(1, central=False), 4)
+    0.5267
     """
 
     values: np.ndarray
@@ -223,7 +263,31 @@ def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
 
 
 class ExactBudgetExceeded(ValueError):
-    """The exact tail count needs more nodes than allowed."""
+    """The exact tail count needs more search steps than allowed.
+
+    Raised by :func:`exact_pvalue` when counting the placements with
+    ``AP >= ap`` would take more than ``max_nodes`` steps. It is a
+    ``ValueError``, so code that catches bad input catches it too.
+
+    Attributes
+    ----------
+    args : tuple of str
+        One element, the message: N, P, the observed AP and the budget, and
+        what to do instead (Monte Carlo, or a larger ``max_nodes``).
+
+    See Also
+    --------
+    exact_pvalue : the function that raises it.
+    montecarlo_pvalue : a p-value at any N and P, with a confidence interval.
+
+    Examples
+    --------
+    >>> try:
+    ...     exact_pvalue(0.1, 10_000, 6, max_nodes=1000)
+    ... except ExactBudgetExceeded as err:
+    ...     print(isinstance(err, ValueError), str(err).split("; ")[1])
+    True use method='montecarlo' (or raise max_nodes).
+    """
 
 
 def exact_pvalue(
