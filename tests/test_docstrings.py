@@ -26,14 +26,6 @@ docscrape = pytest.importorskip("numpydoc.docscrape")
 # only shrink.
 KNOWN_GAPS: dict[str, set[str]] = {
     "roc_auc": {"Parameters", "Returns"},  # pranker/measures/curves.py
-    "MonteCarloPvalue": {"Examples"},  # pranker/null/montecarlo.py
-    "clopper_pearson": {"Parameters", "Returns"},  # pranker/null/montecarlo.py
-    "ExactNullDistribution": {"Examples"},  # pranker/null/exact.py
-    "ExactBudgetExceeded": {"Attributes", "Examples"},  # pranker/null/exact.py
-    "NullInterpolatedAP": {"Examples"},  # pranker/null/curve.py
-    "NullTable": {"Examples"},  # pranker/null/tables.py
-    "parse_int_ranges": {"Parameters", "Returns"},  # pranker/null/tables.py
-    "RadiusCurves": {"Examples"},  # pranker/measures/retrieval.py
     "CompareResult": {"Examples"},  # pranker/significance/compare.py
     "ConfidenceInterval": {"Attributes", "Examples"},  # pranker/significance/compare.py
     "map_significance_from_ap": {"Parameters", "Returns"},  # pranker/significance/mean_ap.py

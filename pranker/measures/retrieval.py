@@ -66,6 +66,14 @@ _MAX_BINS = 1 << 20
 class RadiusCurves:
     """Counts inside every radius, and the curves derived from them.
 
+    The counts are stored; the curves and the per-query AP are computed from
+    them on access (see the module docstring for the conventions):
+    ``precision``, ``recall`` and ``rate``, shape (Q, K), per query and
+    radius; ``mean_precision``, ``mean_recall`` and ``mean_rate``, shape (K,),
+    their means over queries; ``pooled_precision``, ``pooled_recall`` and
+    ``pooled_rate``, shape (K,), from counts summed over queries; and
+    ``n_queries``.
+
     Attributes
     ----------
     radii : ndarray, shape (K,)
@@ -81,8 +89,44 @@ class RadiusCurves:
     empty_precision : float
         Precision assigned where nothing is retrieved.
 
-    The precision/recall/rate curves and the per-query AP are computed from
-    these counts on access (see the module docstring for the conventions).
+    Methods
+    -------
+    average_precision(ties="average")
+        AP of each query's ranking by increasing distance, shape (Q,).
+    mean_average_precision(ties="average")
+        Its mean over the queries with relevant items (mAP).
+
+    See Also
+    --------
+    radius_curves : the counts from a distance matrix.
+    hamming_radius_curves : the counts from bit-packed binary codes.
+    pranker.compat.recall_precision : the pooled curves in the form of the
+        hashing literature's MATLAB function.
+
+    Examples
+    --------
+    Two queries, four database items at distances 0, 1, 2, 3 from query 0
+    and 2, 1, 0, 3 from query 1. Query 0 has its relevant items at distances
+    0 and 2, query 1 its only one at distance 1.
+
+    >>> from pranker import radius_curves
+    >>> rel = np.array([[True, False, True, False], [False, True, False, False]])
+    >>> dist = np.array([[0, 1, 2, 3], [2, 1, 0, 3]])
+    >>> rc = radius_curves(rel, dist)
+    >>> rc.retrieved.tolist(), rc.relevant_retrieved.tolist()
+    ([[1, 2, 3, 4], [1, 2, 3, 4]], [[1, 1, 2, 2], [0, 1, 1, 1]])
+    >>> rc.n_relevant.tolist(), rc.n_database
+    ([2, 1], 4)
+    >>> rc.recall.tolist()
+    [[0.5, 0.5, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
+
+    Ranked by distance, query 0 finds its relevant items at ranks 1 and 3,
+    AP = (1/1 + 2/3) / 2 = 5/6, and query 1 at rank 2, AP = 1/2:
+
+    >>> rc.average_precision().round(4).tolist()
+    [0.8333, 0.5]
+    >>> round(rc.mean_average_precision(), 4)
+    0.6667
     """
 
     radii: np.ndarray
@@ -347,7 +391,7 @@ def radius_curves(
     [0, 1, 2, 3]
     >>> rc.precision.round(4).tolist()
     [[1.0, 0.5, 0.6667, 0.5], [0.0, 0.5, 0.3333, 0.25]]
-    >>> rc.pooled_precision.tolist()  # the seed's pair-level curve
+    >>> rc.pooled_precision.tolist()  # total relevant retrieved / total retrieved
     [0.5, 0.5, 0.5, 0.375]
     >>> rc.mean_recall.tolist()
     [0.25, 0.75, 1.0, 1.0]

@@ -33,6 +33,7 @@ _INT_COLUMNS = ("N", "P")
 _MAX_N = 2**62
 
 
+@fill_doc()
 @dataclass(frozen=True, eq=False)
 class NullTable:
     """Exact null parameters for a set of (N, P) pairs, one row per pair.
@@ -49,6 +50,45 @@ class NullTable:
         Shapes of the fitted beta (:func:`pranker.beta_fit`). NaN where no
         beta exists: P = N (a point mass) and N = 2, P = 1 (a two-point null,
         whose variance is the largest possible on [min_auprc, 1]).
+
+    Methods
+    -------
+    params(N, P)
+        The row of (N, P) as ``NullParams``, ready for ``pranker(..., params=...)``.
+    save(path, overwrite=False)
+        Write a ``.csv`` or ``.npz`` file that ``load`` reads back bit for bit.
+    load(path)
+        Read a saved table (a class method).
+    to_dict(), to_pandas()
+        The columns as a dict of arrays or a ``pandas.DataFrame``.
+
+    See Also
+    --------
+    null_params_table : compute a table for grids of (N, P).
+    load_null_params_table : read a saved table.
+    null_params : the same numbers for one pair.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+
+    Examples
+    --------
+    With 4 instances, one positive gives AP = 1/r for its rank r = 1..4: mean
+    (1 + 1/2 + 1/3 + 1/4) / 4 = 25/48, variance 65/768, smallest value 1/4.
+    Two positives give the six APs 1, 5/6, 3/4, 7/12, 1/2 and 5/12: mean
+    49/72, variance 209/5184, smallest value 5/12.
+
+    >>> t = null_params_table([4], [1, 2])
+    >>> len(t), t.N.tolist(), t.P.tolist()
+    (2, [4, 4], [1, 2])
+    >>> t.mean.round(6).tolist(), t.var.round(6).tolist()
+    ([0.520833, 0.680556], [0.084635, 0.040316])
+    >>> t.min_auprc.round(4).tolist()
+    [0.25, 0.4167]
+    >>> mean, var = t.params(4, 2)
+    >>> round(mean, 6), round(var, 6)
+    (0.680556, 0.040316)
     """
 
     N: np.ndarray
@@ -341,12 +381,44 @@ def parse_int_ranges(text: str, *, max_values: int = 100_000_000) -> np.ndarray:
     steps land on it, as in R and MATLAB (``10:100:10`` is 10, 20, ..., 100).
     Steps must be positive and ranges ascending.
 
+    Parameters
+    ----------
+    text : str
+        Comma-separated integers and ranges, e.g. ``"1,5,10:100:10"``; spaces
+        around items are ignored.
+    max_values : int
+        Largest number of values the text may expand to (before duplicates
+        are removed); default 10**8.
+
+    Returns
+    -------
+    ndarray of int64
+        The values, sorted, each once.
+
+    Raises
+    ------
+    ValueError
+        An empty item, a token that is not an exact integer, a range with a
+        step <= 0 or a stop below its start, or more than ``max_values`` values;
+        the message quotes the offending text.
+    TypeError
+        If ``text`` is not a string.
+
+    See Also
+    --------
+    null_params_table : takes the arrays as its grids of N and P.
+
     Examples
     --------
+    ``10:50:10`` is 10, 20, 30, 40, 50 (stop included); ``3:1e1:4`` is 3, 7
+    (11 would pass the stop 10); duplicates appear once.
+
     >>> parse_int_ranges("1,5,10:50:10").tolist()
     [1, 5, 10, 20, 30, 40, 50]
     >>> parse_int_ranges("3:1e1:4, 2").tolist()
     [2, 3, 7]
+    >>> parse_int_ranges("1:3, 2").tolist()
+    [1, 2, 3]
     """
     if not isinstance(text, str):
         raise TypeError(f"expected a string such as '1,5,10:100:10'; got {type(text).__name__}.")
