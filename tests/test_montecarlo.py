@@ -143,3 +143,11 @@ def test_progress_bar_runs(capsys):
     pytest.importorskip("tqdm")
     r = montecarlo_pvalue(0.5, 100, 5, n_draws=3000, seed=1, progress=True)
     assert r.n_draws == 3000
+
+
+@pytest.mark.parametrize("args", [(5, 3), (-1, 10), (0, 0), (2.5, 10)])
+def test_clopper_pearson_refuses_impossible_counts(args):
+    with pytest.raises((ValueError, TypeError), match="b|m"):
+        clopper_pearson(*args)
+    with pytest.raises(ValueError, match="conf_level"):
+        clopper_pearson(3, 10, conf_level=1.5)

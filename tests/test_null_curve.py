@@ -169,3 +169,11 @@ def test_interpolated_ap_against_independent_simulation(N, P):
     est = null_interpolated_ap(N, P, n_draws=20_000, seed=5)
     se = np.hypot(est.se, ap.std(ddof=1) / np.sqrt(ap.size))
     assert abs(est.mean - ap.mean()) < 5 * se
+
+
+def test_null_interpolated_ap_default_seed_is_fixed():
+    """The same call gives the same number (a fixed, recorded default seed)."""
+    a = null_interpolated_ap(200, 10, n_draws=2000)
+    b = null_interpolated_ap(200, 10, n_draws=2000)
+    assert a == b
+    assert a.seed == null_interpolated_ap(200, 10, n_draws=10).seed

@@ -79,6 +79,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba import nullcurve as _kernels_curve
 from .._validation import check_count, check_counts
+from .tilt import DEFAULT_SEED
 
 __all__ = ["expected_null_pr_curve", "NullInterpolatedAP", "null_interpolated_ap"]
 
@@ -237,7 +238,8 @@ def null_interpolated_ap(
         Number of random rankings, >= 2. The standard error shrinks like
         ``1 / sqrt(n_draws)``.
     seed : int, optional
-        Seed; drawn at random (and reported) when omitted.
+        Seed of the draws (default: the package's fixed seed, so that the same
+        call gives the same number; reported on the result).
     curve : bool
         Also estimate the expected interpolated precision at every recall
         level (memory 32 * P * 16 bytes; P <= 10**6).
@@ -270,7 +272,7 @@ def null_interpolated_ap(
     if curve and p > 10**6:
         raise ValueError(f"curve=True keeps 32 x P sums; P={p} is too large (limit 10**6).")
     if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**63))
+        seed = DEFAULT_SEED  # fixed: the same call gives the same number
     seed = check_count(seed, "seed")
     n_chunks = min(n_draws, 32)
     shape = (n_chunks, p) if curve else (n_chunks, 1)

@@ -112,7 +112,13 @@ def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, fl
     >>> [round(x, 4) for x in clopper_pearson(3, 10, conf_level=0.9)]
     [0.0873, 0.6066]
     """
-    d = 1.0 - conf_level
+    b, m = check_count(b, "b"), check_count(m, "m")
+    if not (m >= 1 and 0 <= b <= m):
+        raise ValueError(
+            f"clopper_pearson needs 0 <= b <= m and m >= 1 (b successes in m trials); "
+            f"got b={b}, m={m}."
+        )
+    d = 1.0 - check_conf_level(conf_level)
     lo = 0.0 if b == 0 else float(special.betaincinv(b, m - b + 1, d / 2.0))
     hi = 1.0 if b == m else float(special.betaincinv(b + 1, m - b, 1.0 - d / 2.0))
     return lo, hi
