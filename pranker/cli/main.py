@@ -74,8 +74,8 @@ def _positive_int(text: str) -> int:
 def _common_args(p) -> None:
     """--quiet and --progress/--no-progress, on every command."""
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="print nothing but errors (and the --json/--csv output when asked "
-                        "for); no progress bars")
+                   help="print nothing but errors (and the machine-readable output when "
+                        "asked for); no progress bars")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_const", const=True,
                    default=None,
