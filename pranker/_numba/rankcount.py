@@ -99,7 +99,8 @@ _MANT = np.uint64(0x000FFFFFFFFFFFFF)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key of a non-NaN float
 _SH52 = np.uint64(52)
 _N_TOP = 4096  # first-level entries: the top 12 bits of the key
-_EXTRA_BITS = 1  # slots per first-level range holding c values: the power of two in (2c, 4c]
+_EXTRA_BITS = 1  # large tables: about 2c to 4c slots per first-level range holding c values
+_EXTRA_BITS_SMALL = 2  # tables that fit in cache: about 4c to 8c slots
 _K = 2  # slots with at most _K values are resolved by _K compares, no branch
 _CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K values
 _LOW31 = np.uint32((1 << 31) - 1)
@@ -147,12 +148,13 @@ def build_table(vals):
     """Keys and two-level bucket table of ascending distinct ``vals`` (D < 2**31).
 
     Returns ``(vk, tab, sub)``. ``vk`` holds the D keys followed by ``_K``
-    all-ones sentinels. ``tab[e]`` packs, for the keys whose top 12 bits are
-    e, the first slot (``tab[e] >> 8``) and the shift that cuts their 52 low
-    bits into slots (``tab[e] & 63``): slot j of range e covers keys from
-    ``(e << 52) | (j << shift)`` on. ``sub[p]`` is the number of values with a
-    key below the start of slot p (``sub[-1] = D``), with bit 31 set when the
-    slot holds more than ``_K`` values.
+    all-ones sentinels. ``tab`` holds four words per first-level range e (the
+    keys whose top 12 bits are e): ``tab[4 e]`` the key where its slots start
+    (the smallest key of a value in the range), ``tab[4 e + 1]`` the shift
+    that cuts the keys into slots, ``tab[4 e + 2]`` its last slot (relative)
+    and ``tab[4 e + 3]`` its first slot in ``sub``. ``sub[p]`` is the number
+    of values with a key below the start of slot p (``sub[-1] = D``), with bit
+    31 set when the slot holds more than ``_K`` values.
     """
     d = vals.shape[0]
     bits = vals.view(np.uint64)
@@ -160,38 +162,62 @@ def build_table(vals):
     for k in range(d):
         vk[k] = _key(bits[k])
     vk[d:] = _ONES
+    extra = _EXTRA_BITS_SMALL if d <= _FUSED_MAX_D else _EXTRA_BITS
     count = np.zeros(_N_TOP, dtype=np.int64)
-    for k in range(d):
-        count[vk[k] >> _SH52] += 1
-    tab = np.empty(_N_TOP, dtype=np.uint64)
-    first = np.empty(_N_TOP + 1, dtype=np.int64)
+    first_val = np.zeros(_N_TOP, dtype=np.int64)
+    for k in range(d - 1, -1, -1):
+        e = vk[k] >> _SH52
+        count[e] += 1
+        first_val[e] = k
+    tab = np.empty(4 * _N_TOP, dtype=np.uint64)
     total = 0
     for e in range(_N_TOP):
         c = count[e]
-        nb = 0
+        base = np.uint64(e) << _SH52
+        sh = 0
+        n_slots = 1
         if c > 0:
+            lo = vk[first_val[e]]
+            span = vk[first_val[e] + c - 1] - lo
+            nb = 0
             while (1 << nb) <= c:  # 2**nb > c
                 nb += 1
-            nb = min(nb + _EXTRA_BITS, 52)
-        first[e] = total
-        tab[e] = (np.uint64(total) << np.uint64(8)) | np.uint64(52 - nb)
-        total += 1 << nb
-    first[_N_TOP] = total
+            m = np.uint64(1) << np.uint64(min(nb + extra, 52))
+            while (span >> np.uint64(sh)) >= m:
+                sh += 1
+            base = lo
+            n_slots = int(span >> np.uint64(sh)) + 1
+        tab[4 * e] = base
+        tab[4 * e + 1] = np.uint64(sh)
+        tab[4 * e + 2] = np.uint64(n_slots - 1)
+        tab[4 * e + 3] = np.uint64(total)
+        total += n_slots
     sub = np.empty(total + 1, dtype=np.uint32)
     k = 0
     for e in range(_N_TOP):
-        sh = tab[e] & np.uint64(63)
-        top = np.uint64(e) << _SH52
-        for j in range(first[e + 1] - first[e]):
-            start = top | (np.uint64(j) << sh)
+        base = tab[4 * e]
+        sh = tab[4 * e + 1]
+        f = int(tab[4 * e + 3])
+        for j in range(int(tab[4 * e + 2]) + 1):
+            # slot j starts at base + (j << sh); slot 0 takes the whole range below it
+            start = base + (np.uint64(j) << sh) if j > 0 else np.uint64(e) << _SH52
             while k < d and vk[k] < start:
                 k += 1
-            sub[first[e] + j] = np.uint32(k)
+            sub[f + j] = np.uint32(k)
     sub[total] = np.uint32(d)
     for p in range(total):
         if sub[p + 1] - sub[p] > _K:
             sub[p] |= _CROWDED
     return vk, tab, sub
+
+
+@njit(cache=True, inline="always")
+def _slot(kx, tab):
+    """Slot of key ``kx``: offset from its range's first value, clamped to its slots."""
+    e = (kx >> _SH52) << np.uint64(2)
+    dlt = np.int64(kx - tab[e])
+    dlt &= ~(dlt >> 63)  # below the range's first value: slot 0
+    return tab[e + np.uint64(3)] + min(np.uint64(dlt) >> tab[e + np.uint64(1)], tab[e + np.uint64(2)])
 
 
 @njit(cache=True)
@@ -211,9 +237,8 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
     """
     for i in range(m):
         kx = _key(bits[b0 + i])
-        t = tab[kx >> _SH52]
         kb[i] = kx
-        pb[i] = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+        pb[i] = _slot(kx, tab)
     for i in range(m):
         rb[i] = sub[pb[i]]
     for i in range(m):
@@ -241,8 +266,7 @@ def _crowded(kx, r, p, vk, sub):
 @njit(cache=True)
 def _bucket_one(kx, vk, tab, sub):
     """Bucket of one key (the snapshot of a positive)."""
-    t = tab[kx >> _SH52]
-    p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+    p = _slot(kx, tab)
     r = sub[p]
     if r & _CROWDED:
         return _crowded(kx, r, p, vk, sub)
@@ -261,8 +285,7 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
     """
     for i in range(lo, hi):
         kx = _key(bits[i])
-        t = tab[kx >> _SH52]
-        p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
+        p = _slot(kx, tab)
         r = sub[p]
         if r & _CROWDED:
             cnt[_crowded(kx, r, p, vk, sub)] += 1
