@@ -104,6 +104,11 @@ _EXTRA_BITS_SMALL = 2  # tables that fit in cache: about 4c to 8c slots
 _K = 2  # slots with at most _K values are resolved by _K compares, no branch
 _CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K values
 _LOW31 = np.uint32((1 << 31) - 1)
+_MAP_TABLE = 0  # two-level table on the float keys (any input)
+_MAP_VALUE = 1  # one level, slot linear in the value
+_MAP_BITS = 2  # one level, slot linear in the signed bits (piecewise linear in log |v|)
+_LINEAR_SLOTS = 8  # slots per value of a linear map
+_LINEAR_CROWD = 32  # a linear map is used when at most 1/32 of the values share crowded slots
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
@@ -296,6 +301,127 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
         cnt[2 * (j + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))] += 1
 
 
+@njit(cache=True, inline="always")
+def _signed_mag(b):
+    """The float's bits as a signed integer magnitude (-0.0 and +0.0 both 0), as float64."""
+    s = np.int64(b) >> 63
+    return np.float64(((np.int64(b) & np.int64(0x7FFFFFFFFFFFFFFF)) ^ s) - s)
+
+
+@njit(cache=True, inline="always")
+def _lin_slot(t, off, scale, top):
+    """Slot ``floor((t - off) scale)`` clamped to [0, top]; NaN goes to slot 0."""
+    t = (t - off) * scale
+    t = t if t > 0.0 else 0.0
+    t = t if t < top else top
+    return np.int64(t)
+
+
+@njit(cache=True)
+def build_linear(vals, mp, n_slots):
+    """One-level table of a slot map linear in the value or in the signed bits.
+
+    ``mp`` is ``_MAP_VALUE`` (t = v) or ``_MAP_BITS`` (t = the signed
+    magnitude of v's bits, piecewise linear in log |v|); slot of t:
+    :func:`_lin_slot` with ``off`` the smallest value's t and ``scale`` =
+    ``n_slots`` / span. Returns ``(sub, prm, crowd)``: ``sub[j]`` = #{k :
+    slot(v_k) < j} with bit 31 set on slots holding more than ``_K`` values,
+    ``prm = (off, scale, top)``, and the number of values in such slots.
+    """
+    d = vals.shape[0]
+    bits = vals.view(np.uint64)
+    if mp == _MAP_VALUE:
+        lo = vals[0]
+        hi = vals[d - 1]
+    else:
+        lo = _signed_mag(bits[0])
+        hi = _signed_mag(bits[d - 1])
+    span = hi - lo
+    scale = n_slots / span if span > 0.0 else 0.0
+    if not np.isfinite(scale):  # infinite values or a span that overflows
+        scale = 0.0
+    top = float(n_slots - 1)
+    sub = np.zeros(n_slots + 1, dtype=np.uint32)
+    for k in range(d):
+        t = vals[k] if mp == _MAP_VALUE else _signed_mag(bits[k])
+        sub[_lin_slot(t, lo, scale, top) + 1] += 1
+    for j in range(n_slots):
+        sub[j + 1] += sub[j]
+    crowd = 0
+    for j in range(n_slots):
+        if sub[j + 1] - sub[j] > _K:
+            crowd += sub[j + 1] - sub[j]
+            sub[j] |= _CROWDED
+    prm = np.array([lo, scale, top])
+    return sub, prm, crowd
+
+
+@njit(cache=True, inline="always")
+def _lin_bucket(x, j, vp, sub):
+    """Bucket of score ``x`` in slot j of a linear map (float compares, NaN padding)."""
+    r = sub[j]
+    if r & _CROWDED:
+        hi = np.int64(sub[j + 1] & _LOW31)
+        lo = lower_bound(vp, x, np.int64(r & _LOW31), hi)
+        return 2 * lo + np.int64(vp[lo] == x)
+    lo = np.int64(r)
+    a = vp[lo]
+    c = vp[lo + 1]
+    return 2 * (lo + np.int64(x > a) + np.int64(x > c)) + np.int64((x == a) | (x == c))
+
+
+@njit(cache=True)
+def _count_linear(s, lo, hi, mp, vp, sub, prm, cnt):
+    """Count scores lo .. hi-1 through a linear slot map (one loop per map)."""
+    off = prm[0]
+    scale = prm[1]
+    top = prm[2]
+    if mp == _MAP_VALUE:
+        for i in range(lo, hi):
+            x = s[i]
+            cnt[_lin_bucket(x, _lin_slot(x, off, scale, top), vp, sub)] += 1
+    else:
+        bits = s.view(np.uint64)
+        for i in range(lo, hi):
+            j = _lin_slot(_signed_mag(bits[i]), off, scale, top)
+            cnt[_lin_bucket(s[i], j, vp, sub)] += 1
+
+
+@njit(cache=True)
+def _bucket_any(s, i, mp, vk, tab, sub, prm, vp):
+    """Bucket of score ``s[i]`` under any map (the snapshot of a positive)."""
+    if mp == _MAP_TABLE:
+        return np.int64(_bucket_one(_key(s.view(np.uint64)[i]), vk, tab, sub))
+    x = s[i]
+    t = x if mp == _MAP_VALUE else _signed_mag(s.view(np.uint64)[i])
+    return _lin_bucket(x, _lin_slot(t, prm[0], prm[1], prm[2]), vp, sub)
+
+
+@njit(cache=True)
+def choose_map(vals):
+    """The cheapest slot map whose slots are rarely crowded, and its tables.
+
+    Returns ``(mp, vk, tab, sub, prm, vp)``: a map linear in the value when
+    the values spread evenly (normal, uniform or evenly tied scores), else
+    one linear in the bits (log-normal and other positive heavy tails), else
+    the two-level table; ``vp`` is ``vals`` padded with ``_K`` NaNs (no
+    score compares above or equal to NaN).
+    """
+    d = vals.shape[0]
+    vp = np.empty(d + _K)
+    vp[:d] = vals
+    vp[d:] = np.nan
+    if d <= _FUSED_MAX_D:
+        n_slots = _LINEAR_SLOTS * d
+        for mp in (_MAP_VALUE, _MAP_BITS):
+            sub, prm, crowd = build_linear(vals, mp, n_slots)
+            if crowd * _LINEAR_CROWD <= d:
+                empty = np.zeros(0, dtype=np.uint64)
+                return mp, empty, empty, sub, prm, vp
+    vk, tab, sub = build_table(vals)
+    return _MAP_TABLE, vk, tab, sub, np.zeros(3), vp
+
+
 @njit(cache=True)
 def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
     kb = np.empty(_BLOCK, dtype=np.uint64)
@@ -310,25 +436,29 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
 
 
 @njit(cache=True)
-def _count_chunk(bits, lo, hi, vk, tab, sub, cnt, pos_idx, snap, kpos, blocked):
+def _count_chunk(s, lo, hi, mp, vk, tab, sub, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
     ``pos_idx`` holds ascending input indices in [lo, hi) (empty: plain
     counting): ``snap[q]`` gets the count of that score's tie bucket in this
-    chunk just before it, and ``kpos[q]`` its value index. ``blocked`` selects
-    the block-wise lookup (large tables) over the fused one.
+    chunk just before it, and ``kpos[q]`` its value index. ``mp`` and the
+    tables are those of :func:`choose_map`; ``blocked`` selects the
+    block-wise lookup (large two-level tables) over the fused one.
     """
+    bits = s.view(np.uint64)
     cur = lo
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
-        if blocked:
+        if mp != _MAP_TABLE:
+            _count_linear(s, cur, end, mp, vp, sub, prm, cnt)
+        elif blocked:
             _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
             _count_fused(bits, cur, end, vk, tab, sub, cnt)
         if q < pos_idx.shape[0]:
-            c = _bucket_one(_key(bits[end]), vk, tab, sub)
+            c = _bucket_any(s, end, mp, vk, tab, sub, prm, vp)
             snap[q] = cnt[c]
-            kpos[q] = c >> np.uint64(1)
+            kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
 
@@ -343,26 +473,27 @@ def _chunk_bounds(n, n_chunks):
 
 
 @njit(cache=True, inline="always")
-def _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     """Count part ``c`` of the scores (with its own slice of the positives)."""
     a = pos_bounds[c]
     z = pos_bounds[c + 1]
+    mp, vk, tab, sub, prm, vp = lk
     _count_chunk(
-        bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-        kpos[a:z], blocked,
+        s, bounds[c], bounds[c + 1], mp, vk, tab, sub, prm, vp, cnt[c], pos_idx[a:z],
+        snap[a:z], kpos[a:z], blocked,
     )
 
 
 @njit(cache=True, parallel=True)
-def _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in prange(bounds.shape[0] - 1):
-        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True)
-def _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in range(bounds.shape[0] - 1):
-        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
@@ -395,8 +526,7 @@ def bucket_counts(s, vals, pos_idx, n_threads):
         index.
     """
     n = s.shape[0]
-    bits = s.view(np.uint64)
-    vk, tab, sub = build_table(vals)
+    lk = choose_map(vals)
     q = pos_idx.shape[0]
     snap = np.empty(q, dtype=np.int64)
     kpos = np.empty(q, dtype=np.int64)
@@ -407,9 +537,9 @@ def bucket_counts(s, vals, pos_idx, n_threads):
     cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
     blocked = vals.shape[0] > _FUSED_MAX_D
     if parallel:
-        _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     else:
-        _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     return cnt, bounds, snap, kpos
 
 
