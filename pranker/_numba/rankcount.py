@@ -98,6 +98,9 @@ _MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key of a non-NaN float
 _SH52 = np.uint64(52)
+_U1 = np.uint64(1)
+_U2 = np.uint64(2)
+_U3 = np.uint64(3)
 _N_TOP = 4096  # first-level entries: the top 12 bits of the key
 _EXTRA_BITS = 1  # large tables: about 2c to 4c slots per first-level range holding c values
 _EXTRA_BITS_SMALL = 2  # tables that fit in cache: about 4c to 8c slots
@@ -217,12 +220,13 @@ def build_table(vals):
 
 
 @njit(cache=True, inline="always")
-def _slot(kx, tab):
-    """Slot of key ``kx``: offset from its range's first value, clamped to its slots."""
-    e = (kx >> _SH52) << np.uint64(2)
-    dlt = np.int64(kx - tab[e])
+def _slot_in(kx, base, sh, last, first):
+    """Slot of key ``kx`` in its range (words of ``tab``): offset from the range's
+    first value, clamped to the range's slots. Scalars only: inlining a function
+    that takes arrays costs a reference count per call."""
+    dlt = np.int64(kx - base)
     dlt &= ~(dlt >> 63)  # below the range's first value: slot 0
-    return tab[e + np.uint64(3)] + min(np.uint64(dlt) >> tab[e + np.uint64(1)], tab[e + np.uint64(2)])
+    return first + min(np.uint64(dlt) >> sh, last)
 
 
 @njit(cache=True)
@@ -243,7 +247,8 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
     for i in range(m):
         kx = _key(bits[b0 + i])
         kb[i] = kx
-        pb[i] = _slot(kx, tab)
+        e = (kx >> _SH52) << _U2
+        pb[i] = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
     for i in range(m):
         rb[i] = sub[pb[i]]
     for i in range(m):
@@ -271,7 +276,8 @@ def _crowded(kx, r, p, vk, sub):
 @njit(cache=True)
 def _bucket_one(kx, vk, tab, sub):
     """Bucket of one key (the snapshot of a positive)."""
-    p = _slot(kx, tab)
+    e = (kx >> _SH52) << _U2
+    p = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
     r = sub[p]
     if r & _CROWDED:
         return _crowded(kx, r, p, vk, sub)
@@ -290,7 +296,8 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
     """
     for i in range(lo, hi):
         kx = _key(bits[i])
-        p = _slot(kx, tab)
+        e = (kx >> _SH52) << _U2
+        p = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
         r = sub[p]
         if r & _CROWDED:
             cnt[_crowded(kx, r, p, vk, sub)] += 1
@@ -356,7 +363,7 @@ def build_linear(vals, mp, n_slots):
     return sub, prm, crowd
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lin_bucket(x, j, vp, sub):
     """Bucket of score ``x`` in slot j of a linear map (float compares, NaN padding)."""
     r = sub[j]
@@ -372,19 +379,28 @@ def _lin_bucket(x, j, vp, sub):
 
 @njit(cache=True)
 def _count_linear(s, lo, hi, mp, vp, sub, prm, cnt):
-    """Count scores lo .. hi-1 through a linear slot map (one loop per map)."""
+    """Count scores lo .. hi-1 through a linear slot map.
+
+    The steps of :func:`_lin_bucket`, written out: a call per score costs
+    more than the lookup.
+    """
     off = prm[0]
     scale = prm[1]
     top = prm[2]
-    if mp == _MAP_VALUE:
-        for i in range(lo, hi):
-            x = s[i]
-            cnt[_lin_bucket(x, _lin_slot(x, off, scale, top), vp, sub)] += 1
-    else:
-        bits = s.view(np.uint64)
-        for i in range(lo, hi):
-            j = _lin_slot(_signed_mag(bits[i]), off, scale, top)
-            cnt[_lin_bucket(s[i], j, vp, sub)] += 1
+    by_value = mp == _MAP_VALUE
+    bits = s.view(np.uint64)
+    for i in range(lo, hi):
+        x = s[i]
+        j = _lin_slot(x if by_value else _signed_mag(bits[i]), off, scale, top)
+        r = sub[j]
+        if r & _CROWDED:
+            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+            cnt[2 * k + np.int64(vp[k] == x)] += 1
+            continue
+        k = np.int64(r)
+        a = vp[k]
+        c = vp[k + 1]
+        cnt[2 * (k + np.int64(x > a) + np.int64(x > c)) + np.int64((x == a) | (x == c))] += 1
 
 
 @njit(cache=True)
