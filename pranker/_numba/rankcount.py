@@ -98,20 +98,15 @@ _MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key of a non-NaN float
 _SH52 = np.uint64(52)
-_U1 = np.uint64(1)
-_U2 = np.uint64(2)
-_U3 = np.uint64(3)
 _N_TOP = 4096  # first-level entries: the top 12 bits of the key
-_EXTRA_BITS = 1  # large tables: about 2c to 4c slots per first-level range holding c values
-_EXTRA_BITS_SMALL = 2  # tables that fit in cache: about 4c to 8c slots
+_EXTRA_BITS = 1  # slots per first-level range holding c values: the power of two in (2c, 4c]
 _K = 2  # slots with at most _K values are resolved by _K compares, no branch
 _CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K values
 _LOW31 = np.uint32((1 << 31) - 1)
 _MAP_TABLE = 0  # two-level table on the float keys (any input)
 _MAP_VALUE = 1  # one level, slot linear in the value
-_MAP_BITS = 2  # one level, slot linear in the signed bits (piecewise linear in log |v|)
-_LINEAR_SLOTS = 8  # slots per value of a linear map
-_LINEAR_CROWD = 32  # a linear map is used when at most 1/32 of the values share crowded slots
+_VALUE_SLOTS = 8  # slots per value of the linear map
+_VALUE_CROWD = 8  # the linear map is used when at most 1/8 of the values share a slot
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
@@ -156,13 +151,12 @@ def build_table(vals):
     """Keys and two-level bucket table of ascending distinct ``vals`` (D < 2**31).
 
     Returns ``(vk, tab, sub)``. ``vk`` holds the D keys followed by ``_K``
-    all-ones sentinels. ``tab`` holds four words per first-level range e (the
-    keys whose top 12 bits are e): ``tab[4 e]`` the key where its slots start
-    (the smallest key of a value in the range), ``tab[4 e + 1]`` the shift
-    that cuts the keys into slots, ``tab[4 e + 2]`` its last slot (relative)
-    and ``tab[4 e + 3]`` its first slot in ``sub``. ``sub[p]`` is the number
-    of values with a key below the start of slot p (``sub[-1] = D``), with bit
-    31 set when the slot holds more than ``_K`` values.
+    all-ones sentinels. ``tab[e]`` packs, for the keys whose top 12 bits are
+    e, the first slot (``tab[e] >> 8``) and the shift that cuts their 52 low
+    bits into slots (``tab[e] & 63``): slot j of range e covers keys from
+    ``(e << 52) | (j << shift)`` on. ``sub[p]`` is the number of values with a
+    key below the start of slot p (``sub[-1] = D``), with bit 31 set when the
+    slot holds more than ``_K`` values.
     """
     d = vals.shape[0]
     bits = vals.view(np.uint64)
@@ -170,63 +164,38 @@ def build_table(vals):
     for k in range(d):
         vk[k] = _key(bits[k])
     vk[d:] = _ONES
-    extra = _EXTRA_BITS_SMALL if d <= _FUSED_MAX_D else _EXTRA_BITS
     count = np.zeros(_N_TOP, dtype=np.int64)
-    first_val = np.zeros(_N_TOP, dtype=np.int64)
-    for k in range(d - 1, -1, -1):
-        e = vk[k] >> _SH52
-        count[e] += 1
-        first_val[e] = k
-    tab = np.empty(4 * _N_TOP, dtype=np.uint64)
+    for k in range(d):
+        count[vk[k] >> _SH52] += 1
+    tab = np.empty(_N_TOP, dtype=np.uint64)
+    first = np.empty(_N_TOP + 1, dtype=np.int64)
     total = 0
     for e in range(_N_TOP):
         c = count[e]
-        base = np.uint64(e) << _SH52
-        sh = 0
-        n_slots = 1
+        nb = 0
         if c > 0:
-            lo = vk[first_val[e]]
-            span = vk[first_val[e] + c - 1] - lo
-            nb = 0
             while (1 << nb) <= c:  # 2**nb > c
                 nb += 1
-            m = np.uint64(1) << np.uint64(min(nb + extra, 52))
-            while (span >> np.uint64(sh)) >= m:
-                sh += 1
-            base = lo
-            n_slots = int(span >> np.uint64(sh)) + 1
-        tab[4 * e] = base
-        tab[4 * e + 1] = np.uint64(sh)
-        tab[4 * e + 2] = np.uint64(n_slots - 1)
-        tab[4 * e + 3] = np.uint64(total)
-        total += n_slots
+            nb = min(nb + _EXTRA_BITS, 52)
+        first[e] = total
+        tab[e] = (np.uint64(total) << np.uint64(8)) | np.uint64(52 - nb)
+        total += 1 << nb
+    first[_N_TOP] = total
     sub = np.empty(total + 1, dtype=np.uint32)
     k = 0
     for e in range(_N_TOP):
-        base = tab[4 * e]
-        sh = tab[4 * e + 1]
-        f = int(tab[4 * e + 3])
-        for j in range(int(tab[4 * e + 2]) + 1):
-            # slot j starts at base + (j << sh); slot 0 takes the whole range below it
-            start = base + (np.uint64(j) << sh) if j > 0 else np.uint64(e) << _SH52
+        sh = tab[e] & np.uint64(63)
+        top = np.uint64(e) << _SH52
+        for j in range(first[e + 1] - first[e]):
+            start = top | (np.uint64(j) << sh)
             while k < d and vk[k] < start:
                 k += 1
-            sub[f + j] = np.uint32(k)
+            sub[first[e] + j] = np.uint32(k)
     sub[total] = np.uint32(d)
     for p in range(total):
         if sub[p + 1] - sub[p] > _K:
             sub[p] |= _CROWDED
     return vk, tab, sub
-
-
-@njit(cache=True, inline="always")
-def _slot_in(kx, base, sh, last, first):
-    """Slot of key ``kx`` in its range (words of ``tab``): offset from the range's
-    first value, clamped to the range's slots. Scalars only: inlining a function
-    that takes arrays costs a reference count per call."""
-    dlt = np.int64(kx - base)
-    dlt &= ~(dlt >> 63)  # below the range's first value: slot 0
-    return first + min(np.uint64(dlt) >> sh, last)
 
 
 @njit(cache=True)
@@ -246,9 +215,9 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
     """
     for i in range(m):
         kx = _key(bits[b0 + i])
+        t = tab[kx >> _SH52]
         kb[i] = kx
-        e = (kx >> _SH52) << _U2
-        pb[i] = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
+        pb[i] = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
     for i in range(m):
         rb[i] = sub[pb[i]]
     for i in range(m):
@@ -276,8 +245,8 @@ def _crowded(kx, r, p, vk, sub):
 @njit(cache=True)
 def _bucket_one(kx, vk, tab, sub):
     """Bucket of one key (the snapshot of a positive)."""
-    e = (kx >> _SH52) << _U2
-    p = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
+    t = tab[kx >> _SH52]
+    p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
     r = sub[p]
     if r & _CROWDED:
         return _crowded(kx, r, p, vk, sub)
@@ -296,8 +265,8 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
     """
     for i in range(lo, hi):
         kx = _key(bits[i])
-        e = (kx >> _SH52) << _U2
-        p = _slot_in(kx, tab[e], tab[e + _U1], tab[e + _U2], tab[e + _U3])
+        t = tab[kx >> _SH52]
+        p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
         r = sub[p]
         if r & _CROWDED:
             cnt[_crowded(kx, r, p, vk, sub)] += 1
@@ -306,136 +275,6 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
         a = vk[j]
         c = vk[j + np.uint64(1)]
         cnt[2 * (j + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))] += 1
-
-
-@njit(cache=True, inline="always")
-def _signed_mag(b):
-    """The float's bits as a signed integer magnitude (-0.0 and +0.0 both 0), as float64."""
-    s = np.int64(b) >> 63
-    return np.float64(((np.int64(b) & np.int64(0x7FFFFFFFFFFFFFFF)) ^ s) - s)
-
-
-@njit(cache=True, inline="always")
-def _lin_slot(t, off, scale, top):
-    """Slot ``floor((t - off) scale)`` clamped to [0, top]; NaN goes to slot 0."""
-    t = (t - off) * scale
-    t = t if t > 0.0 else 0.0
-    t = t if t < top else top
-    return np.int64(t)
-
-
-@njit(cache=True)
-def build_linear(vals, mp, n_slots):
-    """One-level table of a slot map linear in the value or in the signed bits.
-
-    ``mp`` is ``_MAP_VALUE`` (t = v) or ``_MAP_BITS`` (t = the signed
-    magnitude of v's bits, piecewise linear in log |v|); slot of t:
-    :func:`_lin_slot` with ``off`` the smallest value's t and ``scale`` =
-    ``n_slots`` / span. Returns ``(sub, prm, crowd)``: ``sub[j]`` = #{k :
-    slot(v_k) < j} with bit 31 set on slots holding more than ``_K`` values,
-    ``prm = (off, scale, top)``, and the number of values in such slots.
-    """
-    d = vals.shape[0]
-    bits = vals.view(np.uint64)
-    if mp == _MAP_VALUE:
-        lo = vals[0]
-        hi = vals[d - 1]
-    else:
-        lo = _signed_mag(bits[0])
-        hi = _signed_mag(bits[d - 1])
-    span = hi - lo
-    scale = n_slots / span if span > 0.0 else 0.0
-    if not np.isfinite(scale):  # infinite values or a span that overflows
-        scale = 0.0
-    top = float(n_slots - 1)
-    sub = np.zeros(n_slots + 1, dtype=np.uint32)
-    for k in range(d):
-        t = vals[k] if mp == _MAP_VALUE else _signed_mag(bits[k])
-        sub[_lin_slot(t, lo, scale, top) + 1] += 1
-    for j in range(n_slots):
-        sub[j + 1] += sub[j]
-    crowd = 0
-    for j in range(n_slots):
-        if sub[j + 1] - sub[j] > _K:
-            crowd += sub[j + 1] - sub[j]
-            sub[j] |= _CROWDED
-    prm = np.array([lo, scale, top])
-    return sub, prm, crowd
-
-
-@njit(cache=True)
-def _lin_bucket(x, j, vp, sub):
-    """Bucket of score ``x`` in slot j of a linear map (float compares, NaN padding)."""
-    r = sub[j]
-    if r & _CROWDED:
-        hi = np.int64(sub[j + 1] & _LOW31)
-        lo = lower_bound(vp, x, np.int64(r & _LOW31), hi)
-        return 2 * lo + np.int64(vp[lo] == x)
-    lo = np.int64(r)
-    a = vp[lo]
-    c = vp[lo + 1]
-    return 2 * (lo + np.int64(x > a) + np.int64(x > c)) + np.int64((x == a) | (x == c))
-
-
-@njit(cache=True)
-def _count_linear(s, lo, hi, mp, vp, sub, prm, cnt):
-    """Count scores lo .. hi-1 through a linear slot map.
-
-    The steps of :func:`_lin_bucket`, written out: a call per score costs
-    more than the lookup.
-    """
-    off = prm[0]
-    scale = prm[1]
-    top = prm[2]
-    by_value = mp == _MAP_VALUE
-    bits = s.view(np.uint64)
-    for i in range(lo, hi):
-        x = s[i]
-        j = _lin_slot(x if by_value else _signed_mag(bits[i]), off, scale, top)
-        r = sub[j]
-        if r & _CROWDED:
-            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
-            cnt[2 * k + np.int64(vp[k] == x)] += 1
-            continue
-        k = np.int64(r)
-        a = vp[k]
-        c = vp[k + 1]
-        cnt[2 * (k + np.int64(x > a) + np.int64(x > c)) + np.int64((x == a) | (x == c))] += 1
-
-
-@njit(cache=True)
-def _bucket_any(s, i, mp, vk, tab, sub, prm, vp):
-    """Bucket of score ``s[i]`` under any map (the snapshot of a positive)."""
-    if mp == _MAP_TABLE:
-        return np.int64(_bucket_one(_key(s.view(np.uint64)[i]), vk, tab, sub))
-    x = s[i]
-    t = x if mp == _MAP_VALUE else _signed_mag(s.view(np.uint64)[i])
-    return _lin_bucket(x, _lin_slot(t, prm[0], prm[1], prm[2]), vp, sub)
-
-
-@njit(cache=True)
-def choose_map(vals):
-    """The cheapest slot map whose slots are rarely crowded, and its tables.
-
-    Returns ``(mp, vk, tab, sub, prm, vp)``: a map linear in the value when
-    the values spread evenly (normal, uniform or evenly tied scores), else
-    one linear in the bits (log-normal and other positive heavy tails), else
-    the two-level table; ``vp`` is ``vals`` padded with ``_K`` NaNs (no
-    score compares above or equal to NaN).
-    """
-    d = vals.shape[0]
-    vp = np.empty(d + _K)
-    vp[:d] = vals
-    vp[d:] = np.nan
-    if d <= _FUSED_MAX_D:
-        n_slots = _LINEAR_SLOTS * d
-        for mp in (_MAP_VALUE, _MAP_BITS):
-            sub, prm, crowd = build_linear(vals, mp, n_slots)
-            if crowd * _LINEAR_CROWD <= d:
-                empty = np.zeros(0, dtype=np.uint64)
-                return mp, empty, empty, sub, prm, vp
-    vk, tab, sub = build_table(vals)
-    return _MAP_TABLE, vk, tab, sub, np.zeros(3), vp
 
 
 @njit(cache=True)
@@ -451,8 +290,122 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
             cnt[ib[i]] += 1
 
 
+@njit(cache=True, inline="always")
+def _lin_slot(x, off, scale, top):
+    """Slot ``floor((x - off) scale)`` clamped to [0, top]; NaN goes to slot 0.
+
+    Monotone non-decreasing in x (each rounding step is), and equal for -0.0
+    and +0.0.
+    """
+    t = (x - off) * scale
+    t = t if t > 0.0 else 0.0
+    t = t if t < top else top
+    return np.int64(t)
+
+
 @njit(cache=True)
-def _count_chunk(s, lo, hi, mp, vk, tab, sub, prm, vp, cnt, pos_idx, snap, kpos, blocked):
+def build_linear(vals, n_slots):
+    """One-level table of a slot map linear in the value (finite ``vals``).
+
+    Returns ``(sub, first, prm, crowd)``: ``sub[j]`` = #{k : slot(v_k) < j},
+    with bit 31 set on slots holding more than one value; ``first[j]`` the
+    smallest value at or above slot j (NaN past the last); ``prm = (off,
+    scale, top)`` for :func:`_lin_slot`; ``crowd`` the number of values that
+    share a slot.
+    """
+    d = vals.shape[0]
+    off = vals[0]
+    span = vals[d - 1] - off
+    scale = n_slots / span if span > 0.0 else 0.0
+    if not np.isfinite(scale):  # a span that overflows
+        scale = 0.0
+    top = float(n_slots - 1)
+    sub = np.zeros(n_slots + 1, dtype=np.uint32)
+    for k in range(d):
+        sub[_lin_slot(vals[k], off, scale, top) + 1] += 1
+    for j in range(n_slots):
+        sub[j + 1] += sub[j]
+    first = np.empty(n_slots, dtype=np.float64)
+    crowd = 0
+    for j in range(n_slots):
+        r = sub[j]
+        first[j] = vals[r] if r < d else np.nan
+        if sub[j + 1] - r > 1:
+            crowd += sub[j + 1] - r
+            sub[j] |= _CROWDED
+    return sub, first, np.array([off, scale, top]), crowd
+
+
+@njit(cache=True)
+def _lin_bucket(x, vp, sub, first, prm):
+    """Bucket of score ``x`` under the linear map (the snapshot of a positive)."""
+    j = _lin_slot(x, prm[0], prm[1], prm[2])
+    r = sub[j]
+    if r & _CROWDED:
+        k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+        return 2 * k + np.int64(vp[k] == x)
+    a = first[j]
+    return 2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)
+
+
+@njit(cache=True)
+def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
+    """Count scores lo .. hi-1 through the linear map.
+
+    The steps of :func:`_lin_bucket`, written out: a call per score costs more
+    than the lookup. Slot j holds at most one value, ``first[j]``, unless
+    flagged, and ``sub[j]`` values lie below it, so x lands in gap or tie
+    ``sub[j] + [x > first[j]]``, a tie iff ``x == first[j]`` (NaN past the
+    last value: no compare holds).
+    """
+    off = prm[0]
+    scale = prm[1]
+    top = prm[2]
+    for i in range(lo, hi):
+        x = s[i]
+        j = _lin_slot(x, off, scale, top)
+        r = sub[j]
+        a = first[j]
+        if r & _CROWDED:
+            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+            cnt[2 * k + np.int64(vp[k] == x)] += 1
+            continue
+        cnt[2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)] += 1
+
+
+@njit(cache=True)
+def _bucket_any(s, i, mp, vk, tab, sub, first, prm, vp):
+    """Bucket of score ``s[i]`` under either map (the snapshot of a positive)."""
+    if mp == _MAP_TABLE:
+        return np.int64(_bucket_one(_key(s.view(np.uint64)[i]), vk, tab, sub))
+    return _lin_bucket(s[i], vp, sub, first, prm)
+
+
+@njit(cache=True)
+def choose_map(vals):
+    """The slot map for ``vals`` and its tables: ``(mp, vk, tab, sub, first, prm, vp)``.
+
+    The map linear in the value when its slots rarely hold more than one value
+    (normal, uniform or evenly tied scores, finite, at most ``_FUSED_MAX_D``
+    of them); otherwise the two-level table, which spreads any distribution
+    (log-normal, heavy tails, infinities, clusters). ``vp`` is ``vals`` padded
+    with NaN, above which no score compares.
+    """
+    d = vals.shape[0]
+    vp = np.empty(d + _K)
+    vp[:d] = vals
+    vp[d:] = np.nan
+    if d <= _FUSED_MAX_D and np.isfinite(vals[0]) and np.isfinite(vals[d - 1]):
+        sub, first, prm, crowd = build_linear(vals, _VALUE_SLOTS * d)
+        if crowd * _VALUE_CROWD <= d:
+            empty = np.zeros(0, dtype=np.uint64)
+            return _MAP_VALUE, empty, empty, sub, first, prm, vp
+    vk, tab, sub = build_table(vals)
+    return _MAP_TABLE, vk, tab, sub, np.zeros(0), np.zeros(3), vp
+
+
+@njit(cache=True)
+def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
     ``pos_idx`` holds ascending input indices in [lo, hi) (empty: plain
@@ -466,13 +419,13 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, prm, vp, cnt, pos_idx, snap, kpos,
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
         if mp != _MAP_TABLE:
-            _count_linear(s, cur, end, mp, vp, sub, prm, cnt)
+            _count_linear(s, cur, end, vp, sub, first, prm, cnt)
         elif blocked:
             _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
             _count_fused(bits, cur, end, vk, tab, sub, cnt)
         if q < pos_idx.shape[0]:
-            c = _bucket_any(s, end, mp, vk, tab, sub, prm, vp)
+            c = _bucket_any(s, end, mp, vk, tab, sub, first, prm, vp)
             snap[q] = cnt[c]
             kpos[q] = c >> 1
             cnt[c] += 1
@@ -493,9 +446,9 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     """Count part ``c`` of the scores (with its own slice of the positives)."""
     a = pos_bounds[c]
     z = pos_bounds[c + 1]
-    mp, vk, tab, sub, prm, vp = lk
+    mp, vk, tab, sub, first, prm, vp = lk
     _count_chunk(
-        s, bounds[c], bounds[c + 1], mp, vk, tab, sub, prm, vp, cnt[c], pos_idx[a:z],
+        s, bounds[c], bounds[c + 1], mp, vk, tab, sub, first, prm, vp, cnt[c], pos_idx[a:z],
         snap[a:z], kpos[a:z], blocked,
     )
 
