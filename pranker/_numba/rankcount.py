@@ -89,7 +89,7 @@ is needed). Small inputs use the serial entry point.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads, njit, prange, set_parallel_chunksize
 
 from .tiegroups import lower_bound
 
@@ -105,7 +105,7 @@ _CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K va
 _LOW31 = np.uint32((1 << 31) - 1)
 _MAP_TABLE = 0  # two-level table on the float keys (any input)
 _MAP_VALUE = 1  # one level, slot linear in the value
-_VALUE_SLOTS = 8  # slots per value of the linear map
+_VALUE_SLOTS = 16  # slots per value of the linear map
 _VALUE_CROWD = 8  # the linear map is used when at most 1/8 of the values share a slot
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
@@ -455,8 +455,11 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 @njit(cache=True, parallel=True)
 def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+    # one chunk at a time per thread: a thread slowed by other work takes fewer chunks
+    old = set_parallel_chunksize(1)
     for c in prange(bounds.shape[0] - 1):
         _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+    set_parallel_chunksize(old)
 
 
 @njit(cache=True)
@@ -466,6 +469,8 @@ def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
+_CHUNKS_PER_THREAD = 4  # chunks handed out one at a time (balance under load) ...
+_SMALL_COUNTS = 1 << 15  # ... while a row of counts is this small
 
 
 @njit(cache=True)
@@ -500,7 +505,8 @@ def bucket_counts(s, vals, pos_idx, n_threads):
     snap = np.empty(q, dtype=np.int64)
     kpos = np.empty(q, dtype=np.int64)
     parallel = n_threads > 1 and n >= _PARALLEL_MIN
-    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
+    per_thread = _CHUNKS_PER_THREAD if 2 * vals.shape[0] <= _SMALL_COUNTS else 1
+    n_chunks = max(n_threads * per_thread if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
     bounds = _chunk_bounds(n, n_chunks)
     pos_bounds = np.searchsorted(pos_idx, bounds)
     cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
