@@ -89,7 +89,7 @@ is needed). Small inputs use the serial entry point.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, prange, set_parallel_chunksize
+from numba import get_num_threads, njit, prange
 
 from .tiegroups import lower_bound
 
@@ -455,11 +455,8 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 @njit(cache=True, parallel=True)
 def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
-    # one chunk at a time per thread: a thread slowed by other work takes fewer chunks
-    old = set_parallel_chunksize(1)
     for c in prange(bounds.shape[0] - 1):
         _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
-    set_parallel_chunksize(old)
 
 
 @njit(cache=True)
@@ -469,8 +466,6 @@ def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
-_CHUNKS_PER_THREAD = 4  # chunks handed out one at a time (balance under load) ...
-_SMALL_COUNTS = 1 << 15  # ... while a row of counts is this small
 
 
 @njit(cache=True)
@@ -505,8 +500,7 @@ def bucket_counts(s, vals, pos_idx, n_threads):
     snap = np.empty(q, dtype=np.int64)
     kpos = np.empty(q, dtype=np.int64)
     parallel = n_threads > 1 and n >= _PARALLEL_MIN
-    per_thread = _CHUNKS_PER_THREAD if 2 * vals.shape[0] <= _SMALL_COUNTS else 1
-    n_chunks = max(n_threads * per_thread if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
+    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
     bounds = _chunk_bounds(n, n_chunks)
     pos_bounds = np.searchsorted(pos_idx, bounds)
     cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
