@@ -23,10 +23,15 @@ from pranker import auprc_ap, roc_auc
 
 
 def _median_ratios(fns: dict, ref: str, rounds: int) -> dict:
-    """Median over rounds of time(fn) / time(ref), all measured in alternation."""
+    """Median over rounds of time(fn) / time(ref), all measured in alternation.
+
+    Odd rounds run the functions in reverse order, so that no function always
+    follows the same one (caches, memory just freed).
+    """
     times = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
+    for k in range(rounds):
+        order = list(fns.items())
+        for name, fn in order if k % 2 == 0 else order[::-1]:
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
