@@ -24,9 +24,33 @@ the score axis upwards. Hence, for v_i,
     above_i  = sum(cnt[2 i + 2 :])           (items scoring > v_i)
     below_i  = sum(cnt[: 2 i + 1])           (items scoring < v_i)
 
-Finding i(x) (the bucket choice)
---------------------------------
-A plain binary search costs log2 D dependent loads per item. Instead the
+Finding i(x): slot maps
+-----------------------
+Any map f from floats to slot numbers that is monotone (x <= x' implies
+f(x) <= f(x')) and gives -0.0 and +0.0 the same slot bounds i(x) by a table:
+with ``sub[j]`` = #{k : f(v_k) < j}, every value in an earlier slot is below
+x and every value in a later slot above it, so
+
+    sub[f(x)] <= i(x) <= sub[f(x) + 1],
+
+exactly, whatever the rounding inside f. Only the values sharing x's slot
+need a compare. Two maps are used.
+
+*The linear map* (finite values that spread evenly: normal, uniform, evenly
+tied scores; D <= 8192). f(x) = floor((x - v_0) s) clamped to [0, S - 1],
+S = 16 D slots, s = S / (v_{D-1} - v_0) (0 when that span overflows). Each
+step (subtraction, product by s > 0, clamp, floor) rounds monotonically, and
+the clamps send a NaN to slot 0, so an index never leaves the table. A slot
+holding at most one value stores it, ``first[j]``, and x lands in bucket
+2 (sub[j] + [x > first[j]]) + [x == first[j]]: one load of the table and one
+compare, in floats (``first`` is NaN past the last value, so no compare
+holds there). A slot holding more values is flagged (bit 31 of ``sub``) and
+binary-searched. The map is used when at most 1/8 of the values share a
+slot, which fails for skewed values (most of them in a few slots),
+infinities and tight clusters.
+
+*The two-level table on the float bits* (any other input). A plain binary
+search costs log2 D dependent loads per item. Instead the
 float's bits b give a monotone integer key,
 
     key = 2**63 + (b & (2**63 - 1))     if the sign bit is clear,
@@ -63,7 +87,7 @@ the cluster, so the cost per item is bounded by log2 D probes, never
 quadratic. Table size: at most 4 D + 4097 uint32 entries, plus D + 2 keys.
 
 Memory: while the tables and counts fit in cache (D <= 8192) one fused loop
-does the lookup. Beyond, each block of 256 scores goes through the lookup in
+does the lookup (either map). Beyond, each block of 256 scores goes through the lookup in
 stages (keys and slots; slot entries; compares; increments), each a loop of
 independent loads, so that the cache misses of different scores overlap
 instead of forming one chain per score.
