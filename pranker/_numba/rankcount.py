@@ -37,17 +37,17 @@ exactly, whatever the rounding inside f. Only the values sharing x's slot
 need a compare. Two maps are used.
 
 *The linear map* (finite values that spread evenly: normal, uniform, evenly
-tied scores; D <= 8192). f(x) = floor((x - v_0) s) clamped to [0, S - 1],
-S = 16 D slots, s = S / (v_{D-1} - v_0) (0 when that span overflows). Each
-step (subtraction, product by s > 0, clamp, floor) rounds monotonically, and
-the clamps send a NaN to slot 0, so an index never leaves the table. A slot
-holding at most one value stores it, ``first[j]``, and x lands in bucket
-2 (sub[j] + [x > first[j]]) + [x == first[j]]: one load of the table and one
-compare, in floats (``first`` is NaN past the last value, so no compare
-holds there). A slot holding more values is flagged (bit 31 of ``sub``) and
-binary-searched. The map is used when at most 1/8 of the values share a
-slot, which fails for skewed values (most of them in a few slots),
-infinities and tight clusters.
+tied scores; D <= 2048, so that its tables stay in a core's cache). f(x) =
+floor((x - v_0) s) clamped to [0, S - 1], S = 16 D slots, s = S / (v_{D-1} -
+v_0) (0 when that span overflows). Each step (subtraction, product by s > 0,
+clamp, floor) rounds monotonically, and the clamps send a NaN to slot 0, so
+an index never leaves the table. A slot holding at most one value stores it,
+``first[j]``, and x lands in bucket 2 (sub[j] + [x > first[j]]) + [x ==
+first[j]]: one load of the table and one compare, in floats (``first`` is
+NaN past the last value, so no compare holds there). A slot holding more
+values is flagged (bit 31 of ``sub``) and binary-searched. The map is used
+when at most 1/8 of the values share a slot, which fails for skewed values
+(most of them in a few slots), infinities and tight clusters.
 
 *The two-level table on the float bits* (any other input). A plain binary
 search costs log2 D dependent loads per item. Instead the
@@ -130,7 +130,8 @@ _LOW31 = np.uint32((1 << 31) - 1)
 _MAP_TABLE = 0  # two-level table on the float keys (any input)
 _MAP_VALUE = 1  # one level, slot linear in the value
 _VALUE_SLOTS = 16  # slots per value of the linear map
-_VALUE_CROWD = 8  # the linear map is used when at most 1/8 of the values share a slot
+_VALUE_CROWD = 8  # the linear map is used when at most 1/8 of the values share a slot ...
+_VALUE_MAX_D = 1 << 11  # ... and its 16 D slots (12 bytes each) fit in a core's cache
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
@@ -410,7 +411,7 @@ def choose_map(vals):
     """The slot map for ``vals`` and its tables: ``(mp, vk, tab, sub, first, prm, vp)``.
 
     The map linear in the value when its slots rarely hold more than one value
-    (normal, uniform or evenly tied scores, finite, at most ``_FUSED_MAX_D``
+    (normal, uniform or evenly tied scores, finite, at most ``_VALUE_MAX_D``
     of them); otherwise the two-level table, which spreads any distribution
     (log-normal, heavy tails, infinities, clusters). ``vp`` is ``vals`` padded
     with NaN, above which no score compares.
@@ -419,7 +420,7 @@ def choose_map(vals):
     vp = np.empty(d + _K)
     vp[:d] = vals
     vp[d:] = np.nan
-    if d <= _FUSED_MAX_D and np.isfinite(vals[0]) and np.isfinite(vals[d - 1]):
+    if d <= _VALUE_MAX_D and np.isfinite(vals[0]) and np.isfinite(vals[d - 1]):
         sub, first, prm, crowd = build_linear(vals, _VALUE_SLOTS * d)
         if crowd * _VALUE_CROWD <= d:
             empty = np.zeros(0, dtype=np.uint64)
