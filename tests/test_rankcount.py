@@ -345,3 +345,88 @@ def test_too_many_distinct_values_fall_back_to_sorting(monkeypatch):
                 want = float(ap_loop(s, y, mode))
                 assert auprc_ap(s, y, ties=mode) == pytest.approx(want, rel=1e-13)
             assert roc_auc(s, y) == pytest.approx(auc_pairs(s, y), rel=1e-13, abs=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# the slot maps: which one runs, and each one's edge cases
+# ---------------------------------------------------------------------------
+
+
+def _counts_agree(s, vals, threads=1):
+    cnt, _, _, _ = rankcount.bucket_counts(s, vals, np.zeros(0, dtype=np.int64), threads)
+    tot = cnt.sum(axis=0)
+    below, tied = counts_oracle(s, vals)
+    assert np.array_equal(tot[1::2], tied)
+    assert np.array_equal(np.concatenate(([0], np.cumsum(tot)))[1::2][: vals.size], below)
+    assert tot.sum() == s.size
+
+
+@pytest.mark.parametrize(
+    "kind, want",
+    [
+        ("normal", rankcount._MAP_VALUE),
+        ("distinct1000", rankcount._MAP_VALUE),
+        ("lognormal", rankcount._MAP_TABLE),
+        ("infs", rankcount._MAP_TABLE),
+        ("clustered", rankcount._MAP_TABLE),
+    ],
+)
+def test_map_choice(kind, want):
+    """Evenly spread finite values take the linear map; skewed, infinite or clustered the table."""
+    rng = np.random.default_rng(61)
+    s = make_scores(rng, kind, 20000)
+    vals, _ = rankcount.distinct_runs(np.sort(s[rng.choice(s.size, 500, replace=False)]))
+    assert rankcount.choose_map(vals)[0] == want
+    _counts_agree(s, vals)
+
+
+def test_linear_map_last_bit_neighbours_and_crowded_slots():
+    """Values one ulp apart share a linear slot (binary search there); items between and beside."""
+    rng = np.random.default_rng(67)
+    base = np.linspace(-3, 3, 400)
+    near = np.nextafter(base[::20], np.inf)  # 20 pairs of neighbouring floats
+    vals = np.unique(np.concatenate([base, near]))
+    mp, _, _, sub, _, _, _ = rankcount.choose_map(vals)
+    assert mp == rankcount._MAP_VALUE
+    assert (sub & rankcount._CROWDED).any()
+    s = np.concatenate([
+        rng.choice(vals, 5000),
+        np.nextafter(vals, -np.inf), np.nextafter(vals, np.inf),  # one ulp off every value
+        rng.uniform(-4, 4, 5000), [np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308],
+    ])
+    rng.shuffle(s)
+    for threads in (1, 3):
+        _counts_agree(s, vals, threads)
+
+
+def test_linear_map_signed_zeros_and_single_value():
+    """-0.0 ties +0.0 in the linear map; one reference value (zero span) and two."""
+    rng = np.random.default_rng(71)
+    s = rng.choice(np.array([-0.0, 0.0, -1.0, 1.0, 0.5, 2.0**-1074]), 3000)
+    for ref in ([0.0], [-0.0, 0.0], [-1.0, -0.0], [0.0, 2.0**-1074], [-1.0, 1.0], [0.5]):
+        vals, _ = rankcount.distinct_runs(np.sort(np.array(ref)))
+        if len(ref) == 1 or ref[0] == -1.0:
+            assert rankcount.choose_map(vals)[0] == rankcount._MAP_VALUE
+        _counts_agree(s, vals)
+
+
+def test_linear_map_span_overflow_is_exact():
+    """Finite values whose span overflows (-1e308 .. 1e308): every score in one slot, still exact."""
+    rng = np.random.default_rng(73)
+    vals = np.array([-1e308, -1.0, 1.0, 1e308])
+    s = np.concatenate([vals, rng.standard_normal(1000) * 1e308, [np.inf, -np.inf]])
+    lk = rankcount.choose_map(vals)
+    assert lk[0] == rankcount._MAP_TABLE  # all four share the one slot: too crowded
+    sub, _, prm, crowd = rankcount.build_linear(vals, 64)
+    assert prm[1] == 0.0 and crowd == 4
+    _counts_agree(s, vals)
+
+
+@pytest.mark.parametrize("kind", ["normal", "distinct1000", "lognormal"])
+def test_stable_ap_on_each_map(kind):
+    """Stable ties (snapshots at the positives) through the linear map and the table."""
+    rng = np.random.default_rng(79)
+    s = make_scores(rng, kind, 3000)
+    if kind == "normal":
+        s = np.round(s, 2)  # ties
+    _check_stable(s, labels(rng, 3000, 150))

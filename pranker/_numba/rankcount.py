@@ -24,9 +24,33 @@ the score axis upwards. Hence, for v_i,
     above_i  = sum(cnt[2 i + 2 :])           (items scoring > v_i)
     below_i  = sum(cnt[: 2 i + 1])           (items scoring < v_i)
 
-Finding i(x) (the bucket choice)
---------------------------------
-A plain binary search costs log2 D dependent loads per item. Instead the
+Finding i(x): slot maps
+-----------------------
+Any map f from floats to slot numbers that is monotone (x <= x' implies
+f(x) <= f(x')) and gives -0.0 and +0.0 the same slot bounds i(x) by a table:
+with ``sub[j]`` = #{k : f(v_k) < j}, every value in an earlier slot is below
+x and every value in a later slot above it, so
+
+    sub[f(x)] <= i(x) <= sub[f(x) + 1],
+
+exactly, whatever the rounding inside f. Only the values sharing x's slot
+need a compare. Two maps are used.
+
+*The linear map* (finite values that spread evenly: normal, uniform, evenly
+tied scores; D <= 2048, so that its tables stay in a core's cache). f(x) =
+floor((x - v_0) s) clamped to [0, S - 1], S = 16 D slots, s = S / (v_{D-1} -
+v_0) (0 when that span overflows). Each step (subtraction, product by s > 0,
+clamp, floor) rounds monotonically, and the clamps send a NaN to slot 0, so
+an index never leaves the table. A slot holding at most one value stores it,
+``first[j]``, and x lands in bucket 2 (sub[j] + [x > first[j]]) + [x ==
+first[j]]: one load of the table and one compare, in floats (``first`` is
+NaN past the last value, so no compare holds there). A slot holding more
+values is flagged (bit 31 of ``sub``) and binary-searched. The map is used
+when at most 1/8 of the values share a slot, which fails for skewed values
+(most of them in a few slots), infinities and tight clusters.
+
+*The two-level table on the float bits* (any other input). A plain binary
+search costs log2 D dependent loads per item. Instead the
 float's bits b give a monotone integer key,
 
     key = 2**63 + (b & (2**63 - 1))     if the sign bit is clear,
@@ -63,7 +87,7 @@ the cluster, so the cost per item is bounded by log2 D probes, never
 quadratic. Table size: at most 4 D + 4097 uint32 entries, plus D + 2 keys.
 
 Memory: while the tables and counts fit in cache (D <= 8192) one fused loop
-does the lookup. Beyond, each block of 256 scores goes through the lookup in
+does the lookup (either map). Beyond, each block of 256 scores goes through the lookup in
 stages (keys and slots; slot entries; compares; increments), each a loop of
 independent loads, so that the cache misses of different scores overlap
 instead of forming one chain per score.
@@ -103,6 +127,11 @@ _EXTRA_BITS = 1  # slots per first-level range holding c values: the power of tw
 _K = 2  # slots with at most _K values are resolved by _K compares, no branch
 _CROWDED = np.uint32(1 << 31)  # flag in ``sub``: the slot holds more than _K values
 _LOW31 = np.uint32((1 << 31) - 1)
+_MAP_TABLE = 0  # two-level table on the float keys (any input)
+_MAP_VALUE = 1  # one level, slot linear in the value
+_VALUE_SLOTS = 16  # slots per value of the linear map
+_VALUE_CROWD = 8  # the linear map is used when at most 1/8 of the values share a slot ...
+_VALUE_MAX_D = 1 << 11  # ... and its 16 D slots (12 bytes each) fit in a core's cache
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
@@ -286,26 +315,144 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
             cnt[ib[i]] += 1
 
 
+@njit(cache=True, inline="always")
+def _lin_slot(x, off, scale, top):
+    """Slot ``floor((x - off) scale)`` clamped to [0, top]; NaN goes to slot 0.
+
+    Monotone non-decreasing in x (each rounding step is), and equal for -0.0
+    and +0.0.
+    """
+    t = (x - off) * scale
+    t = t if t > 0.0 else 0.0
+    t = t if t < top else top
+    return np.int64(t)
+
+
 @njit(cache=True)
-def _count_chunk(bits, lo, hi, vk, tab, sub, cnt, pos_idx, snap, kpos, blocked):
+def build_linear(vals, n_slots):
+    """One-level table of a slot map linear in the value (finite ``vals``).
+
+    Returns ``(sub, first, prm, crowd)``: ``sub[j]`` = #{k : slot(v_k) < j},
+    with bit 31 set on slots holding more than one value; ``first[j]`` the
+    smallest value at or above slot j (NaN past the last); ``prm = (off,
+    scale, top)`` for :func:`_lin_slot`; ``crowd`` the number of values that
+    share a slot.
+    """
+    d = vals.shape[0]
+    off = vals[0]
+    span = vals[d - 1] - off
+    scale = n_slots / span if span > 0.0 else 0.0
+    if not np.isfinite(scale):  # a span that overflows
+        scale = 0.0
+    top = float(n_slots - 1)
+    sub = np.zeros(n_slots + 1, dtype=np.uint32)
+    for k in range(d):
+        sub[_lin_slot(vals[k], off, scale, top) + 1] += 1
+    for j in range(n_slots):
+        sub[j + 1] += sub[j]
+    first = np.empty(n_slots, dtype=np.float64)
+    crowd = 0
+    for j in range(n_slots):
+        r = sub[j]
+        first[j] = vals[r] if r < d else np.nan
+        if sub[j + 1] - r > 1:
+            crowd += sub[j + 1] - r
+            sub[j] |= _CROWDED
+    return sub, first, np.array([off, scale, top]), crowd
+
+
+@njit(cache=True)
+def _lin_bucket(x, vp, sub, first, prm):
+    """Bucket of score ``x`` under the linear map (the snapshot of a positive)."""
+    j = _lin_slot(x, prm[0], prm[1], prm[2])
+    r = sub[j]
+    if r & _CROWDED:
+        k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+        return 2 * k + np.int64(vp[k] == x)
+    a = first[j]
+    return 2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)
+
+
+@njit(cache=True)
+def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
+    """Count scores lo .. hi-1 through the linear map.
+
+    The steps of :func:`_lin_bucket`, written out: a call per score costs more
+    than the lookup. Slot j holds at most one value, ``first[j]``, unless
+    flagged, and ``sub[j]`` values lie below it, so x lands in gap or tie
+    ``sub[j] + [x > first[j]]``, a tie iff ``x == first[j]`` (NaN past the
+    last value: no compare holds).
+    """
+    off = prm[0]
+    scale = prm[1]
+    top = prm[2]
+    for i in range(lo, hi):
+        x = s[i]
+        j = _lin_slot(x, off, scale, top)
+        r = sub[j]
+        a = first[j]
+        if r & _CROWDED:
+            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+            cnt[2 * k + np.int64(vp[k] == x)] += 1
+            continue
+        cnt[2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)] += 1
+
+
+@njit(cache=True)
+def _bucket_any(s, i, mp, vk, tab, sub, first, prm, vp):
+    """Bucket of score ``s[i]`` under either map (the snapshot of a positive)."""
+    if mp == _MAP_TABLE:
+        return np.int64(_bucket_one(_key(s.view(np.uint64)[i]), vk, tab, sub))
+    return _lin_bucket(s[i], vp, sub, first, prm)
+
+
+@njit(cache=True)
+def choose_map(vals):
+    """The slot map for ``vals`` and its tables: ``(mp, vk, tab, sub, first, prm, vp)``.
+
+    The map linear in the value when its slots rarely hold more than one value
+    (normal, uniform or evenly tied scores, finite, at most ``_VALUE_MAX_D``
+    of them); otherwise the two-level table, which spreads any distribution
+    (log-normal, heavy tails, infinities, clusters). ``vp`` is ``vals`` padded
+    with NaN, above which no score compares.
+    """
+    d = vals.shape[0]
+    vp = np.empty(d + _K)
+    vp[:d] = vals
+    vp[d:] = np.nan
+    if d <= _VALUE_MAX_D and np.isfinite(vals[0]) and np.isfinite(vals[d - 1]):
+        sub, first, prm, crowd = build_linear(vals, _VALUE_SLOTS * d)
+        if crowd * _VALUE_CROWD <= d:
+            empty = np.zeros(0, dtype=np.uint64)
+            return _MAP_VALUE, empty, empty, sub, first, prm, vp
+    vk, tab, sub = build_table(vals)
+    return _MAP_TABLE, vk, tab, sub, np.zeros(0), np.zeros(3), vp
+
+
+@njit(cache=True)
+def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
     ``pos_idx`` holds ascending input indices in [lo, hi) (empty: plain
     counting): ``snap[q]`` gets the count of that score's tie bucket in this
-    chunk just before it, and ``kpos[q]`` its value index. ``blocked`` selects
-    the block-wise lookup (large tables) over the fused one.
+    chunk just before it, and ``kpos[q]`` its value index. ``mp`` and the
+    tables are those of :func:`choose_map`; ``blocked`` selects the
+    block-wise lookup (large two-level tables) over the fused one.
     """
+    bits = s.view(np.uint64)
     cur = lo
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
-        if blocked:
+        if mp != _MAP_TABLE:
+            _count_linear(s, cur, end, vp, sub, first, prm, cnt)
+        elif blocked:
             _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
             _count_fused(bits, cur, end, vk, tab, sub, cnt)
         if q < pos_idx.shape[0]:
-            c = _bucket_one(_key(bits[end]), vk, tab, sub)
+            c = _bucket_any(s, end, mp, vk, tab, sub, first, prm, vp)
             snap[q] = cnt[c]
-            kpos[q] = c >> np.uint64(1)
+            kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
 
@@ -320,26 +467,27 @@ def _chunk_bounds(n, n_chunks):
 
 
 @njit(cache=True, inline="always")
-def _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     """Count part ``c`` of the scores (with its own slice of the positives)."""
     a = pos_bounds[c]
     z = pos_bounds[c + 1]
+    mp, vk, tab, sub, first, prm, vp = lk
     _count_chunk(
-        bits, bounds[c], bounds[c + 1], vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z],
-        kpos[a:z], blocked,
+        s, bounds[c], bounds[c + 1], mp, vk, tab, sub, first, prm, vp, cnt[c], pos_idx[a:z],
+        snap[a:z], kpos[a:z], blocked,
     )
 
 
 @njit(cache=True, parallel=True)
-def _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in prange(bounds.shape[0] - 1):
-        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True)
-def _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
     for c in range(bounds.shape[0] - 1):
-        _count_part(c, bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
@@ -372,8 +520,7 @@ def bucket_counts(s, vals, pos_idx, n_threads):
         index.
     """
     n = s.shape[0]
-    bits = s.view(np.uint64)
-    vk, tab, sub = build_table(vals)
+    lk = choose_map(vals)
     q = pos_idx.shape[0]
     snap = np.empty(q, dtype=np.int64)
     kpos = np.empty(q, dtype=np.int64)
@@ -384,9 +531,9 @@ def bucket_counts(s, vals, pos_idx, n_threads):
     cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
     blocked = vals.shape[0] > _FUSED_MAX_D
     if parallel:
-        _count_parallel(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     else:
-        _count_serial(bits, vk, tab, sub, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     return cnt, bounds, snap, kpos
 
 

@@ -855,23 +855,67 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
 def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
 
-    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``.
+    Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``:
+    the probability that a random positive scores above a random negative,
+    ties counting one half.
+
+    Parameters
+    ----------
+    scores : array_like of float, any shape (flattened)
+        Higher scores rank first. ``+inf`` and ``-inf`` are ranked; NaN is an
+        error.
+    y : array_like, same number of elements
+        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
+        labels with ``pos_label``. Both classes must occur.
+    sample_weight : array_like of float >= 0, optional
+        Item weights; items of weight 0 are left out. Weighted input is
+        computed from the curve (:func:`roc_curve`).
+    pos_label : scalar, optional
+        The label of the positive class; every other label is a negative.
+    y_score, y_true : array_like, keyword only
+        scikit-learn's names for ``scores`` and ``y``.
+
+    Masked items (numpy masked arrays) are left out, as in :func:`roc_curve`.
+
+    Returns
+    -------
+    float
+        The area under the ROC curve, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        NaN scores, size mismatch, labels that are not binary (without
+        ``pos_label``), or a class with no item (of nonzero weight).
+
+    See Also
+    --------
+    roc_curve : the curve itself, whose ``auc`` is this value.
+    roc_auc_many : one ROC AUC per row of a 2-D score array.
+    auprc_ap : the area under the precision-recall curve (average precision).
+
+    Notes
+    -----
     Unweighted input with one class much smaller than the other costs a sort
     of the smaller class and one counting pass over all scores (see
     :mod:`pranker._numba.rankcount`); balanced classes cost about one
-    ``numpy.sort`` (of each class separately). Arguments as in
-    :func:`roc_curve` (``pos_label``, ``y_score=``/``y_true=``, masked items
-    left out).
+    ``numpy.sort`` (of each class separately).
 
     References
     ----------
     .. [1] H. B. Mann and D. R. Whitney, "On a test of whether one of two random
        variables is stochastically larger than the other", Ann. Math. Stat. 18, 1947.
+    .. [2] J. A. Hanley and B. J. McNeil, "The meaning and use of the area under a
+       receiver operating characteristic (ROC) curve", Radiology 143, 1982.
 
     Examples
     --------
+    Two wins and one tie out of four (positive, negative) pairs:
+
     >>> roc_auc([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0])
     0.875
+    >>> roc_auc(y_true=["a", "b", "a"], y_score=[0.2, 0.5, 0.9], pos_label="a")
+    0.5
     """
     s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC AUC",
                         pos_label=pos_label, where="roc_auc")
