@@ -1,0 +1,176 @@
+r"""Kernel of the summed null of mean AP: one forward recursion serves every N.
+
+The forward recursion of :mod:`pranker._numba.tilt` works in the offset
+coordinate ``d_k = r_k - k`` with ``0 <= d_1 <= ... <= d_P <= M = N - P``:
+
+.. math::
+
+    F_k(d) = e^{\phi a_k(d)} G_{k-1}(d), \qquad G_k(d) = \sum_{d' \le d} F_k(d'),
+    \qquad a_k(d) = k / (k + d) - c / P, \qquad G_0 \equiv 1,
+
+and ``Z_c(phi) = G_P(M)``. Neither ``a_k(d)`` nor the prefix sum up to ``d``
+involves ``M``: ``M`` only says where the last layer is read. Hence the
+values ``G_k(d)`` for ``d <= M`` are the same for every upper bound ``M' >= M``,
+and one recursion run to the largest ``M`` among queries sharing ``(P, phi)``
+gives ``Z_c`` for every smaller ``N`` at once:
+
+.. math::
+
+    Z_c(\phi; N) = G_P(N - P) \quad \text{for every } N \le N_{\max}.
+
+(Each placement of P ranks in ``1..N`` is a placement in ``1..N_max`` whose
+``d_P <= N - P``; the prefix sum counts exactly those.) The same holds for the
+forward-mode derivatives ``G^{(j)}_k = \partial^j G_k / \partial\phi^j``:
+
+.. math::
+
+    F^{(j)}_k(d) = e^{\phi a} \sum_{i=0}^{j} \binom{j}{i} a^{j-i} G^{(i)}_{k-1}(d),
+
+so ``G^{(j)}_P(N - P) / G_P(N - P) = E_\phi[(S - c)^j]`` for each N: the
+centred raw moments of ``S`` under the tilt, from which the cumulants follow
+without subtracting large numbers as long as ``c`` is near the tilted mean.
+
+Scaling is that of the single-(N, P) kernel: layer k is stored relative to a
+log scale ``lambda_k`` (true ``G_k = e^{lambda_k}`` times the stored values),
+the fast path divides by the previous layer's total ``G_{k-1}(M_max)`` and
+by the layer's largest exponent, and a layer whose total leaves
+``(1e-280, inf)`` is redone in log space through the ratios
+``G^{(j)} / G``. A common scale per layer does not depend on the read-out
+point, so the prefix sums at every ``N - P`` carry the same ``lambda``.
+Values below ``1e-300`` of the layer are flushed to 0, so a prefix sum that
+holds less than ~1e-250 of the layer total must be recomputed by the caller
+with its own upper bound (it never happens for ``phi >= 0``, where the mass
+sits at small ``d``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+_UNDERFLOW_EXP = -700.0
+_LAYER_TINY = 1e-280
+_MULT_MAX_PHI = 600.0
+
+
+@njit(cache=True)
+def _binom_table(order):
+    b = np.zeros((order + 1, order + 1))
+    for j in range(order + 1):
+        b[j, 0] = 1.0
+        for i in range(1, j + 1):
+            b[j, i] = b[j - 1, i - 1] + (b[j - 1, i] if i <= j - 1 else 0.0)
+    return b
+
+
+@njit(cache=True)
+def _combine(e, a, prev, d, order, binom, f):
+    """``f[j] = e * sum_i binom(j, i) a^{j-i} prev[i, d]`` for j = 0..order."""
+    for j in range(order + 1):
+        acc = 0.0
+        ap = 1.0
+        for i in range(j, -1, -1):  # a^{j-i} grows as i falls
+            acc += binom[j, i] * ap * prev[i, d]
+            ap *= a
+        f[j] = e * acc
+
+
+@njit(cache=True)
+def shared_last_layer(N, P, phi, c, order):
+    """The last layer of the tilted forward recursion for ``N`` items, ``P`` positives.
+
+    Returns ``(lam, G)`` with ``G`` of shape ``(order + 1, N - P + 1)``: for
+    every ``N' <= N`` (``d = N' - P``), ``log Z_c(phi; N') = lam + log G[0, d]``
+    and ``G[j, d] / G[0, d] = E_phi[(S - c)^j]`` over the placements of P ranks
+    in ``1..N'``. ``order`` is the highest moment carried (0 to 4).
+    """
+    m = N - P
+    w = m + 1
+    cP = c / P
+    binom = _binom_table(order)
+    inv_r = np.empty(N + 1)
+    inv_r[0] = 0.0
+    for r in range(1, N + 1):
+        inv_r[r] = 1.0 / r
+    prev = np.zeros((order + 1, w))
+    for d in range(w):
+        prev[0, d] = 1.0
+    cur = np.zeros((order + 1, w))
+    f = np.zeros(order + 1)
+    tot = np.zeros(order + 1)
+    q = np.zeros(order + 1)
+    mult = abs(phi) <= _MULT_MAX_PHI
+    X = np.empty(N + 1)
+    B = np.empty(N + 1)
+    if mult:
+        for r in range(1, N + 1):
+            B[r] = math.exp(phi * inv_r[r])
+    lam = 0.0
+    prev_tot = 1.0
+    for k in range(1, P + 1):
+        if mult:
+            # X[k + d] = e^{phi (k / (k + d) - 1)}, updated by one multiplication per layer
+            shift = phi * (1.0 - cP)
+            if k == 1:
+                for d in range(w):
+                    X[1 + d] = math.exp(phi * (inv_r[1 + d] - 1.0))
+            else:
+                for d in range(m):
+                    X[k + d] *= B[k + d]
+                X[k + m] = math.exp(phi * (k * inv_r[k + m] - 1.0))
+        elif phi >= 0.0:
+            shift = phi * (1.0 - cP)
+        else:
+            shift = phi * (k * inv_r[k + m] - cP)
+        inv = 1.0 / prev_tot
+        for j in range(order + 1):
+            tot[j] = 0.0
+        for d in range(w):
+            a = k * inv_r[k + d] - cP
+            if mult:
+                e = X[k + d] * inv
+            else:
+                x = phi * a - shift
+                e = 0.0
+                if x > _UNDERFLOW_EXP:
+                    e = math.exp(x) * inv
+            _combine(e, a, prev, d, order, binom, f)
+            if f[0] < 1e-300:
+                for j in range(order + 1):
+                    f[j] = 0.0
+            for j in range(order + 1):
+                tot[j] += f[j]
+                cur[j, d] = tot[j]
+        if tot[0] > _LAYER_TINY and tot[0] < np.inf:
+            lam += shift + math.log(prev_tot)
+        else:
+            # the mass sits where the exponent is small: redo the layer in log space
+            L = -np.inf
+            for d in range(w):
+                g = prev[0, d]
+                if g > 0.0:
+                    v = phi * (k * inv_r[k + d] - cP) + math.log(g)
+                    if v > L:
+                        L = v
+            for j in range(order + 1):
+                tot[j] = 0.0
+            for d in range(w):
+                g = prev[0, d]
+                for j in range(order + 1):
+                    f[j] = 0.0
+                if g > 0.0:
+                    a = k * inv_r[k + d] - cP
+                    x = phi * a + math.log(g) - L
+                    if x > _UNDERFLOW_EXP:
+                        for i in range(order + 1):
+                            q[i] = prev[i, d] / g
+                        _combine(math.exp(x), a, q.reshape((order + 1, 1)), 0, order, binom, f)
+                for j in range(order + 1):
+                    tot[j] += f[j]
+                    cur[j, d] = tot[j]
+            lam += L
+        prev_tot = cur[0, m]
+        prev, cur = cur, prev
+    return lam, prev
