@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 _UNDERFLOW_EXP = -700.0
 _LAYER_TINY = 1e-280
@@ -84,8 +84,10 @@ def shared_last_layer(N, P, phi, c, order):
     Returns ``(lam, G)`` with ``G`` of shape ``(order + 1, N - P + 1)``: for
     every ``N' <= N`` (``d = N' - P``), ``log Z_c(phi; N') = lam + log G[0, d]``
     and ``G[j, d] / G[0, d] = E_phi[(S - c)^j]`` over the placements of P ranks
-    in ``1..N'``. ``order`` is the highest moment carried (0 to 4).
+    in ``1..N'``. ``order`` is the highest moment carried: 0, 2 or 4.
     """
+    if order != 0 and order != 2 and order != 4:
+        raise ValueError("shared_last_layer: order must be 0, 2 or 4")
     m = N - P
     w = m + 1
     cP = c / P
@@ -125,8 +127,7 @@ def shared_last_layer(N, P, phi, c, order):
         else:
             shift = phi * (k * inv_r[k + m] - cP)
         inv = 1.0 / prev_tot
-        for j in range(order + 1):
-            tot[j] = 0.0
+        t0 = t1 = t2 = t3 = t4 = 0.0
         for d in range(w):
             a = k * inv_r[k + d] - cP
             if mult:
@@ -136,13 +137,32 @@ def shared_last_layer(N, P, phi, c, order):
                 e = 0.0
                 if x > _UNDERFLOW_EXP:
                     e = math.exp(x) * inv
-            _combine(e, a, prev, d, order, binom, f)
-            if f[0] < 1e-300:
-                for j in range(order + 1):
-                    f[j] = 0.0
-            for j in range(order + 1):
-                tot[j] += f[j]
-                cur[j, d] = tot[j]
+            g0 = prev[0, d]
+            f0 = e * g0
+            if f0 < 1e-300:
+                f0 = 0.0
+            t0 += f0
+            cur[0, d] = t0
+            if order >= 2:  # unrolled: F' = a F + e G', F'' = a (a F + 2 e G') + e G''
+                eg1 = e * prev[1, d]
+                eg2 = e * prev[2, d]
+                f1 = a * f0 + eg1
+                f2 = a * (a * f0 + 2.0 * eg1) + eg2
+                t1 += f1
+                t2 += f2
+                cur[1, d] = t1
+                cur[2, d] = t2
+                if order >= 4:
+                    eg3 = e * prev[3, d]
+                    eg4 = e * prev[4, d]
+                    a2 = a * a
+                    f3 = a * (a2 * f0 + 3.0 * a * eg1 + 3.0 * eg2) + eg3
+                    f4 = a2 * (a2 * f0 + 4.0 * a * eg1 + 6.0 * eg2) + 4.0 * a * eg3 + eg4
+                    t3 += f3
+                    t4 += f4
+                    cur[3, d] = t3
+                    cur[4, d] = t4
+        tot[0] = t0
         if tot[0] > _LAYER_TINY and tot[0] < np.inf:
             lam += shift + math.log(prev_tot)
         else:
@@ -174,3 +194,31 @@ def shared_last_layer(N, P, phi, c, order):
         prev_tot = cur[0, m]
         prev, cur = cur, prev
     return lam, prev
+
+
+@njit(cache=True, parallel=True)
+def shared_cgf_keys(P, n_max, c, phi, start, n_of_key, order, log_z, mom):
+    """Every key's ``log Z_c`` and centred tilted moments, one recursion per group.
+
+    Group g (positives ``P[g]``, largest ``n_max[g]``, centre ``c[g]``, tilt
+    ``phi[g]``) owns keys ``start[g] .. start[g + 1] - 1`` with item counts
+    ``n_of_key``; for key i, ``log_z[i] = log Z_c(phi; N_i)`` and ``mom[j, i] =
+    E_phi[(S - c)^j]``. A key whose prefix sum holds less than 1e-250 of the
+    layer (possible only for ``phi < 0``) gets its own recursion.
+    """
+    for g in prange(P.shape[0]):
+        lam, G = shared_last_layer(n_max[g], P[g], phi[g], c[g], order)
+        top = G[0, G.shape[1] - 1]
+        for i in range(start[g], start[g + 1]):
+            d = n_of_key[i] - P[g]
+            g0 = G[0, d]
+            if g0 > 1e-250 * top:
+                log_z[i] = lam + math.log(g0)
+                for j in range(order + 1):
+                    mom[j, i] = G[j, d] / g0
+            else:
+                lam_i, G_i = shared_last_layer(n_of_key[i], P[g], phi[g], c[g], order)
+                w = G_i.shape[1] - 1
+                log_z[i] = lam_i + math.log(G_i[0, w])
+                for j in range(order + 1):
+                    mom[j, i] = G_i[j, w] / G_i[0, w]

@@ -179,37 +179,10 @@ class _SumNull:
             k2 += c * a * a * kk2
         return k, k1, k2
 
-    def surrogate(self):
-        """A cheap stand-in with one (N, P) per distinct P (N the queries' mean N for that P),
-        whose saddle point starts the exact search: many distinct N cost then ~2 exact passes."""
-        ps = np.array([p for _, p in self.keys])
-        ns = np.array([n for n, _ in self.keys], dtype=np.float64)
-        if np.unique(ps).size * 8 >= len(self.keys):
-            return None
-        sur = _SumNull.__new__(_SumNull)
-        sur.Q = self.Q
-        sur.keys, counts, sur.nulls = [], [], []
-        for p in np.unique(ps):
-            idx = np.flatnonzero(ps == p)  # keys are sorted by N within P
-            for part in np.array_split(idx, min(8, idx.size)):
-                c = self.counts[part]
-                n = int(round(float(np.sum(c * ns[part]) / np.sum(c))))
-                sur.keys.append((n, int(p)))
-                counts.append(float(np.sum(c)))
-                sur.nulls.append(_make_null(n, int(p), DEFAULT_SEED))
-        sur.counts = np.array(counts)
-        sur.scale = np.array([1.0 / (self.Q * p) for _, p in sur.keys])
-        sur.mean, sur.var = self.mean, self.var
-        return sur
-
     def saddle(self, m, tol=1e-6, max_iter=200):
         """theta with K'(theta) = m: Newton, safeguarded by a bracket (K' increases)."""
         sd = math.sqrt(self.var)
         theta = (m - self.mean) / self.var
-        if len(self.keys) > 64:
-            sur = self.surrogate()
-            if sur is not None:
-                theta = sur.saddle(m, tol=1e-6)[0]
         lo, hi = (0.0, math.inf) if m > self.mean else (-math.inf, 0.0)
         k = k2 = math.nan
         for _ in range(max_iter):
@@ -309,6 +282,214 @@ class _SumNull:
         return lg, rse, (lo, hi), n
 
 
+class _SharedSum(_SumNull):
+    r"""The null of mAP for Q >= 2 queries: one recursion per distinct P per theta.
+
+    Tilting mAP by theta tilts query q's ``S_q`` by ``phi_q = theta / (Q P_q)``,
+    which depends on the query only through ``P_q``. Every query with the same P
+    therefore reads its CGF off one forward recursion run to the largest N of
+    those queries (:func:`pranker._numba.mean_ap.shared_last_layer`): about as
+    many recursions per theta as there are distinct P, whatever the spread of
+    N. The tilted sampler draws each query backwards from its own upper bound
+    ``N_q - P`` through the same shared layers.
+    """
+
+    def __init__(self, n, n_pos, seed):
+        from .._numba.moments import null_moments
+
+        n = np.asarray(n, dtype=np.int64)
+        n_pos = np.asarray(n_pos, dtype=np.int64)
+        self.Q = Q = int(n.size)
+        self.seed = seed
+        keys, counts = np.unique(np.stack([n_pos, n], axis=1), axis=0, return_counts=True)
+        self.keys = [(int(b), int(a)) for a, b in keys]  # (N, P), sorted by P then N
+        self.counts = counts.astype(np.float64)
+        mean = var = 0.0
+        self.point = 0.0  # the mAP share of the queries with P = N (S = P always)
+        self.groups = []
+        for P in np.unique(keys[:, 0]):
+            sel = (keys[:, 0] == P) & (keys[:, 1] > P)
+            if np.any((keys[:, 0] == P) & (keys[:, 1] == P)):
+                self.point += float(counts[(keys[:, 0] == P) & (keys[:, 1] == P)].sum()) / Q
+            if not sel.any():
+                continue
+            Ns = keys[sel, 1]
+            cnt = counts[sel].astype(np.float64)
+            mom = np.array([null_moments(float(N), float(P), float(N - P)) for N in Ns])
+            a = 1.0 / (Q * int(P))
+            mean += float(np.sum(cnt * mom[:, 0])) / Q  # E[S / P] = E[AP]
+            var += float(np.sum(cnt * mom[:, 1])) / (Q * Q)
+            mid = len(Ns) // 2
+            self.groups.append(dict(
+                P=int(P), N=Ns, cnt=cnt, a=a, Nmax=int(Ns[-1]),
+                c=float(mom[mid, 0] * P),  # centre: the null mean of S at the middle N
+                log_comb=np.array([_log_comb(int(N), int(P)) for N in Ns])))
+        self.mean = mean + self.point
+        self.var = var
+        self.max = 1.0  # every query perfect: mAP = 1
+        self.log_max_prob = -sum(c * _log_comb(N, P) for c, (N, P) in zip(self.counts, self.keys,
+                                                                            strict=True))
+        self.cells = sum(g["P"] * (g["Nmax"] - g["P"] + 1) for g in self.groups)
+
+    def _flat(self):
+        """Flat arrays of the groups for the kernel (built once)."""
+        f = getattr(self, "_flat_cache", None)
+        if f is None:
+            gs = self.groups
+            f = dict(
+                P=np.array([g["P"] for g in gs], dtype=np.int64),
+                n_max=np.array([g["Nmax"] for g in gs], dtype=np.int64),
+                c=np.array([g["c"] for g in gs], dtype=np.float64),
+                a=np.array([g["a"] for g in gs], dtype=np.float64),
+                start=np.cumsum([0] + [g["N"].size for g in gs]).astype(np.int64),
+                N=np.concatenate([g["N"] for g in gs] + [np.zeros(0, np.int64)]).astype(np.int64),
+                cnt=np.concatenate([g["cnt"] for g in gs] + [np.zeros(0)]),
+                log_comb=np.concatenate([g["log_comb"] for g in gs] + [np.zeros(0)]),
+            )
+            sizes = np.diff(f["start"])
+            f["key_a"] = np.repeat(f["a"], sizes)
+            f["key_c"] = np.repeat(f["c"], sizes)
+            self._flat_cache = f
+        return f
+
+    def key_cgf(self, theta, order=2):
+        """Per (N, P) key: ``K_q(phi_q)`` and the centred moments ``E[(S - c)^j]``."""
+        from .._numba.mean_ap import shared_cgf_keys
+
+        f = self._flat()
+        n_keys = f["N"].size
+        log_z = np.empty(n_keys)
+        mom = np.empty((order + 1, n_keys))
+        phi = theta * f["a"]
+        shared_cgf_keys(f["P"], f["n_max"], f["c"], phi, f["start"], f["N"], order, log_z, mom)
+        return log_z - f["log_comb"] + theta * f["key_a"] * f["key_c"], mom
+
+    def cgf(self, theta, order=2):
+        """``(K, K1, K2)`` of mAP at ``theta``, and with ``order=4`` also ``K3, K4``."""
+        f = self._flat()
+        kq, mu = self.key_cgf(theta, order)
+        cnt, a = f["cnt"], f["key_a"]
+        m1 = mu[1]
+        out = [theta * self.point + float(cnt @ kq),
+               self.point + float(cnt @ (a * (f["key_c"] + m1))),
+               float(cnt @ (a * a * np.maximum(mu[2] - m1 * m1, 0.0)))]
+        if order >= 4:
+            k3 = mu[3] - 3.0 * mu[2] * m1 + 2.0 * m1**3
+            k4 = mu[4] - 4.0 * mu[3] * m1 - 3.0 * mu[2] ** 2 + 12.0 * mu[2] * m1**2 - 6.0 * m1**4
+            out += [float(cnt @ (a**3 * k3)), float(cnt @ (a**4 * k4))]
+        return tuple(out)
+
+    def saddlepoint_error(self, m, theta):
+        """Relative size of the next term of the tail expansion at the saddle point.
+
+        Daniels (1987) gives the term of order ``Q^{-3/2}`` after
+        Lugannani–Rice: ``phi(w) [ (lambda_4 / 8 - 5 lambda_3^2 / 24) / u
+        - lambda_3 / (2 u^2) - 1 / u^3 + 1 / w^3 ]`` with the standardised
+        cumulants ``lambda_j = K^{(j)} / K''^{j/2}`` at the saddle point; its
+        ratio to the Lugannani–Rice value is the error estimate reported.
+        """
+        k, k1, k2, k3, k4 = self.cgf(theta, order=4)
+        if not (k2 > 0.0 and theta != 0.0):
+            return math.nan
+        w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
+        u = theta * math.sqrt(k2)
+        if abs(w) < 1e-4 or u == 0.0:
+            return math.nan
+        l3 = k3 / k2**1.5
+        l4 = k4 / k2**2
+        term = (l4 / 8.0 - 5.0 * l3 * l3 / 24.0) / u - l3 / (2.0 * u * u) - 1.0 / u**3 + 1.0 / w**3
+        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
+        from ..null.tilt import log_sf_lugannani_rice
+
+        z = (m - self.mean) / math.sqrt(self.var)
+        log_p = log_sf_lugannani_rice(z, w, u)
+        return abs(term) * math.exp(log_pdf - log_p)
+
+    def log_sf_saddlepoint(self, m, with_error=False):
+        """Natural log of the Lugannani–Rice upper tail at ``m`` (and its error estimate)."""
+        from scipy.special import ndtr
+
+        from ..null.tilt import log_sf_lugannani_rice
+
+        sd = math.sqrt(self.var)
+        z = (m - self.mean) / sd
+        if abs(z) < 1e-4:
+            return (math.log(ndtr(-z)), math.nan) if with_error else math.log(ndtr(-z))
+        theta, k, k2 = self.saddle(m)
+        w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
+        lp = log_sf_lugannani_rice(z, w, theta * math.sqrt(k2))
+        if not with_error:
+            return lp
+        return lp, self.saddlepoint_error(m, theta)
+
+    def tilt(self, m, rtol, max_draws, conf_level):
+        """Importance sampling of the product of tilted laws: (log10 p, rse, interval, draws)."""
+        from scipy.special import ndtri
+
+        from .._numba.sampling import null_ap_draws
+        from .._numba.tilt import tilt_draws, tilt_forward
+
+        theta = self.saddle(m, tol=1e-3)[0] if m > self.mean else 0.0  # else plain Monte Carlo
+        plan = []  # per (N, P): (layers, N, P, count, K(phi), phi, a, stream key)
+        for g in self.groups:
+            P, a = g["P"], g["a"]
+            phi = theta * a
+            if phi > 0.0:
+                log_z, _, _, layers = tilt_forward(g["Nmax"], P, phi, g["c"], False, True)
+                last = layers[P - 1]
+                lam = log_z - math.log(last[-1])
+                kq = lam + np.log(last[g["N"] - P]) - g["log_comb"] + phi * g["c"]
+            else:
+                layers, kq = None, np.zeros(g["N"].size)
+            for N, c, kk in zip(g["N"], g["cnt"], kq, strict=True):
+                key = np.random.SeedSequence([self.seed, int(N), P, 0x6D4150]).generate_state(
+                    1, np.uint64)[0]
+                plan.append((layers, int(N), P, int(c), float(kk), phi, a, key))
+        z = float(ndtri(0.5 + conf_level / 2.0))
+        thr = m * (1.0 - _REL_TOL)
+        lw = np.zeros(0)
+        tot = np.zeros(0)
+        have, n = 0, FIRST_DRAWS
+        while True:
+            # replicates have..n-1; replicate i uses draws i*c .. i*c + c - 1 of its query's stream
+            k = n - have
+            lw_new = np.zeros(k)
+            tot_new = np.full(k, self.point)
+            for layers, N, P, c, kq, phi, a, key in plan:
+                S = np.empty(k * c)
+                if layers is None:
+                    null_ap_draws(key, have * c, k * c, N, P, S)
+                    S *= P
+                else:
+                    tilt_draws(layers, N, P, key, have * c, k * c, S)
+                Ssum = S.reshape(k, c).sum(axis=1)
+                lw_new += c * kq - phi * Ssum
+                tot_new += a * Ssum
+            lw = np.concatenate([lw, lw_new])
+            tot = np.concatenate([tot, tot_new])
+            have = n
+            hit = tot >= thr
+            if not hit.any():
+                mu, log_p, rse = 0.0, -math.inf, math.inf
+            else:
+                L = float(lw[hit].max())
+                wts = np.zeros(n)
+                wts[hit] = np.exp(lw[hit] - L)
+                mu = float(wts.mean())
+                rse = float(wts.std() / (mu * math.sqrt(n)))
+                log_p = L + math.log(mu)
+            if rse <= rtol or n >= max_draws:
+                break
+            n = min(2 * n, max_draws)
+        if not math.isfinite(log_p):
+            return -math.inf, math.inf, (-math.inf, -math.inf), n
+        lg = min(log_p / _LN10, 0.0)
+        lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
+        lo = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
+        hi = min(lg + math.log10(hi_f), 0.0)
+        return lg, rse, (lo, hi), n
+
+
 def _log_comb(n, p):
     return math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)
 
@@ -327,6 +508,7 @@ class MapGroup:
     pvalue_rse: float | None
     n_queries: int
     method: str
+    pvalue_error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -374,6 +556,7 @@ class MapResult:
     null_var: float
     n_draws: int = 0
     seed: int = DEFAULT_SEED
+    pvalue_error: float | None = None
     query_auprc: np.ndarray = field(default=None, repr=False, compare=False)
     query_n: np.ndarray = field(default=None, repr=False, compare=False)
     query_n_pos: np.ndarray = field(default=None, repr=False, compare=False)
@@ -403,35 +586,45 @@ def _pow10(lg):
 
 
 def _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level):
-    """(statistic, log10 p, interval, rse, method, draws, mean, var) of the mAP of these queries."""
-    null = _SumNull(n, n_pos, seed)
+    """(statistic, log10 p, interval, rse, error, method, draws, mean, var) of these queries' mAP."""
+    Q = int(np.asarray(n).size)
+    null = _SumNull(n, n_pos, seed) if Q == 1 else _SharedSum(n, n_pos, seed)
     m = float(np.mean(ap))
-    if method == "auto":
-        method = "tilt" if null.Q <= AUTO_TILT_MAX_QUERIES else "saddlepoint"
     base = dict(statistic=m, null_mean=null.mean, null_var=null.var)
     tol = _REL_TOL * max(1.0, null.max)
     if null.var <= 0.0 or m <= _min_map(n, n_pos) + tol:
-        return dict(base, lg=0.0, interval=(1.0, 1.0), rse=0.0, method="exact", draws=0)
+        return dict(base, lg=0.0, interval=(1.0, 1.0), rse=0.0, error=0.0, method="exact",
+                    draws=0)
     if m >= null.max - tol:  # every query perfect: the product of 1 / C(N_q, P_q)
         lg = null.log_max_prob / _LN10
-        return dict(base, lg=lg, interval=(_pow10(lg),) * 2, rse=0.0, method="exact", draws=0)
+        return dict(base, lg=lg, interval=(_pow10(lg),) * 2, rse=0.0, error=0.0, method="exact",
+                    draws=0)
+    if method == "auto":
+        method = "tilt" if Q <= AUTO_TILT_MAX_QUERIES else "saddlepoint"
     if method == "saddlepoint":
-        lg = min(null.log_sf_saddlepoint(m) / _LN10, 0.0)
-        return dict(base, lg=lg, interval=None, rse=None, method="saddlepoint", draws=0)
+        if Q == 1:
+            lg, err = null.log_sf_saddlepoint(m) / _LN10, None
+        else:
+            lp, err = null.log_sf_saddlepoint(m, with_error=True)
+            lg = lp / _LN10
+            err = None if not math.isfinite(err) else err
+        return dict(base, lg=min(lg, 0.0), interval=None, rse=None, error=err,
+                    method="saddlepoint", draws=0)
     lg, rse, (lo, hi), draws = null.tilt(m, rtol, max_draws, conf_level)
-    return dict(base, lg=lg, interval=(_pow10(lo), _pow10(hi)), rse=rse, method="tilt",
+    return dict(base, lg=lg, interval=(_pow10(lo), _pow10(hi)), rse=rse, error=rse, method="tilt",
                 draws=draws)
 
 
 def _min_map(n, n_pos):
-    """The smallest mAP: every query's positives ranked last."""
-    n = np.asarray(n, dtype=np.float64)
-    p = np.asarray(n_pos, dtype=np.float64)
+    """The smallest mAP: every query's positives ranked last (AP = (1/P) sum_k k / (N - P + k))."""
+    keys, counts = np.unique(np.stack([np.asarray(n, dtype=np.int64),
+                                       np.asarray(n_pos, dtype=np.int64)], axis=1),
+                             axis=0, return_counts=True)
     tot = 0.0
-    for N, P in zip(n, p, strict=True):
+    for (N, P), c in zip(keys, counts, strict=True):
         k = np.arange(1.0, P + 1.0)
-        tot += float(np.sum(k / (N - P + k))) / P
-    return tot / n.size
+        tot += c * float(np.sum(k / (N - P + k))) / P
+    return tot / int(counts.sum())
 
 
 def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
@@ -492,12 +685,12 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
             MapGroup(group=lab.item() if hasattr(lab, "item") else lab, statistic=p["statistic"],
                      pvalue=_pow10(p["lg"]), log10_pvalue=p["lg"], pvalue_bh=_pow10(b),
                      log10_pvalue_bh=float(b), pvalue_rse=p["rse"], n_queries=k,
-                     method=p["method"])
+                     method=p["method"], pvalue_error=p["error"])
             for (lab, p, k), b in zip(parts, bh, strict=True))
     return MapResult(
         statistic=r["statistic"], pvalue=_pow10(r["lg"]), log10_pvalue=r["lg"],
         pvalue_interval=r["interval"], pvalue_rse=r["rse"], n_queries=int(Q), method=r["method"],
-        null_mean=r["null_mean"], null_var=r["null_var"], n_draws=r["draws"], seed=seed,
+        null_mean=r["null_mean"], null_var=r["null_var"], n_draws=r["draws"], seed=seed, pvalue_error=r["error"],
         query_auprc=ap, query_n=n, query_n_pos=n_pos, query_pvalue=np.power(10.0, qlg),
         query_log10_pvalue=qlg, query_pvalue_bh=np.power(10.0, qbh), query_log10_pvalue_bh=qbh,
         groups=rows)
