@@ -696,6 +696,36 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
         groups=rows)
 
 
+def _query_aps(scores_list, y_list, ties, pos_label):
+    """Each query's (AP, N, P) as :func:`pranker.pranker_many` computes them, without p-values."""
+    from .._numba import rows as _kernels_rows
+    from .._numba import tiegroups as _k_tiegroups
+    from .._validation import check_ties
+    from .many import _prepare
+
+    check_ties(ties)
+    s2, y2, m2, _ = _prepare(list(scores_list), list(y_list), -1, None, pos_label)
+    R = s2.shape[0]
+    use_mask = m2 is not None
+    mk = m2 if use_mask else np.ones((1, 1), dtype=bool)
+    ap = np.empty(R)
+    n = np.empty(R, dtype=np.int64)
+    npos = np.empty(R, dtype=np.int64)
+    status = np.empty(R, dtype=np.int8)
+    _kernels_rows.ap_rows(s2, y2, mk, use_mask, _k_tiegroups.MODE_CODES[ties], 0, R, ap, n, npos,
+                          status)
+    bad = np.flatnonzero(status == _kernels_rows.ROW_NAN)
+    if bad.size:
+        raise ValueError(f"map_significance: {bad.size} query(ies) contain NaN scores (first: "
+                         f"query {int(bad[0])}). Remove or impute them.")
+    empty = np.flatnonzero(status == _kernels_rows.ROW_NO_POSITIVE)
+    if empty.size:
+        raise ValueError(f"map_significance: {empty.size} query(ies) have no positive label, so "
+                         f"their AP is undefined (first: {empty[:5].tolist()}). Drop them or "
+                         f"give each query at least one positive.")
+    return ap, n, npos
+
+
 def map_significance(scores_list, y_list, groups=None, *, method: str = "auto",
                      ties: str = "average", seed: int | None = None, rtol: float = 0.02,
                      max_draws: int = 1 << 18, conf_level: float = 0.95,
@@ -757,12 +787,15 @@ def map_significance(scores_list, y_list, groups=None, *, method: str = "auto",
     if len(scores_list) != len(y_list) or not scores_list:
         raise ValueError(f"map_significance: scores_list and y_list need one array per query; "
                          f"got {len(scores_list)} and {len(y_list)}.")
-    from .many import pranker_many
+    if query_method is None:
+        ap, n, n_pos = _query_aps(scores_list, y_list, ties, pos_label)
+        qlg = None
+    else:
+        from .many import pranker_many
 
-    many = pranker_many(list(scores_list), list(y_list), ties=ties, pos_label=pos_label,
-                        method="beta" if query_method is None else query_method, seed=seed,
-                        conf_level=conf_level)
-    qlg = None if query_method is None else many.log10_pvalue
-    return map_significance_from_ap(many.auprc, many.n, many.n_pos, groups, method=method,
+        many = pranker_many(list(scores_list), list(y_list), ties=ties, pos_label=pos_label,
+                            method=query_method, seed=seed, conf_level=conf_level)
+        ap, n, n_pos, qlg = many.auprc, many.n, many.n_pos, many.log10_pvalue
+    return map_significance_from_ap(ap, n, n_pos, groups, method=method,
                                     seed=seed, rtol=rtol, max_draws=max_draws,
                                     conf_level=conf_level, query_pvalues=qlg)
