@@ -497,7 +497,32 @@ def _log_comb(n, p):
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class MapGroup:
-    """One group's mean AP and its p-value (a row of :attr:`MapResult.groups`)."""
+    """One group's mean AP and its p-value (a row of :attr:`MapResult.groups`).
+
+    Attributes
+    ----------
+    group : object
+        The group label.
+    statistic : float
+        Mean AP over the group's queries.
+    pvalue, log10_pvalue : float
+        P(mAP_null >= statistic) for the group's queries alone.
+    pvalue_bh, log10_pvalue_bh : float
+        Benjamini–Hochberg adjusted across the groups.
+    pvalue_rse : float or None
+        Relative standard error (``"tilt"``; 0 when exact; None for the saddlepoint).
+    n_queries : int
+    method : str
+        ``"saddlepoint"``, ``"tilt"`` or ``"exact"``.
+    pvalue_error : float or None
+        Estimated relative error of the p-value: the relative standard error
+        for ``"tilt"``, the size of the next term of the saddlepoint expansion
+        for ``"saddlepoint"``, 0 when exact.
+
+    See Also
+    --------
+    MapResult, map_significance
+    """
 
     group: object
     statistic: float
@@ -543,6 +568,35 @@ class MapResult:
         Benjamini–Hochberg adjusted values over the queries.
     groups : tuple of MapGroup or None
         One row per group when ``groups`` was given.
+    pvalue_error : float or None
+        How uncertain ``pvalue`` is, as a relative error: ``pvalue_rse`` for
+        ``"tilt"``; for ``"saddlepoint"`` the ratio of the next term of the
+        tail expansion (Daniels 1987, order ``Q^{-3/2}``) to the
+        Lugannani–Rice value, an estimate rather than a bound (None for a
+        single query, where the saddlepoint is that of
+        :func:`pranker.significance_from_ap`); 0 when exact.
+
+    See Also
+    --------
+    map_significance : computes it from scores and labels.
+    map_significance_from_ap : computes it from per-query APs.
+    MapGroup : the rows of ``groups``.
+
+    References
+    ----------
+    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
+    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
+    .. [3] Y. Benjamini and Y. Hochberg, JRSS B 57 (1995) 289–300.
+
+    Examples
+    --------
+    >>> res = map_significance_from_ap([0.3] * 40, [1000] * 40, [10] * 40)
+    >>> res.method, res.n_queries
+    ('saddlepoint', 40)
+    >>> res.pvalue < 1e-10, res.pvalue_error < 0.05
+    (True, True)
+    >>> sorted(res.to_dict())[:3]
+    ['groups', 'log10_pvalue', 'method']
     """
 
     statistic: float
@@ -631,16 +685,57 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
                              seed: int | None = None, rtol: float = 0.02,
                              max_draws: int = 1 << 18, conf_level: float = 0.95,
                              query_pvalues=None) -> MapResult:
-    """The :class:`MapResult` of per-query APs computed elsewhere: the null needs only N_q, P_q.
+    """The mean AP of per-query APs computed elsewhere, and its p-value: the null needs only N_q, P_q.
 
-    ``query_pvalues`` is an optional array of each query's log10 p-value
-    (else those fields are NaN). Other arguments as :func:`map_significance`.
+    Parameters
+    ----------
+    ap : array_like of float
+        Each query's AP, in [0, 1].
+    n, n_pos : array_like of int
+        Each query's number of items N_q and of positives P_q (``1 <= P_q <= N_q``).
+    groups : array_like, optional
+        One label per query; each group gets its own mAP p-value
+        (``result.groups``), with BH-adjusted values across groups.
+    method : {"auto", "saddlepoint", "tilt"}
+        How the mAP p-value is computed (module documentation): ``"auto"``
+        takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES` queries and
+        the saddlepoint beyond.
+    seed : int, optional
+        Seed of the ``"tilt"`` draws (default fixed, recorded on the result).
+    rtol : float
+        Target relative standard error of a ``"tilt"`` p-value.
+    max_draws : int
+        At most this many draws per query for ``"tilt"``.
+    conf_level : float
+        Coverage of ``pvalue_interval``.
+    query_pvalues : array_like of float, optional
+        Each query's log10 p-value, if computed elsewhere; BH-adjusted values
+        are derived from them. Without it those fields are NaN.
+
+    Returns
+    -------
+    MapResult
+        ``method``, ``pvalue_rse``/``pvalue_error`` and ``n_draws`` say how the
+        p-value was obtained and how uncertain it is.
+
+    See Also
+    --------
+    map_significance : the same from scores and labels.
+    significance_from_ap : one query (the same p-value when Q = 1).
+
+    References
+    ----------
+    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
+    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
+    .. [3] D. Siegmund, Ann. Statist. 4 (1976) 673–684.
 
     Examples
     --------
     >>> res = map_significance_from_ap([0.5, 0.4, 0.6], [100, 120, 90], [5, 8, 6])
     >>> res.method, res.n_queries, res.log10_pvalue < -6
     ('tilt', 3, True)
+    >>> res.pvalue_rse <= 0.02
+    True
     """
     ap = np.asarray(ap, dtype=np.float64).ravel()
     n = np.asarray(n, dtype=np.int64).ravel()
