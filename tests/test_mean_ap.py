@@ -250,3 +250,28 @@ def test_query_aps_without_pvalues_are_those_of_pranker_many():
     assert np.all(np.isnan(r.query_pvalue))
     with pytest.raises(ValueError, match="no positive"):
         map_significance([np.ones(3), np.ones(4)], [np.zeros(3), np.ones(4)], query_method=None)
+
+
+@pytest.mark.parametrize("theta", [0.0, 3.0, 40.0])
+def test_summed_cumulants_to_fourth_order_by_enumeration(theta):
+    """K'''(theta), K''''(theta) of mAP (the saddlepoint's error estimate and the auto rule)."""
+    from pranker.significance.mean_ap import _SharedSum
+
+    qs = [(9, 2), (8, 2), (7, 3), (10, 3), (6, 1)]
+    Q = len(qs)
+    want = np.zeros(5)
+    for N, P in qs:
+        S = np.array([sum((k + 1) / r for k, r in enumerate(cc))
+                      for cc in itertools.combinations(range(1, N + 1), P)])
+        a = 1.0 / (Q * P)
+        x = theta * a * S
+        w = np.exp(x - x.max())
+        w /= w.sum()
+        mu = float(w @ S)
+        c = [float(w @ (S - mu) ** j) for j in range(2, 5)]
+        want += [math.log(np.mean(np.exp(x - x.max()))) + x.max(), a * mu, a**2 * c[0],
+                 a**3 * c[1], a**4 * (c[2] - 3 * c[0] ** 2)]
+    null = _SharedSum([q[0] for q in qs], [q[1] for q in qs], 1)
+    for recentre in (False, True):
+        got = null.cgf(theta, order=4, recentre=recentre)
+        assert got == pytest.approx(want, rel=1e-7, abs=1e-12)

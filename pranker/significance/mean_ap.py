@@ -377,26 +377,43 @@ class _SharedSum(_SumNull):
             self._flat_cache = f
         return f
 
-    def key_cgf(self, theta, order=2):
-        """Per (N, P) key: ``K_q(phi_q)`` and the centred moments ``E[(S - c)^j]``."""
+    def key_cgf(self, theta, order=2, centre=None):
+        """Per (N, P) key: ``K_q(phi_q)`` and the centred moments ``E[(S - c)^j]``.
+
+        ``centre``: one ``c`` per group (default: the null mean of S at the
+        group's middle N); the moments are about it, per key (``key_c``).
+        """
         from .._numba.mean_ap import shared_cgf_keys
 
         f = self._flat()
+        c = f["c"] if centre is None else np.asarray(centre, dtype=np.float64)
+        key_c = np.repeat(c, np.diff(f["start"]))
         n_keys = f["N"].size
         log_z = np.empty(n_keys)
         mom = np.empty((order + 1, n_keys))
         phi = theta * f["a"]
-        shared_cgf_keys(f["P"], f["n_max"], f["c"], phi, f["start"], f["N"], order, log_z, mom)
-        return log_z - f["log_comb"] + theta * f["key_a"] * f["key_c"], mom
+        shared_cgf_keys(f["P"], f["n_max"], c, phi, f["start"], f["N"], order, log_z, mom)
+        return log_z - f["log_comb"] + theta * f["key_a"] * key_c, mom, key_c
 
-    def cgf(self, theta, order=2):
-        """``(K, K1, K2)`` of mAP at ``theta``, and with ``order=4`` also ``K3, K4``."""
+    def cgf(self, theta, order=2, recentre=False):
+        """``(K, K1, K2)`` of mAP at ``theta``, and with ``order=4`` also ``K3, K4``.
+
+        ``recentre``: a second pass with each group centred at its mean tilted S, so that
+        the higher cumulants (sums of raw moments) keep their digits far in the tail.
+        """
         f = self._flat()
-        kq, mu = self.key_cgf(theta, order)
+        kq, mu, key_c = self.key_cgf(theta, order)
+        if recentre:
+            # the higher cumulants from raw moments lose digits when the tilted mean is far
+            # from the centre: one more pass centred at each group's mean tilted S
+            sizes = np.diff(f["start"])
+            idx = np.repeat(np.arange(sizes.size), sizes)
+            shift = np.bincount(idx, weights=f["cnt"] * mu[1]) / np.bincount(idx, weights=f["cnt"])
+            kq, mu, key_c = self.key_cgf(theta, order, f["c"] + shift)
         cnt, a = f["cnt"], f["key_a"]
         m1 = mu[1]
         out = [theta * self.point + float(cnt @ kq),
-               self.point + float(cnt @ (a * (f["key_c"] + m1))),
+               self.point + float(cnt @ (a * (key_c + m1))),
                float(cnt @ (a * a * np.maximum(mu[2] - m1 * m1, 0.0)))]
         if order >= 4:
             k3 = mu[3] - 3.0 * mu[2] * m1 + 2.0 * m1**3
@@ -413,7 +430,7 @@ class _SharedSum(_SumNull):
         cumulants ``lambda_j = K^{(j)} / K''^{j/2}`` at the saddle point; its
         ratio to the Lugannani–Rice value is the error estimate reported.
         """
-        k, k1, k2, k3, k4 = self.cgf(theta, order=4)
+        k, k1, k2, k3, k4 = self.cgf(theta, order=4, recentre=True)
         if not (k2 > 0.0 and theta != 0.0):
             return math.nan
         w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
