@@ -39,8 +39,8 @@ Two ways to a tail probability use it:
     (Daniels 1987), relative to the p-value, computed from the third and
     fourth cumulants at the saddle point. It is an estimate, not a bound:
     measured against the estimator below (docs/mean_ap.md) the actual error
-    was up to 3-30 times larger where the null is far from normal, and within
-    1.5 % wherever ``"auto"`` picks the saddlepoint.
+    was up to ~60 times larger where the null is far from normal, and within
+    the estimator's 1 % wherever ``"auto"`` picks the saddlepoint.
 ``"tilt"``
     Importance sampling from the exactly tilted product law: query q is
     drawn from its own tilted law ``P_phi_q(subset) ∝ e^{phi_q S_q}`` at
@@ -59,8 +59,8 @@ Two ways to a tail probability use it:
 ``method="auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
 queries, and beyond that the saddlepoint where the null mAP's excess kurtosis
 ``K''''(0) / K''(0)^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS` (else
-``"tilt"``): measured, the saddlepoint was within 1.5 % of the unbiased
-estimate there and off by up to 12 % at a kurtosis of 3-4 (docs/mean_ap.md).
+``"tilt"``): measured, the saddlepoint was within 1 % of the unbiased
+estimate there and off by up to 11 % at a kurtosis near 4 (docs/mean_ap.md).
 For one query both coincide with :func:`pranker.significance_from_ap` with
 the same method.
 
@@ -109,7 +109,7 @@ MAP_METHODS = ("auto", "saddlepoint", "tilt")
 AUTO_TILT_MAX_QUERIES = 20
 # "auto" takes the saddlepoint only where the null mAP's excess kurtosis K4(0) / K2(0)^2 is at
 # most this: measured against the tilted estimator (docs/mean_ap.md), the saddlepoint was then
-# within 1.5 % (Q = 50 queries of P = 5, Q = 100 of P = 2); at 3-4 it was off by up to 12 %.
+# within the estimator's 1 % error; at 3.9-4.1 it was off by up to 11 %, at 10 by 35 %.
 AUTO_SADDLE_MAX_KURTOSIS = 2.0
 DEFAULT_SEED = 20140915
 FIRST_DRAWS = 4096
