@@ -74,7 +74,7 @@ On request (``query_method``), each query's own p-value is that of
 over the queries. They are not computed by default: a tail probability per
 query at 2 % relative error takes thousands of tilted draws per query
 (queries sharing (N_q, P_q) and a cell of the grid of tilts share them),
-hundreds of times the cost of sorting the scores at Q = 10^4, while the mAP
+hundreds to thousands of times the cost of sorting the scores at Q = 10^4, while the mAP
 p-value costs a few sorts. With ``groups``, each group of queries gets its own
 mAP and p-value (and BH-adjusted values across the groups).
 
@@ -921,7 +921,7 @@ def map_significance(scores_list, y_list, groups=None, *, method: str = "auto",
         Benjamini–Hochberg adjusted values. They are off by default because
         of their cost: at Q = 10^4 queries of N_q ~ 1000 the mAP p-value
         takes a few times a ``numpy.sort`` of all scores, per-query p-values
-        at 2 % relative error hundreds of times (docs/mean_ap.md).
+        at 2 % relative error 200-2000 times (docs/mean_ap.md).
     pos_label : scalar, optional
         The label of the positive class.
 
