@@ -207,7 +207,7 @@ class _SumNull:
     def saddle(self, m, tol=1e-6, max_iter=200):
         """theta with K'(theta) = m: Newton, safeguarded by a bracket (K' increases)."""
         sd = math.sqrt(self.var)
-        theta = (m - self.mean) / self.var
+        theta = self.first_guess(m)
         lo, hi = (0.0, math.inf) if m > self.mean else (-math.inf, 0.0)
         k = k2 = math.nan
         for _ in range(max_iter):
@@ -231,6 +231,10 @@ class _SumNull:
                 break
             theta = new
         return theta, k, k2
+
+    def first_guess(self, m):
+        """Start of the saddle-point search: the normal approximation's tilt."""
+        return (m - self.mean) / self.var
 
     def log_sf_saddlepoint(self, m):
         """Natural log of the Lugannani–Rice upper tail at ``m``."""
@@ -408,7 +412,7 @@ class _SharedSum(_SumNull):
         """
         f = self._flat()
         kq, mu, key_c = self.key_cgf(theta, order)
-        if recentre:
+        if recentre and np.any(mu[1] ** 2 > np.maximum(mu[2] - mu[1] ** 2, 0.0)):
             # the higher cumulants from raw moments lose digits when the tilted mean is far
             # from the centre: one more pass centred at each group's mean tilted S
             sizes = np.diff(f["start"])
@@ -425,6 +429,22 @@ class _SharedSum(_SumNull):
             k4 = mu[4] - 4.0 * mu[3] * m1 - 3.0 * mu[2] ** 2 + 12.0 * mu[2] * m1**2 - 6.0 * m1**4
             out += [float(cnt @ (a**3 * k3)), float(cnt @ (a**4 * k4))]
         return tuple(out)
+
+    def cgf0(self):
+        """``(K, K1, K2, K3, K4)`` at theta = 0 (cached)."""
+        if getattr(self, "_cgf0", None) is None:
+            self._cgf0 = self.cgf(0.0, order=4)
+        return self._cgf0
+
+    def first_guess(self, m):
+        """The root of the second-order expansion ``K'(theta) ~ mean + K2 theta + K3 theta^2 / 2``
+        (the normal approximation's tilt where that has no root)."""
+        _, _, k2, k3, _ = self.cgf0()
+        delta = m - self.mean
+        disc = k2 * k2 + 2.0 * k3 * delta
+        if not disc > 0.0:
+            return delta / k2
+        return 2.0 * delta / (k2 + math.sqrt(disc))  # the stable form of the root
 
     def saddlepoint_error(self, m, theta):
         """Relative size of the next term of the tail expansion at the saddle point.
@@ -718,7 +738,7 @@ def _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level):
     if method == "auto":
         method = "tilt"
         if Q > AUTO_TILT_MAX_QUERIES:
-            k = null.cgf(0.0, order=4)
+            k = null.cgf0()
             if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2]:
                 method = "saddlepoint"
     if method == "saddlepoint":
