@@ -50,6 +50,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .rows import ROW_NAN, ROW_NO_POSITIVE, ROW_OK, row_ap
+
 _UNDERFLOW_EXP = -700.0
 _LAYER_TINY = 1e-280
 _MULT_MAX_PHI = 600.0
@@ -222,3 +224,27 @@ def shared_cgf_keys(P, n_max, c, phi, start, n_of_key, order, log_z, mom):
                 log_z[i] = lam_i + math.log(G_i[0, w])
                 for j in range(order + 1):
                     mom[j, i] = G_i[j, w] / G_i[0, w]
+
+
+@njit(cache=True, parallel=True)
+def ap_segments(scores, y, starts, mode, ap_out, n_out, npos_out, status_out):
+    """AP of the rankings ``scores[starts[i]:starts[i + 1]]`` (concatenated, not padded).
+
+    The same per-ranking kernel as :func:`pranker._numba.rows.ap_rows`, so the
+    same numbers; ``status_out`` uses its codes (OK, no positive, NaN).
+    """
+    no_mask = np.ones(1, dtype=np.bool_)
+    for i in prange(starts.shape[0] - 1):
+        lo = starts[i]
+        hi = starts[i + 1]
+        buf = np.empty(hi - lo)
+        ap, n, p, nan = row_ap(scores[lo:hi], y[lo:hi], no_mask, False, mode, buf)
+        ap_out[i] = ap
+        n_out[i] = n
+        npos_out[i] = p
+        if nan > 0:
+            status_out[i] = ROW_NAN
+        elif p == 0:
+            status_out[i] = ROW_NO_POSITIVE
+        else:
+            status_out[i] = ROW_OK

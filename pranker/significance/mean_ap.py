@@ -880,16 +880,42 @@ def _query_aps(scores_list, y_list, ties, pos_label):
     from .many import _prepare
 
     check_ties(ties)
-    s2, y2, m2, _ = _prepare(list(scores_list), list(y_list), -1, None, pos_label)
-    R = s2.shape[0]
-    use_mask = m2 is not None
-    mk = m2 if use_mask else np.ones((1, 1), dtype=bool)
-    ap = np.empty(R)
-    n = np.empty(R, dtype=np.int64)
-    npos = np.empty(R, dtype=np.int64)
-    status = np.empty(R, dtype=np.int8)
-    _kernels_rows.ap_rows(s2, y2, mk, use_mask, _k_tiegroups.MODE_CODES[ties], 0, R, ap, n, npos,
-                          status)
+    mode = _k_tiegroups.MODE_CODES[ties]
+    lengths = {np.shape(r) for r in scores_list}
+    if len(lengths) == 1:  # equal lengths: one 2-D batch
+        s2, y2, m2, _ = _prepare(list(scores_list), list(y_list), -1, None, pos_label)
+        R = s2.shape[0]
+        use_mask = m2 is not None
+        mk = m2 if use_mask else np.ones((1, 1), dtype=bool)
+        ap = np.empty(R)
+        n = np.empty(R, dtype=np.int64)
+        npos = np.empty(R, dtype=np.int64)
+        status = np.empty(R, dtype=np.int8)
+        _kernels_rows.ap_rows(s2, y2, mk, use_mask, mode, 0, R, ap, n, npos, status)
+    else:  # ragged: concatenated, each query checked as pranker_many checks it
+        from .._numba.mean_ap import ap_segments
+        from .._validation import _as_label_array, _as_numeric_array, binarize_labels
+
+        rows_s, rows_y = [], []
+        for i, (s_i, y_i) in enumerate(zip(scores_list, y_list, strict=True)):
+            a = _as_numeric_array(s_i, f"scores[{i}]")
+            b = _as_label_array(y_i, f"y[{i}]", "map_significance")
+            if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+                raise ValueError(f"map_significance: query {i}: scores and labels must be 1-D "
+                                 f"of the same length; got shapes {a.shape} and {b.shape}.")
+            rows_s.append(a)
+            rows_y.append(binarize_labels(b, pos_label=pos_label, name=f"y[{i}]",
+                                          where="map_significance", scores=a))
+        R = len(rows_s)
+        starts = np.zeros(R + 1, dtype=np.int64)
+        np.cumsum([a.shape[0] for a in rows_s], out=starts[1:])
+        ap = np.empty(R)
+        n = np.empty(R, dtype=np.int64)
+        npos = np.empty(R, dtype=np.int64)
+        status = np.empty(R, dtype=np.int8)
+        ap_segments(np.concatenate(rows_s).astype(np.float64, copy=False),
+                    np.concatenate(rows_y).astype(bool, copy=False), starts, mode, ap, n, npos,
+                    status)
     bad = np.flatnonzero(status == _kernels_rows.ROW_NAN)
     if bad.size:
         raise ValueError(f"map_significance: {bad.size} query(ies) contain NaN scores (first: "
