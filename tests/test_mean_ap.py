@@ -278,3 +278,23 @@ def test_summed_cumulants_to_fourth_order_by_enumeration(theta):
     for recentre in (False, True):
         got = null.cgf(theta, order=4, recentre=recentre)
         assert got == pytest.approx(want, rel=1e-7, abs=1e-12)
+
+
+def test_auto_saddlepoint_with_varying_n_against_plain_monte_carlo():
+    """The default on 40 queries of varying N (one shared recursion per P) where p >= 1e-2."""
+    rng = np.random.default_rng(11)
+    Q, draws = 40, 40_000
+    n = rng.integers(40, 71, Q)
+    k = rng.integers(6, 11, Q)
+    tot = np.zeros(draws)
+    for N, P in zip(n, k, strict=True):
+        ranks = np.sort(np.argsort(rng.random((draws, N)), axis=1)[:, :P] + 1, axis=1)
+        tot += (np.arange(1, P + 1) / ranks).sum(axis=1) / P
+    tot /= Q
+    for q in (0.9, 0.99):
+        m = float(np.quantile(tot, q))
+        mc = np.mean(tot >= m - 1e-12)
+        res = map_significance_from_ap([m] * Q, n, k)
+        assert res.method == "saddlepoint"
+        se = math.sqrt(mc * (1 - mc) / draws) / mc
+        assert abs(res.pvalue / mc - 1) < 4 * se + 0.01
