@@ -62,16 +62,12 @@ def reps_for(N, fast=False):
     """(data sets for the influence method, of which with the resampling methods)."""
     if fast:
         return 40, (40 if N <= RES_MAX_N else 0)
-    if N <= 1000:
+    if N <= 50_000:
         r = 2000
-    elif N <= 5000:
-        r = 1000
-    elif N <= 50_000:
-        r = 400
     elif N <= 500_000:
-        r = 120
+        r = 300
     else:
-        r = 24
+        r = 60
     if N <= 100:
         rr = 600
     elif N <= 500:
@@ -138,12 +134,23 @@ def run_cell(P, ratio, rho, effect, R, R_res, cache):
         z = np.load(path)
         return {k: z[k] for k in z.files}
     rng = np.random.default_rng(cell_seed(P, ratio, rho, effect))
-    truth = true_diff(P, ratio, rho, effect, 4000 if effect else 0)
     out = {f"{m}_{k}": np.full(R, np.nan) for m in METHODS for k in ("p", "cov")}
     out["stat"] = np.empty(R)
+    start = 0
+    prev = _cached(cache, P, ratio, rho, effect, R_res, below=R) if cache else None
+    if prev is not None:  # the same cell with fewer data sets: the same draws, continue them
+        start = prev["stat"].size
+        for k, v in prev.items():
+            if k != "truth":
+                out[k][:start] = v
+        truth = float(prev["truth"])
+        for _ in range(start):
+            data(rng, P, ratio, rho, effect)
+    else:
+        truth = true_diff(P, ratio, rho, effect, 4000 if effect else 0)
     out["truth"] = np.array(truth)
     q = stats.norm.ppf(0.975)
-    for r in range(R):
+    for r in range(start, R):
         a, b, y = data(rng, P, ratio, rho, effect)
         res = compare(a, b, y, method="influence")
         d, se = res.statistic, res.standard_error
@@ -168,6 +175,23 @@ def run_cell(P, ratio, rho, effect, R, R_res, cache):
         np.savez(tmp, **out)
         os.replace(tmp, path)
     return out
+
+
+def _cached(cache, P, ratio, rho, effect, R_res=None, below=None):
+    """The cached results of a cell with the most data sets (fewer than ``below``), or None."""
+    best = None
+    for f in cache.glob(f"P{P}_r{ratio}_rho{rho}_eff{effect}_R*_*.npz"):
+        if f.name.endswith(".tmp.npz"):
+            continue
+        R0, rr0 = (int(x) for x in f.stem.split("_R")[1].split("_"))
+        if (R_res is not None and rr0 != R_res) or (below is not None and R0 >= below):
+            continue
+        if best is None or R0 > best[0]:
+            best = (R0, f)
+    if best is None:
+        return None
+    z = np.load(best[1])
+    return {k: z[k] for k in z.files}
 
 
 def summarize(P, ratio, rho, effect, R, R_res, out):
@@ -236,9 +260,15 @@ def main(argv=None):
     for P, ratio, rho, eff, R, R_res in plan(args.fast):
         name = cache / f"P{P}_r{ratio}_rho{rho}_eff{eff}_R{R}_{R_res}.npz"
         if args.report_only and not name.exists():
-            print(f"missing: P={P} N={P * ratio} rho={rho} effect={eff}", file=sys.stderr)
-            continue
-        out = run_cell(P, ratio, rho, eff, R, R_res, cache)
+            out = _cached(cache, P, ratio, rho, eff)  # a smaller run of the cell, if any
+            if out is None:
+                print(f"missing: P={P} N={P * ratio} rho={rho} effect={eff}", file=sys.stderr)
+                continue
+            R, R_res = out["stat"].size, int(np.sum(~np.isnan(out["bootstrap_p"])))
+            print(f"partial: P={P} N={P * ratio} rho={rho} effect={eff}: R={R}/{R_res}",
+                  file=sys.stderr)
+        else:
+            out = run_cell(P, ratio, rho, eff, R, R_res, cache)
         rows += summarize(P, ratio, rho, eff, R, R_res, out)
         print(f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}/{R_res}: "
               f"{time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
@@ -378,17 +408,17 @@ def write_md(rows, mrows, note="", fast=False):
         "Each cell has R data sets for the influence method and, on the first R_res of them, "
         "the resampling methods with their defaults. A rejection rate estimated from R data "
         "sets has a Monte Carlo error of ± 2 sqrt(alpha (1 - alpha) / R) (two standard "
-        "errors): ± 0.0097 at alpha = 0.05 with R = 2,000, ± 0.014 with 1,000, ± 0.022 with "
-        "400, ± 0.040 with 120, ± 0.089 with 24; at alpha = 0.01, ± 0.0045 with 2,000. The "
+        "errors): ± 0.0097 at alpha = 0.05 with R = 2,000, ± 0.022 with 400, ± 0.025 with "
+        "300, ± 0.056 with 60; at alpha = 0.01, ± 0.0045 with 2,000. The "
         "last column of each table gives it. A rate outside alpha ± its error is marked ↑ "
         "(rejects too often: the test is anti-conservative, its p-values too small) or ↓ "
         "(too rarely: conservative, power lost). Coverage is that of 95 % intervals, marked "
         "the same way against 0.95.",
         "",
         "Budget: the whole study has to run in about an hour on one core. R falls with N "
-        "(2,000 data sets up to N = 1,000; 1,000 to 5,000; 400 to 50,000; 120 at 500,000; 24 "
-        "at 5,000,000: a data set there costs several seconds, four sorts of 5 million "
-        "scores). The resampling methods run only up to N = 5,000 (R_res = 600, 400, 200, 60 "
+        "(2,000 data sets up to N = 50,000; 300 at 500,000; 60 at 5,000,000, where a data set "
+        "costs several seconds: four sorts of 5 million scores, so that the corner N = "
+        "5,000,000 is measured only coarsely). The resampling methods run only up to N = 5,000 (R_res = 600, 400, 200, 60 "
         "as N grows): one bootstrap data set is 1,999 APs of N items (about 9 s at N = 50,000) "
         "and one permutation data set at least 1,999 patterns (about 20 s), so beyond N = "
         "5,000 they are not measured here (marked –).",
@@ -498,6 +528,8 @@ def decision(rows):
             and r["rej05"] > 0.05 + r["mc05"]]
     t_lo = sorted((r for r in rows if not r["effect"] and r["method"] == "influence-t"
                    and r["rej05"] < 0.05 - r["mc05"]), key=lambda r: (r["P"], r["N"], r["rho"]))
+    pw = {(r["P"], r["effect"]): r["rej05"] for r in rows
+          if r["effect"] and r["method"] == "influence-z"}
     worst = max((r for r in rows if not r["effect"] and r["method"] == "influence-t"),
                 key=lambda r: r["rej05"] - r["mc05"])
     return "\n".join([
@@ -519,32 +551,40 @@ def decision(rows):
         f"({q(5, 10, 0.0, 'bootstrap')}, {q(5, 50, 0.0, 'bootstrap')}, "
         f"{q(5, 500, 0.0, 'bootstrap')} at P = 5; {q(50, 100, 0.8, 'bootstrap')} at P = 50, "
         "N = 100, rho = 0.8): resampling 5 positives cannot reproduce the spread of their "
-        "ranks. Do not use it below some 50 positives. The permutation test holds alpha in "
-        "the cells where it was run (it is exact when the two models' ranks of an instance are "
-        "exchangeable, as here), slightly conservatively with very few instances; it is the "
-        "choice when the cost (1,999 to 9,999 APs of N items) is affordable and the stronger "
-        "null (exchangeable ranks, not merely equal AP) is acceptable.",
+        "ranks. Do not use it below some 50 positives. The permutation test never rejected "
+        "too often beyond chance where it was run, but it is not exact here either: it swaps "
+        "the two models' *ranks*, and swapping one instance's ranks is not the same as "
+        "swapping its scores (which would move the other instances' ranks), so "
+        "exchangeable scores do not make the swapped ranks exactly exchangeable. With 5 "
+        f"positives it is conservative ({q(5, 10, 0.8, 'permutation')} at N = 10, rho = 0.8; "
+        f"{q(5, 500, 0.0, 'permutation')} and {q(5, 500, 0.8, 'permutation')} at N = 500), "
+        "and it costs 1,999 to 9,999 APs of N items per call.",
         "",
         "**Where no method meets the requirement.** The requirement was a type-I error within "
-        "its Monte Carlo error of alpha in every cell. The default misses it on the "
-        f"conservative side in {len(t_lo)} cells: "
+        "its Monte Carlo error of alpha in every cell. No method meets it. The default misses "
+        f"it on the conservative side in {len(t_lo)} cells: "
         + "; ".join(f"P = {r['P']}, N = {r['N']:,}, rho = {r['rho']}: {r['rej05']:.3f}"
                     for r in t_lo)
-        + ". These are the cells with few positives and a low AP (or, for rho = 0.8 and "
-        "P = 5, a difference whose variance estimate from 5 influence values is noisy): the "
-        "first-order (influence) variance overestimates the spread of the AP difference when "
-        "a handful of top-ranked positives carries the AP, by 20 to 50 % in checks at P = 5 "
-        "and 50 with N/P = 100 to 1,000, and the distribution of the difference is "
-        "heavy-tailed. There the default is valid (it never claims a difference too often) but "
-        "has little power, and its intervals are too wide. The normal reference is "
-        "conservative in the same cells (it only trades this for the excess at P = 5), the "
-        "bootstrap is anti-conservative, and the permutation test, the only method that holds "
-        "alpha in them, was affordable here only up to N = 5,000 "
-        f"(P = 5, N = 500: {q(5, 500, 0.0, 'permutation')}; P = 5, N = 5,000: "
-        f"{q(5, 5000, 0.0, 'permutation')}; P = 50, N = 5,000: "
-        f"{q(50, 5000, 0.0, 'permutation')}). With fewer than about 50 positives and a low AP, "
-        "use `method=\"permutation\"` when the models may be taken as exchangeable under the "
-        "null; otherwise read a non-significant default result as weak evidence.",
+        + ". These are the cells with few positives and a low AP, and, with 5 positives, "
+        "correlated models (whose difference has a variance estimated from 5 influence "
+        "values, so the t reference has few degrees of freedom). The first-order (influence) "
+        "variance overestimates the spread of the AP difference when a handful of top-ranked "
+        "positives carries the AP (mean estimate over the variance of the difference across "
+        "data sets, rho = 0: 1.00 at P = 5, N = 50; 1.25 at P = 5, N = 500; 1.19 at P = 50, "
+        "N = 5,000; 1.48 at P = 50, N = 50,000, from 300 to 1,000 data sets each), and the "
+        "difference is heavy-tailed (kurtosis 4 to 15 in those low-AP cells). There the "
+        "default is valid (it does not "
+        "claim a difference too often) but has little power, and its intervals are too wide: "
+        "a significant result can be trusted, a non-significant one is weak evidence. No "
+        "alternative does better there: the normal reference is conservative in the same "
+        "cells and anti-conservative with 5 independent positives, the bootstrap is "
+        "anti-conservative, and the permutation test is conservative as well "
+        f"(P = 5, N = 5,000: {q(5, 5000, 0.0, 'permutation')}). The price of the t "
+        "reference is power with 5 correlated positives: "
+        + "; ".join(f"effect {r['effect']}: {r['rej05']:.3f} (t) against "
+                    f"{pw[(r['P'], r['effect'])]:.3f} (normal)"
+                    for r in rows if r["effect"] and r["P"] == 5 and r["method"] == "influence-t")
+        + ", the normal reference's extra power being bought with its excess at rho = 0.",
     ])
 
 
