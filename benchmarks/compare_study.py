@@ -565,9 +565,10 @@ def decision(rows):
         f"it on the conservative side in {len(t_lo)} cells: "
         + "; ".join(f"P = {r['P']}, N = {r['N']:,}, rho = {r['rho']}: {r['rej05']:.3f}"
                     for r in t_lo)
-        + ". These are the cells with few positives and a low AP, and, with 5 positives, "
-        "correlated models (whose difference has a variance estimated from 5 influence "
-        "values, so the t reference has few degrees of freedom). The first-order (influence) "
+        + ". Two causes. First and mostly, a low AP: every cell with N/P >= 100 (with these "
+        "models the AP is then about 0.1 or less), at every P up to 500, less so as P grows. "
+        "Second, with 5 positives and correlated models, a variance estimated from 5 influence "
+        "values gives the t reference few degrees of freedom. The first-order (influence) "
         "variance overestimates the spread of the AP difference when a handful of top-ranked "
         "positives carries the AP (mean estimate over the variance of the difference across "
         "data sets, rho = 0: 1.00 at P = 5, N = 50; 1.25 at P = 5, N = 500; 1.19 at P = 50, "
