@@ -545,7 +545,7 @@ def decision(rows):
         f"with five independent positives ({q(5, 10, 0.0, 'influence-z')} at N = 10, "
         f"{q(5, 50, 0.0, 'influence-z')} at N = 50; with t: {q(5, 10, 0.0, 'influence-t')} and "
         f"{q(5, 50, 0.0, 'influence-t')}). Beyond a few hundred positives the two references "
-        "agree to the third decimal.",
+        "agree within 0.002.",
         "",
         "**The other methods.** The bootstrap is anti-conservative with few positives "
         f"({q(5, 10, 0.0, 'bootstrap')}, {q(5, 50, 0.0, 'bootstrap')}, "
@@ -585,7 +585,14 @@ def decision(rows):
         + "; ".join(f"effect {r['effect']}: {r['rej05']:.3f} (t) against "
                     f"{pw[(r['P'], r['effect'])]:.3f} (normal)"
                     for r in rows if r["effect"] and r["P"] == 5 and r["method"] == "influence-t")
-        + ", the normal reference's extra power being bought with its excess at rho = 0.",
+        + "; the normal reference's extra power there comes with its excess for independent "
+        "models, and a user cannot choose a reference by a correlation they do not know. "
+        "With 5 positives and a real difference every interval covers less than 95 % "
+        "(influence (t): "
+        + ", ".join(f"{r['coverage']:.3f}" for r in rows
+                    if r["effect"] and r["P"] == 5 and r["method"] == "influence-t")
+        + "); from 50 positives on, the default's intervals cover 95 % within their error "
+        "when the models differ.",
     ])
 
 
