@@ -61,8 +61,33 @@ likewise (paired because they belong to the same instance), and
 with ``s^2`` the sample variances (divisor P - 1 and M - 1, as DeLong's
 S10 and S01). With suffix sums over the sorted scores every influence value
 costs O(1) after one sort per model: O(N log N) in all, as fast DeLong.
-The test is the Wald test ``z = (AP_a - AP_b) / se`` and the interval
-``AP_a - AP_b +- z_{1 - alpha/2} se``.
+
+*The reference distribution: Student's t with Welch-Satterthwaite degrees
+of freedom.* The statistic is ``t = (AP_a - AP_b) / se``. The variance
+estimate is a sum ``v+ + v-`` of two independent sample-variance terms,
+``v+ = s^2(D+)/P`` on P - 1 degrees of freedom and ``v- = s^2(D-)/M`` on
+M - 1. Satterthwaite (1946) and Welch (1947) approximate the law of such a
+sum by a scaled chi-square with
+
+.. math::
+
+    \nu = \frac{(v^+ + v^-)^2}{(v^+)^2 / (P - 1) + (v^-)^2 / (M - 1)},
+
+so ``t`` is referred to Student's t with ``nu`` degrees of freedom, and the
+interval is ``AP_a - AP_b +- t_{nu, 1 - alpha/2} se``. Few positives make
+the first term noisy and ``nu`` small (between ``min(P, M) - 1`` and
+``P + M - 2``); with many of both, ``nu`` is large and the test is the
+normal (Wald) test. The normal reference alone rejects about twice too often
+with 5 positives (docs/compare.md).
+
+*Extreme tails.* The p-value is computed on the log scale: ``log sf`` of t
+from ``scipy.stats.t.logsf`` while it is finite; beyond, from
+``sf(t; nu) = I_x(nu/2, 1/2) / 2`` with ``x = nu / (nu + t^2)`` and
+``I_x(a, b) = x^a (1 - x)^b / (a B(a, b)) 2F1(a + b, 1; a + 1; x)``
+(Abramowitz & Stegun 26.5.4 and 26.7.1), whose logarithm stays finite; where
+the hypergeometric series does not converge in floating point (``nu`` above
+about 1e5, t above about 40) the normal tail, which t approaches as ``nu``
+grows, is used.
 
 *Ties.* The statistic uses the chosen tie mode exactly (:func:`pranker.auprc_ap`).
 The variance uses the influence values of the functional that matches the
@@ -129,6 +154,11 @@ References
    experiment", Biometrika 83 (1996) 835–848.
 .. [8] J. Besag and P. Clifford, "Sequential Monte Carlo p-values",
    Biometrika 78 (1991) 301–304.
+.. [9] F. E. Satterthwaite, "An approximate distribution of estimates of
+   variance components", Biometrics Bulletin 2 (1946) 110–114.
+.. [10] B. L. Welch, "The generalization of 'Student's' problem when
+   several different population variances are involved", Biometrika 34
+   (1947) 28–35.
 """
 
 from __future__ import annotations
@@ -190,6 +220,9 @@ class CompareResult:
         standard deviation of the bootstrap or permutation replicates.
     n_resamples : int
         Resamples or swap patterns behind the p-value (0 for ``"influence"``).
+    df : float or None
+        ``"influence"``: Welch-Satterthwaite degrees of freedom of the t
+        reference (``inf`` when the variance is zero). None otherwise.
     """
 
     statistic: float
@@ -206,6 +239,7 @@ class CompareResult:
     confidence_level: float
     standard_error: float
     n_resamples: int
+    df: float | None = None
     _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
 
@@ -213,8 +247,8 @@ class CompareResult:
         """Confidence interval for AP_a - AP_b at ``confidence_level`` (default: the result's).
 
         Two-sided for ``alternative="two-sided"``; one-sided (an open end at
-        ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. Wald for
-        ``"influence"``, BCa for ``"bootstrap"``, the shift-model interval
+        ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. Student's t
+        with Welch-Satterthwaite degrees of freedom for ``"influence"``, BCa for ``"bootstrap"``, the shift-model interval
         for ``"permutation"`` (see :mod:`pranker.significance.compare`).
         """
         from scipy.special import ndtr, ndtri
@@ -229,8 +263,8 @@ class CompareResult:
         d = self.statistic
         if self.method == "influence":
             se = self.standard_error
-            lo = -math.inf if lo_q is None else d + float(ndtri(lo_q)) * se
-            hi = math.inf if hi_q is None else d + float(ndtri(hi_q)) * se
+            lo = -math.inf if lo_q is None else d + _t_quantile(lo_q, self.df) * se
+            hi = math.inf if hi_q is None else d + _t_quantile(hi_q, self.df) * se
             return ConfidenceInterval(lo, hi)
         reps = self._replicates
         if self.method == "bootstrap":
@@ -328,16 +362,52 @@ def _accel(d: np.ndarray, y: np.ndarray) -> float:
     return num / (6.0 * den**1.5) if den > 0.0 else 0.0
 
 
-def _tails(z: float, alternative: str):
-    """(p, log10 p) of a standard normal statistic, on the log scale."""
-    from scipy.special import log_ndtr
+def _welch_df(d: np.ndarray, y: np.ndarray) -> float:
+    """Welch-Satterthwaite degrees of freedom of ``s2(d+)/P + s2(d-)/M`` (module docs)."""
+    dp = d[y]
+    dn = d[~y]
+    v1 = float(dp.var(ddof=1)) / dp.size
+    v2 = float(dn.var(ddof=1)) / dn.size
+    den = v1 * v1 / (dp.size - 1) + v2 * v2 / (dn.size - 1)
+    return (v1 + v2) ** 2 / den if den > 0.0 else math.inf
 
+
+def _t_quantile(q: float, df: float | None) -> float:
+    from scipy.special import ndtri, stdtrit
+
+    if df is None or math.isinf(df):
+        return float(ndtri(q))
+    return float(stdtrit(df, q))
+
+
+def _log_t_sf(t: float, df: float) -> float:
+    """log P(T >= t) for Student's t with ``df`` degrees of freedom, finite far in the tail."""
+    from scipy import stats
+    from scipy.special import betaln, hyp2f1, log_ndtr
+
+    if math.isinf(df):
+        return float(log_ndtr(-t))
+    lg = float(stats.t.logsf(t, df))
+    if lg > -700.0 or t <= 0.0:
+        return lg
+    # sf = I_x(a, 1/2) / 2, x = df / (df + t^2);  I_x(a, b) = x^a (1-x)^b 2F1(a+b, 1; a+1; x) / (a B(a, b))
+    a = 0.5 * df
+    lden = math.log(df + t * t)
+    f = float(hyp2f1(a + 0.5, 1.0, a + 1.0, df / (df + t * t)))
+    if math.isfinite(f) and f > 0.0:
+        return (math.log(0.5) + a * (math.log(df) - lden) + 0.5 * (2.0 * math.log(t) - lden)
+                - math.log(a) - float(betaln(a, 0.5)) + math.log(f))
+    return float(log_ndtr(-t))  # df large: t is the normal to within the tail's precision
+
+
+def _tails(z: float, alternative: str, df: float = math.inf):
+    """(p, log10 p) of a Student t (``df``; normal if inf) statistic, on the log scale."""
     if alternative == "greater":
-        lg = float(log_ndtr(-z))
+        lg = _log_t_sf(z, df)
     elif alternative == "less":
-        lg = float(log_ndtr(z))
+        lg = _log_t_sf(-z, df)
     else:
-        lg = min(float(log_ndtr(-abs(z))) + math.log(2.0), 0.0)
+        lg = min(_log_t_sf(abs(z), df) + math.log(2.0), 0.0)
     lg10 = lg / math.log(10.0)
     return (10.0**lg10 if lg10 > -320.0 else 0.0), lg10
 
@@ -377,13 +447,16 @@ def compare(
     y : array_like, shape (N,)
         Binary labels (1/True marks a positive; see :func:`pranker.auprc_ap`).
     method : {"influence", "bootstrap", "permutation"}
-        ``"influence"`` (default): Wald test with the analytic paired
-        variance from AP's influence functions, O(N log N), deterministic.
+        ``"influence"`` (default): the difference over its analytic paired
+        standard error from AP's influence functions, referred to Student's
+        t with Welch-Satterthwaite degrees of freedom (the normal test when
+        both classes are large); O(N log N), deterministic.
         ``"bootstrap"``: class-stratified paired bootstrap, BCa interval,
         p-value by inverting it. ``"permutation"``: swaps the two models'
-        ranks instance by instance, exact (Monte Carlo) p-value. See the
-        module documentation, and docs/compare.md for their measured type-I
-        error, power and coverage.
+        ranks instance by instance, exact (Monte Carlo) p-value when the
+        two models' ranks are exchangeable. See the module documentation,
+        Notes, and docs/compare.md for their measured type-I error, power
+        and coverage.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: AP_a > AP_b.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
@@ -408,6 +481,37 @@ def compare(
     -------
     CompareResult
 
+    See Also
+    --------
+    pranker.auprc_ap : the AP of one model, in every tie mode.
+
+    Notes
+    -----
+    *Why this default.* A simulation study (docs/compare.md; P = 5 to 5,000
+    positives, N/P = 2 to 1,000, independent and correlated models, 60 to
+    2,000 data sets per cell) measured each method's type-I error on equally
+    good models. The influence method with the t reference never rejected
+    more often than alpha allows beyond chance (largest excess at alpha = 0.05:
+    0.060 +- 0.010 with 500 positives among 1,000 instances), and is the only
+    method measured in every cell, at the cost of one sort per model. With the
+    normal reference the same statistic rejected 0.106 and 0.096 with 5
+    positives among 10 and 50 independent instances; the bootstrap rejected
+    0.10 to 0.22 with 5 positives. The permutation test, affordable in the
+    study up to N = 5,000 only, never rejected too often either, but costs
+    thousands of APs per call.
+
+    *Where it falls short.* No method held alpha in every cell. The default
+    errs on the safe side: when the AP is low (N/P >= 100 in the study, an
+    AP of about 0.1 or less) it rejects less often than alpha (0.003 at
+    P = 5, N = 500; 0.007 at P = 50, N = 5,000; 0.036 at P = 500,
+    N = 50,000), and so it does with 5 positives of correlated models
+    (0.013 at N = 10). There its p-values are valid but its power is low: a
+    significant result can be trusted, a non-significant one is weak
+    evidence. The other methods do not do better there: the bootstrap
+    rejects too often; the permutation test, measured there only up to
+    N = 5,000 and on 60 data sets per cell, rejects too rarely as well with
+    5 positives.
+
     References
     ----------
     .. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, Biometrics 44
@@ -415,6 +519,8 @@ def compare(
     .. [2] K. Boyd, K. H. Eng and C. D. Page, ECML PKDD 2013.
     .. [3] B. Efron, JASA 82 (1987) 171–185.
     .. [4] E. S. Venkatraman and C. B. Begg, Biometrika 83 (1996) 835–848.
+    .. [5] F. E. Satterthwaite, Biometrics Bulletin 2 (1946) 110–114; B. L.
+       Welch, Biometrika 34 (1947) 28–35.
 
     Examples
     --------
@@ -481,10 +587,11 @@ def _influence_test(sa, sb, yb, d, common):
         if common["alternative"] == "greater" and d < 0 or common["alternative"] == "less" and d > 0:
             p, lg = 1.0, 0.0
         return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se,
-                             n_resamples=0, **common)
-    p, lg = _tails(d / se, common["alternative"])
+                             n_resamples=0, df=math.inf, **common)
+    df = _welch_df(dif, yb)
+    p, lg = _tails(d / se, common["alternative"], df)
     return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_resamples=0,
-                         **common)
+                         df=df, **common)
 
 
 def _bootstrap_test(sa, sb, yb, d, seed, B, common):
