@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -46,7 +45,6 @@ sys.path.insert(0, str(ROOT))  # this checkout's pranker, whatever is installed
 from scipy import stats  # noqa: E402
 
 from pranker import auprc_ap, compare  # noqa: E402
-from pranker.significance.mean_ap import map_significance_from_ap  # noqa: E402
 
 METHODS = ("influence-t", "influence-z", "bootstrap", "permutation")
 DEFAULT = "influence-t"
@@ -211,22 +209,6 @@ def summarize(P, ratio, rho, effect, R, R_res, out):
     return rows
 
 
-def map_errors(fast):
-    """Saddlepoint / tilt ratio of mAP p-values near p = 1e-6, by Q and P (N = 1000)."""
-    rows = []
-    for P in (5, 20):
-        for Q in ((1, 10) if fast else (1, 3, 10, 30, 100)):
-            from pranker.significance.mean_ap import _SumNull
-
-            nl = _SumNull([1000] * Q, [P] * Q, 1)
-            m = nl.mean + 4.75 * math.sqrt(nl.var)
-            t = map_significance_from_ap([m] * Q, [1000] * Q, [P] * Q, method="tilt", rtol=0.01)
-            s = map_significance_from_ap([m] * Q, [1000] * Q, [P] * Q, method="saddlepoint")
-            rows.append(dict(P=P, Q=Q, tilt=t.pvalue, rse=t.pvalue_rse, saddlepoint=s.pvalue,
-                             ratio=s.pvalue / t.pvalue))
-    return rows
-
-
 def plan(fast=False):
     """Every cell (P, ratio, rho, effect, R, R_res), cheapest first."""
     cells = []
@@ -272,20 +254,13 @@ def main(argv=None):
         rows += summarize(P, ratio, rho, eff, R, R_res, out)
         print(f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}/{R_res}: "
               f"{time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
-    mpath = cache / ("map_fast.json" if args.fast else "map.json")
-    if mpath.exists():
-        mrows = json.loads(mpath.read_text())
-    else:
-        mrows = map_errors(args.fast)
-        mpath.parent.mkdir(parents=True, exist_ok=True)
-        mpath.write_text(json.dumps(mrows))
     elapsed = time.perf_counter() - t0
     print(f"done in {elapsed / 60:.1f} min", file=sys.stderr)
     with open(ROOT / "docs" / "compare_study.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    write_md(rows, mrows, args.note, args.fast)
+    write_md(rows, args.note, args.fast)
 
 
 def _flag(rate, alpha, mc):
@@ -364,7 +339,7 @@ def _cells(lst):
                      for P, N, rho, x, mc in lst) or "none"
 
 
-def write_md(rows, mrows, note="", fast=False):
+def write_md(rows, note="", fast=False):
     nulls = sorted({(r["P"], r["N"], r["rho"]) for r in rows if not r["effect"]})
     lines = [
         "# Comparing two models' AUPRC on the same instances",
@@ -468,23 +443,8 @@ def write_md(rows, mrows, note="", fast=False):
                 f"{_cells(lo)}.")
     lines += ["", decision(rows), ""]
     lines += [
-        "## Mean AP over queries: saddlepoint or importance sampling",
-        "",
-        "`pranker.map_significance` gives the p-value of a mean AP over Q queries. Ratio of "
-        "the saddlepoint p-value to the unbiased importance-sampling estimate (1 % relative "
-        "standard error) for Q queries of N = 1000 items with P positives, at a mean AP 4.75 "
-        "null standard deviations above the null mean:",
-        "",
-        "| P | Q | importance sampling | saddlepoint | ratio |",
-        "|---:|---:|---:|---:|---:|",
-    ]
-    for r in mrows:
-        lines.append(f"| {r['P']} | {r['Q']} | {r['tilt']:.3g} | {r['saddlepoint']:.3g} | "
-                     f"{r['ratio']:.3f} |")
-    lines += [
-        "",
-        "The default (`method=\"auto\"`) uses importance sampling for up to 20 queries and the "
-        "saddlepoint beyond, where its error is a few percent or less.",
+        "The accuracy of the mean-AP p-value (saddlepoint against importance sampling) is "
+        "measured in [Mean AP over many queries](mean_ap.md).",
         "",
         "## References",
         "",

@@ -143,13 +143,22 @@ def _split(s, y, q):
 def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
     path, a, _, y, q, _ = data
     code, out, err = run(["map", path, "--query", "query", "--score", "a", "--label", "label",
-                          "--json"], capsys)
+                          "--json", "--query-pvalues"], capsys)
     assert code == 0, err
     d = json.loads(out)
     ids, s_list, y_list = _split(a, y, q)
-    lib = pranker.map_significance(s_list, y_list).to_dict()
+    lib = pranker.map_significance(s_list, y_list, query_method="auto").to_dict()
     for k, v in lib.items():
         assert d[k] == v, k
+    # each query's p-value is the one pranker gives that query alone
+    assert d["query_pvalue"] == [pranker.pranker(s, t).pvalue
+                                 for s, t in zip(s_list, y_list, strict=True)]
+    # by default, as in the library, the mean AP's p-value only (the same number)
+    code, out, err = run(["map", path, "--query", "query", "--score", "a", "--label", "label",
+                          "--json"], capsys)
+    d0 = json.loads(out)
+    assert d0["pvalue"] == d["pvalue"] == pranker.map_significance(s_list, y_list).pvalue
+    assert d0["query_pvalue"] == [None] * 4
     assert d["queries"] == ids
     # oracles: each query's AP by the loop definition and scikit-learn, and their mean
     aps = [ap_loop(s.tolist(), t.tolist()) for s, t in zip(s_list, y_list, strict=True)]
@@ -166,7 +175,7 @@ def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
 def test_map_text_and_groups(data, capsys):
     path, a, _, y, q, g = data
     code, out, err = run(["map", path, "--query", "query", "-s", "a", "-l", "label",
-                          "--group", "grp"], capsys)
+                          "--group", "grp", "--query-pvalues"], capsys)
     assert code == 0, err
     ids, s_list, y_list = _split(a, y, q)
     groups = np.array([g[q == i][0] for i in ids])
@@ -181,6 +190,7 @@ def test_map_text_and_groups(data, capsys):
     code, out, err = run(["map", path, "--query", "query", "-s", "a", "-l", "label",
                           "--no-query-pvalues"], capsys)
     assert code == 0 and "FDR" not in out
+    assert run(["map", path, "--query", "query", "-s", "a", "-l", "label"], capsys)[1] == out
 
 
 def test_map_rows_in_any_order(tmp_path, data, capsys):
@@ -377,3 +387,21 @@ def test_text_labels_with_positive(tmp_path, data, capsys):
             assert got[k] == ref[k], k
         code, out, err = run([args[0], text, *args[1:], "-l", "label"], capsys)
         assert_user_error(code, out, err, args[0], "not binary-like", "--positive")
+
+
+def test_rtol_reaches_the_library(data, capsys):
+    """--rtol asks score and map for the same precision as the library's rtol=."""
+    path, a, _, y, q, _ = data
+    d = json.loads(run(["score", path, "-s", "a", "-l", "label", "--json", "--rtol", "0.05"],
+                       capsys)[1])
+    lib = pranker.pranker(a, y, rtol=0.05)
+    assert lib.method == "tilt" and lib.pvalue_rse <= 0.05
+    assert d["pvalue"] == lib.pvalue and d["pvalue_rse"] == lib.pvalue_rse
+    ids, s_list, y_list = _split(a, y, q)
+    d = json.loads(run(["map", path, "--query", "query", "-s", "a", "-l", "label", "--json",
+                        "--rtol", "0.05"], capsys)[1])
+    assert d["pvalue"] == pranker.map_significance(s_list, y_list, rtol=0.05).pvalue
+    with pytest.raises(SystemExit) as exc:  # argparse usage error
+        run(["map", path, "--query", "query", "--rtol", "0"], capsys)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--rtol" in err and "Traceback" not in err

@@ -27,9 +27,6 @@ docscrape = pytest.importorskip("numpydoc.docscrape")
 KNOWN_GAPS: dict[str, set[str]] = {
     "CompareResult": {"Examples"},  # pranker/significance/compare.py
     "ConfidenceInterval": {"Attributes", "Examples"},  # pranker/significance/compare.py
-    "map_significance_from_ap": {"Parameters", "Returns"},  # pranker/significance/mean_ap.py
-    "MapResult": {"Examples"},  # pranker/significance/mean_ap.py
-    "MapGroup": {"Attributes", "Examples"},  # pranker/significance/mean_ap.py
 }
 
 

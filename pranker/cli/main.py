@@ -109,6 +109,23 @@ def _random_args(p, seed_help: str, level_help: str) -> None:
                    help=f"coverage of {level_help} (default 0.95)")
 
 
+def _rtol(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.02 for 2 %; got {text}")
+    return v
+
+
+def _rtol_arg(p) -> None:
+    """--rtol: score, map."""
+    p.add_argument("--rtol", type=_rtol, default=None,
+                   help="target relative standard error of an estimated (tilt) p-value "
+                        "(default 0.02, as in the library)")
+
+
 def _json_output_args(p) -> None:
     """--json and -o FILE.json: compare, map."""
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
@@ -148,6 +165,7 @@ def _score_args(p) -> None:
                         "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
     p.add_argument("--draws", type=_positive_int, default=None,
                    help="random rankings for --method montecarlo (library default 100000)")
+    _rtol_arg(p)
     _random_args(p, "the random rankings drawn by --method tilt or montecarlo",
                  "the null AUPRC interval")
 
@@ -177,8 +195,13 @@ def _map_args(p) -> None:
                    help="group column: each group of queries gets its own p-value")
     p.add_argument("--method", choices=("auto", "saddlepoint", "tilt"), default="auto",
                    help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)")
-    p.add_argument("--no-query-pvalues", action="store_true",
-                   help="skip the per-query p-values (faster for many queries)")
+    q = p.add_mutually_exclusive_group()
+    q.add_argument("--query-pvalues", action="store_true",
+                   help="also give each query its own p-value (as pranker score would) and "
+                        "Benjamini-Hochberg adjusted values; costly with many queries")
+    q.add_argument("--no-query-pvalues", action="store_true",
+                   help="the mean AP's p-value only (the default, as in map_significance)")
+    _rtol_arg(p)
     _random_args(p, "the random rankings drawn by the tilt", "the p-value intervals")
 
 

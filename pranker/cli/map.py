@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .format import _clean
+from .format import _clean, pvalue_text, sig
 from .io import (
     UserError,
     check_writable,
@@ -73,28 +75,49 @@ def run(args) -> int:
                 raise UserError(f"query {qids[i]!r} has more than one value in --group column "
                                 f"{gcol!r}; a query belongs to one group.")
         groups = first
+    from ..null.tilt import DEFAULT_RTOL
     from ..significance.mean_ap import map_significance
 
     try:
         res = map_significance(s_list, y_list, groups, method=args.method, ties=args.ties,
                                seed=args.seed, conf_level=args.conf_level,
-                               query_method=None if args.no_query_pvalues else "auto")
+                               rtol=DEFAULT_RTOL if args.rtol is None else args.rtol,
+                               query_method="auto" if args.query_pvalues else None)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     d = {k: _clean(v) for k, v in res.to_dict().items()}
     d["queries"] = [_clean(v) for v in qids.tolist()]
     d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
     if emit_json(args, d):
-        p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{res.log10_pvalue:.1f}"
-        print(f"mean AUPRC {res.statistic:.4f} over {res.n_queries} queries "
-              f"(null mean {res.null_mean:.4f}); p = {p} ({res.method})")
-        if not args.no_query_pvalues:
+        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        print(f"mean AUPRC {res.statistic:.4f} over {_queries(res.n_queries)} "
+              f"(null mean {res.null_mean:.4f}); p = {_pvalue(res, rtol)}")
+        if args.query_pvalues:
             k = int(np.sum(res.query_pvalue_bh <= 0.05))
-            print(f"{k} of {res.n_queries} queries significant at 5% FDR (Benjamini-Hochberg)")
+            print(f"{k} of {_queries(res.n_queries)} significant at 5% FDR (Benjamini-Hochberg)")
         for row in res.groups or ():
-            pg = f"{row.pvalue:.3g}" if row.pvalue > 0 else f"1e{row.log10_pvalue:.1f}"
-            print(f"  group {row.group}: mean AUPRC {row.statistic:.4f} over {row.n_queries} "
-                  f"queries, p = {pg}, BH {row.pvalue_bh:.3g}")
+            print(f"  group {row.group}: mean AUPRC {row.statistic:.4f} over "
+                  f"{_queries(row.n_queries)}, p = {_pvalue(row, rtol)}, "
+                  f"BH {row.pvalue_bh:.3g}")
         if args.output:
             print(f"results written to {args.output}")
     return 0
+
+
+def _queries(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
+
+
+def _pvalue(res, rtol: float) -> str:
+    """The p-value with how it was obtained and how uncertain it is."""
+    text = pvalue_text(res)
+    text = (text.replace(" (±", f" ({res.method}, ±", 1) if " (±" in text
+            else f"{text} ({res.method})")
+    err = getattr(res, "pvalue_error", None)
+    if res.method == "saddlepoint" and err is not None and math.isfinite(err):
+        text = f"{pvalue_text(res)} (saddlepoint, estimated error ±{sig(100.0 * err, 2)} %)"
+    rse = getattr(res, "pvalue_rse", None)
+    if res.method == "tilt" and rse is not None and rse > rtol:
+        text += (f" [draw cap reached: relative standard error {sig(100.0 * rse, 2)} % "
+                 f"above the {sig(100.0 * rtol, 2)} % asked for]")
+    return text

@@ -28,12 +28,12 @@ from .io import (
 # ----------------------------------------------------------------------------
 
 
-def significance(s, y, *, method, conf_level, ties, draws, seed, progress):
+def significance(s, y, *, method, conf_level, ties, draws, seed, progress, rtol=None):
     """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
     from pranker import pranker
 
     return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
-                   seed=seed, progress=progress)
+                   seed=seed, progress=progress, rtol=rtol)
 
 
 def curves(s: np.ndarray, y: np.ndarray):
@@ -95,7 +95,7 @@ def score_arrays(score_cols, s_list, y, args):
                 for s in s_list:
                     results.append(significance(
                         s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
-                        draws=args.draws, seed=args.seed,
+                        draws=args.draws, seed=args.seed, rtol=args.rtol,
                         progress=False if several else args.progress))
                     bar.update(1)
     except ValueError as exc:  # library validation, e.g. no positive label

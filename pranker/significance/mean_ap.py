@@ -604,6 +604,19 @@ class MapGroup:
     See Also
     --------
     MapResult, map_significance
+
+    Examples
+    --------
+    Two groups of one query each, both ranking their single positive first:
+    under random ranking that happens with probability 1/4 (N = 4) and 1/5
+    (N = 5); both groups together, with probability 1/20.
+
+    >>> from pranker import map_significance_from_ap
+    >>> r = map_significance_from_ap([1.0, 1.0], [4, 5], [1, 1], groups=["a", "b"])
+    >>> [(g.group, round(float(g.pvalue), 6), round(float(g.pvalue_bh), 6), g.method) for g in r.groups]
+    [('a', 0.25, 0.25, 'exact'), ('b', 0.2, 0.25, 'exact')]
+    >>> round(float(r.pvalue), 6)
+    0.05
     """
 
     group: object
