@@ -81,6 +81,7 @@ class ConfidenceInterval(NamedTuple):
     See Also
     --------
     TrapezoidAUPRC.auprc_interval, APInterval.auprc_interval
+    pranker.CompareResult.confidence_interval : The interval of a difference of APs.
 
     Examples
     --------

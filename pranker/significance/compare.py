@@ -165,27 +165,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
 from .._validation import check_scores_labels, check_ties
+from ..measures.uncertainty import ConfidenceInterval
+from ..null.tilt import DEFAULT_SEED
 
 __all__ = ["compare", "CompareResult", "ConfidenceInterval", "COMPARE_METHODS"]
 
 COMPARE_METHODS = ("influence", "bootstrap", "permutation")
 ALTERNATIVES = ("two-sided", "greater", "less")
-DEFAULT_SEED = 20140915
 _MODE = {"average": 0, "stable": 1, "threshold": 2, "optimistic": 3, "pessimistic": 4}
 _CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
 _REL_TOL = 1e-12  # differences within this (relative to 1) count as equal
-
-
-class ConfidenceInterval(NamedTuple):
-    """A confidence interval for AP_a - AP_b (``-inf``/``inf`` for an open end)."""
-
-    low: float
-    high: float
 
 
 @dataclass(frozen=True)
@@ -223,6 +216,26 @@ class CompareResult:
     df : float or None
         ``"influence"``: Welch-Satterthwaite degrees of freedom of the t
         reference (``inf`` when the variance is zero). None otherwise.
+
+    See Also
+    --------
+    compare : Builds it.
+
+    Examples
+    --------
+    Model A ranks the three positives 1st, 3rd and 6th (AP = (1/1 + 2/3 +
+    3/6) / 3 = 13/18); model B ranks them 2nd, 4th and 6th (AP = 1/2):
+
+    >>> from pranker import compare
+    >>> y = [1, 0, 1, 0, 0, 1, 0, 0]
+    >>> res = compare([8, 7, 6, 5, 4, 3, 2, 1], [7, 8, 5, 6, 4, 3, 1, 2], y)
+    >>> round(res.auprc_a, 4), round(res.auprc_b, 4), round(res.statistic, 4)
+    (0.7222, 0.5, 0.2222)
+    >>> res.method, bool(res.confidence_interval().low < res.statistic)
+    ('influence', True)
+    >>> ci = res.confidence_interval(confidence_level=0.9)
+    >>> ci.low < ci.high
+    True
     """
 
     statistic: float
