@@ -48,10 +48,18 @@ def rows(quick: bool):
             t_pa = _best(lambda: _read(path, "pyarrow"), rounds)
             ss, yy = _read(path, "pyarrow")
             t_rank = _best(lambda: pranker(ss, yy), rounds)
-            yield (f"read CSV, N={n:.0e}: pyarrow", f"{n / t_pa:.2e} rows/s ({t_pa:.2f}s)",
-                   "1e7 rows in seconds", None)
+            yield (
+                f"read CSV, N={n:.0e}: pyarrow",
+                f"{n / t_pa:.2e} rows/s ({t_pa:.2f}s)",
+                "1e7 rows in seconds",
+                None,
+            )
             yield ("read CSV: numpy fallback / pyarrow", f"{t_np / t_pa:.1f}x", "(info)", None)
-            yield ("read CSV (pyarrow) / pranker() on the same data", f"{t_pa / t_rank:.1f}x",
-                   "(info)", None)
+            yield (
+                "read CSV (pyarrow) / pranker() on the same data",
+                f"{t_pa / t_rank:.1f}x",
+                "(info)",
+                None,
+            )
         else:
             yield ("read CSV: pyarrow", "pyarrow missing", "", None)

@@ -45,7 +45,12 @@ def rows(quick: bool):
         rounds=3 if quick else 5,
     )
     r = t["ap"] / t["sort"]
-    yield (f"auprc_ap / numpy.sort, N={n:.0e}, 1% pos", f"{r:.2f}x ({t['ap']:.3f}s)", "<= 1.5x", r <= 1.5)
+    yield (
+        f"auprc_ap / numpy.sort, N={n:.0e}, 1% pos",
+        f"{r:.2f}x ({t['ap']:.3f}s)",
+        "<= 1.5x",
+        r <= 1.5,
+    )
     r = t["pranker"] / t["ap"]
     yield (f"pranker() / auprc_ap, same data (p by {used})", f"{r:.2f}x", "<= 1.2x", r <= 1.2)
 
@@ -58,7 +63,12 @@ def rows(quick: bool):
             {"ap": lambda: auprc_ap(s, y), "sk": lambda: average_precision_score(y, s)}, rounds=2
         )
         r = t2["sk"] / t2["ap"]
-        yield (f"sklearn average_precision_score / auprc_ap, N={n:.0e}", f"{r:.1f}x", ">= 30x", r >= 30)
+        yield (
+            f"sklearn average_precision_score / auprc_ap, N={n:.0e}",
+            f"{r:.1f}x",
+            ">= 30x",
+            r >= 30,
+        )
 
     # null_params: scalar calls after warm-up, and vectorised pairs
     null_params(1000, 10)

@@ -63,8 +63,11 @@ def _write(path: str, n: int, part: int, seed: int = 0) -> None:
         y = rng.random(m) < PREVALENCE
         s = rng.random(m, dtype=np.float32)
         s[y] += np.float32(0.3) * rng.random(int(y.sum()), dtype=np.float32)
-        pq.write_table(pa.table({"score": s, "label": y.astype(np.int8)}),
-                       os.path.join(path, f"part-{i:05d}.parquet"), row_group_size=1 << 20)
+        pq.write_table(
+            pa.table({"score": s, "label": y.astype(np.int8)}),
+            os.path.join(path, f"part-{i:05d}.parquet"),
+            row_group_size=1 << 20,
+        )
 
 
 def _load(path: str):
@@ -135,8 +138,9 @@ def _chunked_peak(path: str, chunk: int):
     """AP, baseline and peak RSS (MB) of auprc_ap_chunked in a fresh process."""
     here = os.path.dirname(os.path.abspath(__file__))
     code = _CHUNKED_CHILD.format(here=here, path=path, chunk=chunk)
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split()
     return float(out[0]), float(out[1]), float(out[2]), float(out[3])
 
 
@@ -216,13 +220,15 @@ def rows(quick: bool):
     sizes = (2_000_000, 20_000_000) if quick else (20_000_000, 200_000_000)
     part = 1_000_000 if quick else 10_000_000
     chunk_sizes = (1 << 17, 1 << 18, 1 << 19) if quick else (1 << 20, 1 << 21, 1 << 23)
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=40)
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
     client = Client(cluster)
     try:
         limit = [w.memory_limit for w in cluster.scheduler.workers.values()]
-        res = {n: _measure(n, part, client, True, chunk_sizes if n == sizes[0] else ())
-               for n in sizes}
+        res = {
+            n: _measure(n, part, client, True, chunk_sizes if n == sizes[0] else ()) for n in sizes
+        }
     finally:
         client.close()
         cluster.close()
@@ -230,7 +236,9 @@ def rows(quick: bool):
     part_mb = part * BYTES_PER_ROW / 2**20
     for n in sizes:
         r = res[n]
-        tag = f"dask N={n:.0e}, P~{n * PREVALENCE:.0e} ({r['nparts']} partitions of {part:.0e} rows)"
+        tag = (
+            f"dask N={n:.0e}, P~{n * PREVALENCE:.0e} ({r['nparts']} partitions of {part:.0e} rows)"
+        )
         diff = max(abs(r["dask_ap"] - r["mem_ap"]), abs(r["chunked_ap"] - r["mem_ap"]))
         yield (f"{tag}: |AP - in-memory AP|", f"{diff:.1e}", "<= 1e-12", diff <= 1e-12)
         yield (
@@ -277,20 +285,30 @@ def rows(quick: bool):
                 None,
             )
     for name, b in _traced(part).items():
-        yield (f"numpy peak of {name}, chunk of {part:.0e} rows",
-               f"{b:.1f} bytes/row = {b / BYTES_PER_ROW:.2f}x the chunk's bytes",
-               "reported (tracemalloc)", None)
+        yield (
+            f"numpy peak of {name}, chunk of {part:.0e} rows",
+            f"{b:.1f} bytes/row = {b / BYTES_PER_ROW:.2f}x the chunk's bytes",
+            "reported (tracemalloc)",
+            None,
+        )
     mem = res[small]["chunked_mem"]
     if len(mem) >= 2:
         (c0, m0), (c1, m1) = min(mem.items()), max(mem.items())
         slope = ((m1[2] - m1[1]) - (m0[2] - m0[1])) * 2**20 / (c1 - c0)
         fixed = (m0[2] - m0[1]) - slope * c0 / 2**20
-        yield ("chunked peak RSS above baseline, fitted",
-               f"{slope:.1f} bytes/row = {slope / BYTES_PER_ROW:.1f}x the chunk's bytes "
-               f"+ {fixed:.0f} MB",
-               "reported (float32 scores, int8 labels)", None)
-    yield ("dask worker memory_limit (LocalCluster default)",
-           ", ".join(f"{v / 2**30:.1f} GB" for v in limit), "reported (not a peak)", None)
+        yield (
+            "chunked peak RSS above baseline, fitted",
+            f"{slope:.1f} bytes/row = {slope / BYTES_PER_ROW:.1f}x the chunk's bytes "
+            f"+ {fixed:.0f} MB",
+            "reported (float32 scores, int8 labels)",
+            None,
+        )
+    yield (
+        "dask worker memory_limit (LocalCluster default)",
+        ", ".join(f"{v / 2**30:.1f} GB" for v in limit),
+        "reported (not a peak)",
+        None,
+    )
     ratio = res[big]["dask_t"] / res[small]["dask_t"]
     yield (
         f"dask scaling N={small:.0e} -> {big:.0e} (10x rows)",

@@ -41,8 +41,12 @@ def rows(quick: bool):
     Pv = np.arange(1, n_side + 1)
     t = best_of(lambda: null_params_table(Nv, Pv), 2)
     rows_n = n_side * n_side
-    yield (f"null_params_table {rows_n:.0e} rows", f"{t:.2f}s ({rows_n / t:.1e} rows/s)",
-           "1e6 rows in seconds (<= 2 s)", (t * 1e6 / rows_n) <= 2.0)
+    yield (
+        f"null_params_table {rows_n:.0e} rows",
+        f"{t:.2f}s ({rows_n / t:.1e} rows/s)",
+        "1e6 rows in seconds (<= 2 s)",
+        (t * 1e6 / rows_n) <= 2.0,
+    )
 
     expected_null_pr_curve(100, 3)
     for N, P in ((10**7, 1000), (10**7, 5 * 10**6), (10**6, 2)):

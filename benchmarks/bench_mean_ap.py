@@ -44,7 +44,12 @@ def rows(quick: bool, query_pvalues: bool = True):
     ss, ys = _queries(rng, 30, True)
     map_significance(ss, ys)  # compile / load caches
     map_significance(ss, ys, method="saddlepoint", query_method=None)
-    yield ("load average (1, 5, 15 min) at start", " ".join(f"{x:.2f}" for x in os.getloadavg()), "-", None)
+    yield (
+        "load average (1, 5, 15 min) at start",
+        " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "-",
+        None,
+    )
     for vary in (False, True):
         ss, ys = _queries(rng, Q, vary)
         what = "N_q 900-1100" if vary else "N_q = 1000"
@@ -54,15 +59,23 @@ def rows(quick: bool, query_pvalues: bool = True):
         t, res = _best(lambda ss=ss, ys=ys: map_significance(ss, ys, query_method=None))
         yield (f"Q={Q:.0e}, {what}: numpy.sort of all scores", f"{t_sort:.3f}s", "-", None)
         yield (f"Q={Q:.0e}, {what}: the Q APs alone", f"{t_ap / t_sort:.2f}x sort", "-", None)
-        yield (f"Q={Q:.0e}, {what}: mAP p-value ({res.method}, est. rel. error "
-               f"{res.pvalue_error:.1e})", f"{t / t_sort:.2f}x sort", "<= 10x numpy.sort",
-               t / t_sort <= 10.0)
+        yield (
+            f"Q={Q:.0e}, {what}: mAP p-value ({res.method}, est. rel. error "
+            f"{res.pvalue_error:.1e})",
+            f"{t / t_sort:.2f}x sort",
+            "<= 10x numpy.sort",
+            t / t_sort <= 10.0,
+        )
         if query_pvalues:
             t0 = time.perf_counter()
             map_significance(ss, ys, query_method="auto")
             t2 = time.perf_counter() - t0
-            yield (f"Q={Q:.0e}, {what}: with per-query p-values (query_method='auto')",
-                   f"{t2 / t_sort:.1f}x sort", "-", None)
+            yield (
+                f"Q={Q:.0e}, {what}: with per-query p-values (query_method='auto')",
+                f"{t2 / t_sort:.1f}x sort",
+                "-",
+                None,
+            )
 
 
 def accuracy_rows(quick: bool = False):
@@ -77,8 +90,18 @@ def accuracy_rows(quick: bool = False):
     from pranker.significance.mean_ap import AUTO_SADDLE_MAX_KURTOSIS, _SharedSum
 
     rng = np.random.default_rng(7)
-    cells = [(2, 20), (2, 50), (2, 100), (5, 20), (5, 50), (5, 100), (20, 5), (20, 10),
-             (20, 30), ("5-50", 1000)]
+    cells = [
+        (2, 20),
+        (2, 50),
+        (2, 100),
+        (5, 20),
+        (5, 50),
+        (5, 100),
+        (20, 5),
+        (20, 10),
+        (20, 30),
+        ("5-50", 1000),
+    ]
     if quick:
         cells = [(5, 50), (20, 30)]
     for P, Q in cells:
@@ -92,18 +115,22 @@ def accuracy_rows(quick: bool = False):
             t = map_significance_from_ap([m] * Q, n, k, method="tilt", rtol=0.01)
             s = map_significance_from_ap([m] * Q, n, k, method="saddlepoint")
             auto = "saddlepoint" if Q > 20 and kurt <= AUTO_SADDLE_MAX_KURTOSIS else "tilt"
-            yield (P, Q, z, kurt, t.pvalue, t.pvalue_rse, s.pvalue / t.pvalue, s.pvalue_error,
-                   auto)
+            yield (P, Q, z, kurt, t.pvalue, t.pvalue_rse, s.pvalue / t.pvalue, s.pvalue_error, auto)
 
 
 def print_accuracy(quick: bool = False):
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| P | Q | z | excess kurtosis | tilt p (rse) | saddlepoint / tilt | "
-          "estimated saddlepoint error | auto |")
+    print(
+        "| P | Q | z | excess kurtosis | tilt p (rse) | saddlepoint / tilt | "
+        "estimated saddlepoint error | auto |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for P, Q, z, kurt, p, rse, ratio, err, auto in accuracy_rows(quick):
-        print(f"| {P} | {Q} | {z:g} | {kurt:.2f} | {p:.3g} ({rse:.3f}) | {ratio:.3f} | "
-              f"{err:.1e} | {auto} |", flush=True)
+        print(
+            f"| {P} | {Q} | {z:g} | {kurt:.2f} | {p:.3g} ({rse:.3f}) | {ratio:.3f} | "
+            f"{err:.1e} | {auto} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,10 @@ def _median_ratios(fns: dict, ref: str, rounds: int) -> dict:
             fn()
             times[name].append(time.perf_counter() - t0)
     base = np.array(times[ref])
-    return {name: (float(np.median(np.array(t) / base)), float(np.median(t))) for name, t in times.items()}
+    return {
+        name: (float(np.median(np.array(t) / base)), float(np.median(t)))
+        for name, t in times.items()
+    }
 
 
 def _scores(rng, kind: str, n: int) -> np.ndarray:
@@ -115,7 +118,11 @@ def rows(quick: bool):
                 rounds,
             )
             sort_s = r["sort"][1]
-            for key, label in [("ap", "auprc_ap"), ("other", f"auprc_ap ties={other}"), ("roc", "roc_auc")]:
+            for key, label in [
+                ("ap", "auprc_ap"),
+                ("other", f"auprc_ap ties={other}"),
+                ("roc", "roc_auc"),
+            ]:
                 ratio, secs = r[key]
                 yield (
                     f"{label} / numpy.sort, N={n:.0e}, P={n_pos:.0e}, {kind}",

@@ -104,8 +104,7 @@ COUNT_CELLS = [(1000, 5), (10_000, 10)]
 # P = 1000: every tilted draw costs O(P log N), and between p ~ 1e-3 and the far tail
 # the engine needs up to its cap of ~1e6 draws (minutes per p-value), so these cells
 # get fewer depths
-DEPTHS_LARGE_P = {10**4: [-0.3, -1, -2, -3, -10, -1000],
-                  10**5: [-0.3, -1, -2, -3, -10, -2000]}
+DEPTHS_LARGE_P = {10**4: [-0.3, -1, -2, -3, -10, -1000], 10**5: [-0.3, -1, -2, -3, -10, -2000]}
 QUICK_CELLS = [(20, 3), (50, 5), (1000, 1), (1000, 10), (10_000, 30)]
 QUICK_DEPTHS = [-0.3, -2, -3, -10, -50]
 
@@ -304,15 +303,34 @@ def tail_rows(N, P, truth, depths, log):
             rel = r - 1.0
             se = math.hypot(pv.pvalue_rse * r, ref_rse) if r > 0 else math.inf  # relative to p_true
             z = (r - 1.0) / se if 0 < se < math.inf else math.nan
-        row = dict(N=N, P=P, depth=depth, ap=ap, ref=ref_src, ref_lp=ref_lp,
-                   beta=lb - ref_lp, skew=ls - ref_lp, sp=lsp - ref_lp,
-                   tilt_lp=lp_tilt, tilt_rel=rel, tilt_z=z, rse=pv.pvalue_rse,
-                   draws=pv.n_draws, secs=dt, u=u, method=pv.method)
+        row = dict(
+            N=N,
+            P=P,
+            depth=depth,
+            ap=ap,
+            ref=ref_src,
+            ref_lp=ref_lp,
+            beta=lb - ref_lp,
+            skew=ls - ref_lp,
+            sp=lsp - ref_lp,
+            tilt_lp=lp_tilt,
+            tilt_rel=rel,
+            tilt_z=z,
+            rse=pv.pvalue_rse,
+            draws=pv.n_draws,
+            secs=dt,
+            u=u,
+            method=pv.method,
+        )
         rows.append(row)
-        print(f"  N={N} P={P} depth {depth:g}: AP {ap:.6g} ref {ref_src} {ref_lp:.3f} "
-              f"beta {row['beta']:+.2f} skew {row['skew']:+.2f} sp {row['sp']:+.3f} "
-              f"tilt rel {rel:+.4f} rse {pv.pvalue_rse} n {pv.n_draws} {dt:.2f}s "
-              f"[{time.perf_counter() - t_row:.1f}s]", file=log, flush=True)
+        print(
+            f"  N={N} P={P} depth {depth:g}: AP {ap:.6g} ref {ref_src} {ref_lp:.3f} "
+            f"beta {row['beta']:+.2f} skew {row['skew']:+.2f} sp {row['sp']:+.3f} "
+            f"tilt rel {rel:+.4f} rse {pv.pvalue_rse} n {pv.n_draws} {dt:.2f}s "
+            f"[{time.perf_counter() - t_row:.1f}s]",
+            file=log,
+            flush=True,
+        )
     rows.sort(key=lambda r: r["ap"])
     return rows
 
@@ -408,11 +426,14 @@ def type1(N, P, truth, alphas):
         x_sk = sk.lower + (1 - sk.lower) * float(betaincinv(sk.alpha, sk.beta, 1 - alpha))
         res["skewbeta"] = truth.sf(x_sk)
         for name, null in (("saddlepoint", sp), ("tilt", tn)):
-            i = rejection_start(truth, lambda k, nl=null, a=alpha: nl.pvalue(float(v[k])).pvalue <= a,
-                                alpha)
+            i = rejection_start(
+                truth, lambda k, nl=null, a=alpha: nl.pvalue(float(v[k])).pvalue <= a, alpha
+            )
             res[name] = float(truth.tail[i])
         if truth.kind == "enum":
-            res["exact"] = float(truth.tail[first_true(lambda k, a=alpha: truth.tail[k] <= a, v.size)])
+            res["exact"] = float(
+                truth.tail[first_true(lambda k, a=alpha: truth.tail[k] <= a, v.size)]
+            )
         else:
             res["exact"] = math.nan
         am = auto_method(N, P)
@@ -429,8 +450,9 @@ def enum_sums(N, P):
     out = []
     it = itertools.combinations(range(1, N + 1), P)
     while True:
-        block = np.fromiter(itertools.chain.from_iterable(itertools.islice(it, 500_000)),
-                            dtype=np.float64)
+        block = np.fromiter(
+            itertools.chain.from_iterable(itertools.islice(it, 500_000)), dtype=np.float64
+        )
         if block.size == 0:
             break
         out.append((k / block.reshape(-1, P)).sum(axis=1) / P)
@@ -480,12 +502,22 @@ def seed_study(cells_enum, cells_count, n_seeds, n_levels, log):
                 draws.append(pv.n_draws)
             _dists._ENGINES.clear()
         zs = np.array(zs)
-        row = dict(N=N, P=P, src=src, n_thr=len(thresholds), n=zs.size,
-                   lp_min=min(lp for _, lp in thresholds), lp_max=max(lp for _, lp in thresholds),
-                   z_mean=float(zs.mean()), z_sd=float(zs.std(ddof=1)),
-                   z_maxabs=float(np.abs(zs).max()), frac_z3=float(np.mean(np.abs(zs) > 3)),
-                   cover=float(np.mean(cover)), rse_med=float(np.median(rses)),
-                   draws_med=float(np.median(draws)))
+        row = dict(
+            N=N,
+            P=P,
+            src=src,
+            n_thr=len(thresholds),
+            n=zs.size,
+            lp_min=min(lp for _, lp in thresholds),
+            lp_max=max(lp for _, lp in thresholds),
+            z_mean=float(zs.mean()),
+            z_sd=float(zs.std(ddof=1)),
+            z_maxabs=float(np.abs(zs).max()),
+            frac_z3=float(np.mean(np.abs(zs) > 3)),
+            cover=float(np.mean(cover)),
+            rse_med=float(np.median(rses)),
+            draws_med=float(np.median(draws)),
+        )
         rows.append(row)
         print(f"  seeds N={N} P={P}: {row} [{time.perf_counter() - t0:.1f}s]", file=log, flush=True)
     return rows
@@ -499,29 +531,35 @@ def fmt(x, spec):
 
 
 def table_tail(rows):
-    out = ["| N | P | AP | reference | log10 p | beta | 3-mom beta | saddlepoint "
-           "| tilt rel. err | tilt z | tilt rse | draws | s |",
-           "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| N | P | AP | reference | log10 p | beta | 3-mom beta | saddlepoint "
+        "| tilt rel. err | tilt z | tilt rse | draws | s |",
+        "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         r = dict(r)
         if not math.isfinite(r["ref_lp"]):  # no truth and the tilt returned p = 0
-            r.update(ref="none (tilt p = 0)", ref_lp=math.nan, beta=math.nan, skew=math.nan,
-                     sp=math.nan)
+            r.update(
+                ref="none (tilt p = 0)", ref_lp=math.nan, beta=math.nan, skew=math.nan, sp=math.nan
+            )
         out.append(
             f"| {r['N']:g} | {r['P']} | {r['ap']:.6g} | {r['ref']} | {fmt(r['ref_lp'], '.2f')} "
             f"| {fmt(r['beta'], '+.2f')} | {fmt(r['skew'], '+.2f')} | {fmt(r['sp'], '+.3f')} "
             f"| {fmt(r['tilt_rel'], '+.3f')} | {fmt(r['tilt_z'], '+.1f')} "
             f"| {fmt(r['rse'], '.3f') if r['method'] == 'tilt' else r['method']} "
-            f"| {r['draws'] if r['draws'] else '—'} | {r['secs']:.2f} |")
+            f"| {r['draws'] if r['draws'] else '—'} | {r['secs']:.2f} |"
+        )
     return "\n".join(out)
 
 
 def table_summary(rows):
     """Per cell: the worst log10 error of each approximation and where."""
-    out = ["| N | P | rows | deepest log10 p | beta: worst log10 error (at log10 p) "
-           "| 3-mom beta: worst (at) | saddlepoint: worst (at) | tilt: max \\|z\\| vs truth "
-           "| tilt: p = 0 rows | tilt: max draws | tilt: max s |",
-           "|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|"]
+    out = [
+        "| N | P | rows | deepest log10 p | beta: worst log10 error (at log10 p) "
+        "| 3-mom beta: worst (at) | saddlepoint: worst (at) | tilt: max \\|z\\| vs truth "
+        "| tilt: p = 0 rows | tilt: max draws | tilt: max s |",
+        "|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|",
+    ]
     cells = sorted({(r["N"], r["P"]) for r in rows})
     for N, P in cells:
         rr = [r for r in rows if r["N"] == N and r["P"] == P]
@@ -541,15 +579,21 @@ def table_summary(rows):
             f"| {fmt(min((r['ref_lp'] for r in rr if math.isfinite(r['ref_lp'])), default=math.nan), '.1f')} "
             f"| {worst('beta')} | {worst('skew')} | {worst('sp')} "
             f"| {fmt(max(zs), '.1f') if zs else '—'} | {fails} | {max(dr) if dr else '—'} "
-            f"| {max(r['secs'] for r in rr):.2f} |")
+            f"| {max(r['secs'] for r in rr):.2f} |"
+        )
     return "\n".join(out)
 
 
 def table_type1(t1):
     meths = ["beta", "skewbeta", "saddlepoint", "tilt", "exact"]
-    out = ["| N | P | truth | auto uses | " + " | ".join(f"{m} @.05" for m in meths) + " | "
-           + " | ".join(f"{m} @.01" for m in meths) + " |",
-           "|---:|---:|---|---|" + "---:|" * (2 * len(meths))]
+    out = [
+        "| N | P | truth | auto uses | "
+        + " | ".join(f"{m} @.05" for m in meths)
+        + " | "
+        + " | ".join(f"{m} @.01" for m in meths)
+        + " |",
+        "|---:|---:|---|---|" + "---:|" * (2 * len(meths)),
+    ]
     for (N, P, kind), res in t1:
         c05 = " | ".join(fmt(res[0.05][m], ".4f") for m in meths)
         c01 = " | ".join(fmt(res[0.01][m], ".4f") for m in meths)
@@ -558,23 +602,28 @@ def table_type1(t1):
 
 
 def table_seeds(rows, n_seeds):
-    out = ["| N | P | truth | thresholds × seeds | log10 p range | mean z | sd z | max \\|z\\| "
-           "| share \\|z\\| > 3 | 95 % interval coverage | median rse | median draws |",
-           "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| N | P | truth | thresholds × seeds | log10 p range | mean z | sd z | max \\|z\\| "
+        "| share \\|z\\| > 3 | 95 % interval coverage | median rse | median draws |",
+        "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         out.append(
             f"| {r['N']} | {r['P']} | {r['src']} | {r['n_thr']} × {n_seeds} = {r['n']} "
             f"| {fmt(r['lp_max'], '.1f')} … {fmt(r['lp_min'], '.1f')} | {fmt(r['z_mean'], '+.2f')} "
             f"| {r['z_sd']:.2f} | {r['z_maxabs']:.2f} | {r['frac_z3']:.3f} | {r['cover']:.3f} "
-            f"| {r['rse_med']:.4f} | {r['draws_med']:.0f} |")
+            f"| {r['rse_med']:.4f} | {r['draws_med']:.0f} |"
+        )
     return "\n".join(out)
 
 
 def table_cost(rows):
     """Tilt draws and seconds against the predicted draws 1.25 u / rtol^2."""
-    out = ["| N | P | log10 p | u = φ·sd_φ at the grid point | predicted draws 1.25·u/rtol² "
-           "| draws | rse | s |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| N | P | log10 p | u = φ·sd_φ at the grid point | predicted draws 1.25·u/rtol² "
+        "| draws | rse | s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         if r["method"] != "tilt" or not math.isfinite(r["u"]):
             continue
@@ -585,8 +634,10 @@ def table_cost(rows):
             u, pred = f"{r['u']:.2f}", f"{1.25 * r['u'] / 0.02**2:.0f}"
         else:
             u, pred = "0 (plain MC)", "—"
-        out.append(f"| {r['N']:g} | {r['P']} | {fmt(lp, '.1f')} | {u} "
-                   f"| {pred} | {r['draws']} | {fmt(r['rse'], '.3f')} | {r['secs']:.2f} |")
+        out.append(
+            f"| {r['N']:g} | {r['P']} | {fmt(lp, '.1f')} | {u} "
+            f"| {pred} | {r['draws']} | {fmt(r['rse'], '.3f')} | {r['secs']:.2f} |"
+        )
     return "\n".join(out)
 
 
@@ -598,15 +649,25 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=None, help="seeds per threshold in part 3 (40)")
     ap.add_argument("--seed", type=int, default=20140915)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--cache", default="/tmp/pranker_calibration_cache",
-                    help="directory of per-cell results, so an interrupted run resumes "
-                         "(delete it, or pass --cache '', to recompute)")
+    ap.add_argument(
+        "--cache",
+        default="/tmp/pranker_calibration_cache",
+        help="directory of per-cell results, so an interrupted run resumes "
+        "(delete it, or pass --cache '', to recompute)",
+    )
     args = ap.parse_args(argv)
     quick = args.quick
     draws = args.draws or (100_000 if quick else 1_000_000)
     n_seeds = args.seeds or (4 if quick else 20)
-    out = Path(args.out) if args.out else (
-        Path("/tmp/calibration_table_quick.md") if quick else ROOT / "docs" / "calibration_table.md")
+    out = (
+        Path(args.out)
+        if args.out
+        else (
+            Path("/tmp/calibration_table_quick.md")
+            if quick
+            else ROOT / "docs" / "calibration_table.md"
+        )
+    )
     cells = QUICK_CELLS if quick else [(N, P) for N in GRID_N for P in GRID_P if P < N]
     depths = QUICK_DEPTHS if quick else DEPTHS
     log = sys.stderr
@@ -644,9 +705,12 @@ def main(argv=None):
         t1.append(((N, P, kind), res))
         if f is not None:
             f.write_text(json.dumps({"rows": rows, "kind": kind, "type1": res}))
-        print(f"N={N} P={P}: tail {t_tail:.1f}s, type-I {time.perf_counter() - t0 - t_tail:.1f}s "
-              f"{ {a: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for a, r in res.items()} }",
-              file=log, flush=True)
+        print(
+            f"N={N} P={P}: tail {t_tail:.1f}s, type-I {time.perf_counter() - t0 - t_tail:.1f}s "
+            f"{ {a: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for a, r in res.items()} }",
+            file=log,
+            flush=True,
+        )
     t_cells = time.perf_counter() - t_all
     if quick:
         seeds = seed_study([(40, 5)], [], n_seeds, 6, log)
@@ -664,8 +728,12 @@ def main(argv=None):
     text = [
         f"<!-- generated by `{cmd}` (--draws {draws}, --seeds {n_seeds}, --seed {args.seed}) "
         f"in {total:.0f} s"
-        + (f" ({n_cached} of {len(cells)} cells and the seed study read from the cache of an "
-           f"earlier run)" if n_cached else "")
+        + (
+            f" ({n_cached} of {len(cells)} cells and the seed study read from the cache of an "
+            f"earlier run)"
+            if n_cached
+            else ""
+        )
         + f"; pranker {pranker.__version__} -->",
         "",
         "# Calibration tables",

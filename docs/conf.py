@@ -27,7 +27,13 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "*.csv", "calibration_table.md"]  # included by calibration_results.md
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "*.csv",
+    "calibration_table.md",
+]  # included by calibration_results.md
 templates_path = ["_templates"]
 
 # MyST: ```{directive} blocks, $math$, and heading anchors for links to #sections

@@ -17,7 +17,7 @@ REFERENCES = {
     ),
     "ref_mcsherry2008": (
         'F. McSherry and M. Najork, "Computing information retrieval\n'
-        "   performance measures efficiently in the presence of tied scores\",\n"
+        '   performance measures efficiently in the presence of tied scores",\n'
         "   ECIR 2008."
     ),
 }
@@ -44,8 +44,10 @@ def fill_doc(*tables: dict):
             def put(m, indent=indent):
                 return fragments[m.group(1)].replace("\n", "\n" + indent)
 
-            out.extend(part.rstrip() if part.strip() == "" else part
-                       for part in _FIELD.sub(put, line).split("\n"))
+            out.extend(
+                part.rstrip() if part.strip() == "" else part
+                for part in _FIELD.sub(put, line).split("\n")
+            )
         return "\n".join(out)
 
     def apply(obj):

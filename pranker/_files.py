@@ -6,8 +6,9 @@ import os
 import tempfile
 
 
-def atomic_write(path, write, *, overwrite: bool = True, prefix: str | None = None,
-                 suffix: str = ".tmp") -> None:
+def atomic_write(
+    path, write, *, overwrite: bool = True, prefix: str | None = None, suffix: str = ".tmp"
+) -> None:
     """Call ``write(tmp_path)`` on a temporary file next to ``path``, then move it onto ``path``.
 
     No partial file is ever left behind. The file gets the usual mode (``0666``

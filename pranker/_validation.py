@@ -110,8 +110,9 @@ _CODINGS = "0/1, False/True or -1/1"
 
 def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
     """``y`` as an ndarray: numeric (bool/int/float), strings, or other objects; no NaN."""
-    arr = _unmasked_array(y, name, where,
-                          f"{_prefix(where)}{name} could not be converted to an array")
+    arr = _unmasked_array(
+        y, name, where, f"{_prefix(where)}{name} could not be converted to an array"
+    )
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -119,7 +120,9 @@ def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
             pass  # labels such as Python strings: compared with pos_label
     kind = arr.dtype.kind
     if kind == "c":
-        raise TypeError(f"{_prefix(where)}{name} must be real-valued; got complex dtype {arr.dtype}")
+        raise TypeError(
+            f"{_prefix(where)}{name} must be real-valued; got complex dtype {arr.dtype}"
+        )
     if kind not in "biufUSO":
         raise TypeError(
             f"{_prefix(where)}{name} must hold numbers, booleans or strings; got dtype {arr.dtype}."
@@ -191,8 +194,15 @@ def _swap_message(where: str | None, looks: str, y_desc: str, pos_label) -> str:
     return text
 
 
-def binarize_labels(y, *, pos_label=None, name: str = "y", where: str | None = None,
-                    scores=None, pos_label_must_occur: bool = True) -> np.ndarray:
+def binarize_labels(
+    y,
+    *,
+    pos_label=None,
+    name: str = "y",
+    where: str | None = None,
+    scores=None,
+    pos_label_must_occur: bool = True,
+) -> np.ndarray:
     """Labels as a bool array of the same shape: True marks a positive.
 
     With ``pos_label=None`` the labels must be binary: booleans, 0/1 or -1/1
@@ -205,12 +215,14 @@ def binarize_labels(y, *, pos_label=None, name: str = "y", where: str | None = N
     optional) lets the error say when scores and labels look swapped.
     ``where`` (the caller's name) starts every error message.
     """
-    return _binarize(_as_label_array(y, name, where), pos_label, name, where, scores,
-                     pos_label_must_occur)
+    return _binarize(
+        _as_label_array(y, name, where), pos_label, name, where, scores, pos_label_must_occur
+    )
 
 
-def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores,
-              must_occur: bool = True) -> np.ndarray:
+def _binarize(
+    arr: np.ndarray, pos_label, name: str, where: str | None, scores, must_occur: bool = True
+) -> np.ndarray:
     kind = arr.dtype.kind
     pre = _prefix(where)
     if pos_label is None:
@@ -270,7 +282,9 @@ def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores,
             raise ValueError(_swap_message(where, looks, y_desc, pos_label))
     pos = np.asarray(arr == pos_label)
     if pos.shape != arr.shape or pos.dtype != np.bool_:
-        raise ValueError(f"{pre}pos_label={pos_label!r} cannot be compared with the labels of {name}.")
+        raise ValueError(
+            f"{pre}pos_label={pos_label!r} cannot be compared with the labels of {name}."
+        )
     if must_occur and not pos.any():
         raise ValueError(
             f"{pre}pos_label={pos_label!r} does not occur in {name}, whose values are "
@@ -280,12 +294,23 @@ def _binarize(arr: np.ndarray, pos_label, name: str, where: str | None, scores,
     return pos
 
 
-def check_labels(y, name: str = "y", *, pos_label=None, where: str | None = None,
-                 pos_label_must_occur: bool = True) -> np.ndarray:
+def check_labels(
+    y,
+    name: str = "y",
+    *,
+    pos_label=None,
+    where: str | None = None,
+    pos_label_must_occur: bool = True,
+) -> np.ndarray:
     """Return ``y`` as a flat bool array of positives; see :func:`binarize_labels`."""
     return np.ascontiguousarray(
-        binarize_labels(y, pos_label=pos_label, name=name, where=where,
-                        pos_label_must_occur=pos_label_must_occur)
+        binarize_labels(
+            y,
+            pos_label=pos_label,
+            name=name,
+            where=where,
+            pos_label_must_occur=pos_label_must_occur,
+        )
     ).ravel()
 
 
@@ -343,8 +368,9 @@ def _no_positive_hint(pos_label) -> str:
     return f"No label equals pos_label={pos_label!r}."
 
 
-def check_scores_labels(scores, y, *, pos_label=None, where: str | None = "pranker",
-                        require_positive: bool = True):
+def check_scores_labels(
+    scores, y, *, pos_label=None, where: str | None = "pranker", require_positive: bool = True
+):
     """Validate a (scores, labels) pair: the one entry point of every measure.
 
     Parameters
@@ -369,8 +395,9 @@ def check_scores_labels(scores, y, *, pos_label=None, where: str | None = "prank
     the labels are not, which is what a call in scikit-learn's order,
     ``f(y_true, y_score)``, gives. Every message starts with ``where``.
     """
-    s, yb, _ = _check_pair(scores, y, pos_label=pos_label, where=where,
-                          require_positive=require_positive)
+    s, yb, _ = _check_pair(
+        scores, y, pos_label=pos_label, where=where, require_positive=require_positive
+    )
     return s, yb
 
 
@@ -507,7 +534,9 @@ def check_counts(N, P, *, max_n: int = 2**62):
         )
     if np.any(n_arr > max_n):
         bad = np.flatnonzero(np.ravel(n_arr > max_n))[0]
-        raise ValueError(f"N must be <= 2**62; got {np.ravel(n_arr)[bad]} at flattened index {bad}.")
+        raise ValueError(
+            f"N must be <= 2**62; got {np.ravel(n_arr)[bad]} at flattened index {bad}."
+        )
     if np.any(p_arr > n_arr):
         bad = np.flatnonzero(np.ravel(p_arr > n_arr))[0]
         raise ValueError(

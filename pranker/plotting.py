@@ -118,9 +118,14 @@ def save_figure(fig, path, *, dpi: int = DPI, overwrite: bool = True) -> None:
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"{path} exists; refusing to overwrite it.")
     ext = os.path.splitext(path)[1] or ".png"
-    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, format=ext.lstrip(".").lower()
-                                               or "png", metadata=_metadata(ext)),
-                 prefix=".pranker-", suffix=ext)
+    atomic_write(
+        path,
+        lambda tmp: fig.savefig(
+            tmp, dpi=dpi, format=ext.lstrip(".").lower() or "png", metadata=_metadata(ext)
+        ),
+        prefix=".pranker-",
+        suffix=ext,
+    )
 
 
 def _metadata(ext: str):
@@ -304,8 +309,7 @@ def _place_f_labels(ax, isolines, fontsize: float = 7.0) -> None:
         x, y = line.get_xdata(), line.get_ydata()
         ix, iy = cells(x, y)
         margin = 6
-        ok = ((ix - w >= margin) & (ix + w < G - margin)
-              & (iy - h >= margin) & (iy + h < G - margin))
+        ok = (ix - w >= margin) & (ix + w < G - margin) & (iy - h >= margin) & (iy + h < G - margin)
         if not ok.any():
             continue
         cand = np.flatnonzero(ok)
@@ -314,10 +318,19 @@ def _place_f_labels(ax, isolines, fontsize: float = 7.0) -> None:
         overlap = integral[b, d] - integral[a, d] - integral[b, c] + integral[a, c]
         score = overlap * 1000.0 - np.minimum(clear[iy[cand], ix[cand]], 25.0)
         k = cand[int(np.argmin(score))]
-        ax.text(x[k], y[k], text, fontsize=fontsize, color="0.35", ha="center", va="center",
-                zorder=2, gid="f-label",
-                bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85})
-        occ[max(iy[k] - h, 0):iy[k] + h + 1, max(ix[k] - w, 0):ix[k] + w + 1] = True
+        ax.text(
+            x[k],
+            y[k],
+            text,
+            fontsize=fontsize,
+            color="0.35",
+            ha="center",
+            va="center",
+            zorder=2,
+            gid="f-label",
+            bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85},
+        )
+        occ[max(iy[k] - h, 0) : iy[k] + h + 1, max(ix[k] - w, 0) : ix[k] + w + 1] = True
         soft[:] = False
 
 
@@ -325,16 +338,18 @@ def _legend_below(fig, ax, own_figure: bool, ncols: int = 2) -> None:
     """Legend outside the data area (below the axes) on our own figures."""
     if own_figure:
         handles, labels = ax.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=7.5,
-                   frameon=False)
+        fig.legend(
+            handles, labels, loc="outside lower center", ncols=ncols, fontsize=7.5, frameon=False
+        )
     else:
         ax.legend(loc="lower left", fontsize=7, framealpha=0.85)
 
 
 def _legend_under(ax, ncols: int = 2) -> None:
     """Legend under one axes (outside the data; constrained layout makes room)."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=ncols, fontsize=7.5,
-              frameon=False)
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=ncols, fontsize=7.5, frameon=False
+    )
 
 
 def _square(ax, xlabel, ylabel):
@@ -431,27 +446,51 @@ def plot_pr_curves(
         r, p, pi = _thin(r, p, pi)
         if raw:
             text = f"{label}: AUPRC = {area:.3f} (step curve)" if show_auprc else label
-            (ln,) = ax.plot(*_step_xy(*_recall_steps(r, p)), lw=1.6, color=c, label=text,
-                            zorder=4)
+            (ln,) = ax.plot(*_step_xy(*_recall_steps(r, p)), lw=1.6, color=c, label=text, zorder=4)
             ln.set_gid("pr-step")
         if interpolated:
-            text = (f"{label}: interpolated envelope (area {area_i:.3f})" if show_auprc
-                    else f"{label} (interpolated)")
-            (ln,) = ax.plot(*_step_xy(r, pi), lw=1.0, ls=(0, (4, 2)), color=c,
-                            alpha=0.8 if raw else 1.0, label=text, zorder=3)
+            text = (
+                f"{label}: interpolated envelope (area {area_i:.3f})"
+                if show_auprc
+                else f"{label} (interpolated)"
+            )
+            (ln,) = ax.plot(
+                *_step_xy(r, pi),
+                lw=1.0,
+                ls=(0, (4, 2)),
+                color=c,
+                alpha=0.8 if raw else 1.0,
+                label=text,
+                zorder=3,
+            )
             ln.set_gid("pr-envelope")
         if mark_best_f:
             rb, pb, fbest = best
             if fbest > 0:
                 name = "F" if f_beta == 1.0 else f"F{f_beta:g}"
-                ax.plot(rb, pb, "o", ms=6, mfc="none", mec=c, mew=1.5, zorder=5,
-                        label=f"best {name} = {fbest:.3f} (P={pb:.2f}, R={rb:.2f})")
+                ax.plot(
+                    rb,
+                    pb,
+                    "o",
+                    ms=6,
+                    mfc="none",
+                    mec=c,
+                    mew=1.5,
+                    zorder=5,
+                    label=f"best {name} = {fbest:.3f} (P={pb:.2f}, R={rb:.2f})",
+                )
     if null_curve is not None:
         nr, npr = _as_curve(*null_curve)
         ax.plot(nr, npr, ls="--", lw=1.2, color="k", zorder=2, label="random: expected precision")
     if prevalence is not None:
-        ax.axhline(prevalence, ls="-.", lw=1.0, color="0.3", zorder=2,
-                   label=f"random: P/N = {prevalence:.3g}")
+        ax.axhline(
+            prevalence,
+            ls="-.",
+            lw=1.0,
+            color="0.3",
+            zorder=2,
+            label=f"random: P/N = {prevalence:.3g}",
+        )
     if title:
         ax.set_title(title)
     _place_f_labels(ax, iso)
@@ -547,19 +586,29 @@ def plot_roc_pr(
         auprc = area
     r, p, pi = _thin(r, p, pi)
     rs, ps = _step_xy(*_recall_steps(r, p))
-    (ln,) = ax_pr.plot(ps, rs, lw=1.6, color="C0", zorder=4,
-                       label=f"{label}: AUPRC = {area:.3f} (step curve)")
+    (ln,) = ax_pr.plot(
+        ps, rs, lw=1.6, color="C0", zorder=4, label=f"{label}: AUPRC = {area:.3f} (step curve)"
+    )
     ln.set_gid("pr-step")
     rs, ps = _step_xy(r, pi)
-    (ln,) = ax_pr.plot(ps, rs, lw=1.0, ls=(0, (4, 2)), color="C0", alpha=0.8, zorder=3,
-                       label=f"{label}: interpolated envelope (area {area_i:.3f})")
+    (ln,) = ax_pr.plot(
+        ps,
+        rs,
+        lw=1.0,
+        ls=(0, (4, 2)),
+        color="C0",
+        alpha=0.8,
+        zorder=3,
+        label=f"{label}: interpolated envelope (area {area_i:.3f})",
+    )
     ln.set_gid("pr-envelope")
     if null_curve is not None:
         nr, npr = _as_curve(*null_curve)
         ax_pr.plot(npr, nr, ls="--", lw=1.2, color="k", label="random: expected precision")
     if prevalence is not None:
-        ax_pr.axvline(prevalence, ls="-.", lw=1.0, color="0.3",
-                      label=f"random: P/N = {prevalence:.3g}")
+        ax_pr.axvline(
+            prevalence, ls="-.", lw=1.0, color="0.3", label=f"random: P/N = {prevalence:.3g}"
+        )
     ax_pr.set_title(f"PR  (AUPRC = {auprc:.3f})")
     _place_f_labels(ax_pr, iso)
     _legend_under(ax_pr, ncols=1)
@@ -582,7 +631,8 @@ def _cells(null) -> int:
 def _cheap_cdf(null) -> bool:
     """Whether ``null.cdf``/``null.ppf`` are vectorised and instant."""
     return null.method in ("beta", "skewbeta") or (
-        null.method == "exact" and null.interval_method == "exact")
+        null.method == "exact" and null.interval_method == "exact"
+    )
 
 
 def _pvalue_label(pv) -> str:
@@ -633,7 +683,9 @@ def _support(null, samples):
     range only; no p-value is read from it).
     """
     q = [1e-3, 1.0 - 1e-3]
-    if _cheap_cdf(null) or (null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS):
+    if _cheap_cdf(null) or (
+        null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS
+    ):
         lo, hi = (float(v) for v in null.ppf(q))
     elif samples is not None and np.size(samples) > 100:
         lo, hi = (float(v) for v in np.quantile(samples, q))
@@ -659,8 +711,10 @@ def _density(null, x):
         if null.method == "exact":
             return edges, dens, "exact null (binned)"
         mid = 0.5 * (edges[1:] + edges[:-1])
-        what = {"beta": "null: beta fit to the exact mean and variance",
-                "skewbeta": "null: beta fit to the exact mean, variance and skewness"}
+        what = {
+            "beta": "null: beta fit to the exact mean and variance",
+            "skewbeta": "null: beta fit to the exact mean, variance and skewness",
+        }
         return mid, dens, what[null.method]
     if null.method in ("tilt", "saddlepoint") and _cells(null) <= _CURVE_CELLS:
         from pranker import null_distribution
@@ -692,8 +746,11 @@ def _tail_curve(null, a, samples):
         from pranker import null_distribution
 
         sp = null_distribution(null.N, null.P, "saddlepoint")
-        lab = ("saddlepoint approximation" if null.method == "tilt"
-               else "saddlepoint survival function")
+        lab = (
+            "saddlepoint approximation"
+            if null.method == "tilt"
+            else "saddlepoint survival function"
+        )
         return a, np.asarray(sp.logsf(a), dtype=np.float64) / math.log(10.0), lab
     if samples is not None and np.size(samples) > 0:
         s = np.sort(np.asarray(samples, dtype=np.float64).ravel())
@@ -809,9 +866,17 @@ def plot_null_distribution(
     ymax = 0.0
     if samples is not None:
         inside = samples[(samples >= xlo) & (samples <= xhi)]
-        h, _, _ = ax_d.hist(samples, bins=bins, range=(xlo, xhi), density=True,
-                            weights=None, color="0.82", edgecolor="0.6", lw=0.4,
-                            label=f"Monte Carlo null ({samples.size:,} random rankings)")
+        h, _, _ = ax_d.hist(
+            samples,
+            bins=bins,
+            range=(xlo, xhi),
+            density=True,
+            weights=None,
+            color="0.82",
+            edgecolor="0.6",
+            lw=0.4,
+            label=f"Monte Carlo null ({samples.size:,} random rankings)",
+        )
         if inside.size:
             ymax = max(ymax, float(np.max(h)))
     if degenerate:
@@ -825,14 +890,26 @@ def plot_null_distribution(
             mask = xd[:-1] >= observed
             if mask.any():
                 first = int(np.argmax(mask))
-                ax_d.stairs(d[first:], xd[first:], fill=True, color="C3", alpha=0.35,
-                            label="tail AUPRC ≥ observed")
+                ax_d.stairs(
+                    d[first:],
+                    xd[first:],
+                    fill=True,
+                    color="C3",
+                    alpha=0.35,
+                    label="tail AUPRC ≥ observed",
+                )
         else:
             ax_d.plot(xd, d, color="C0", lw=1.6, label=what)
             tail_mask = xd >= observed
             if tail_mask.any():
-                ax_d.fill_between(xd[tail_mask], 0, d[tail_mask], color="C3", alpha=0.35,
-                                  label="tail AUPRC ≥ observed")
+                ax_d.fill_between(
+                    xd[tail_mask],
+                    0,
+                    d[tail_mask],
+                    color="C3",
+                    alpha=0.35,
+                    label="tail AUPRC ≥ observed",
+                )
         finite = d[np.isfinite(d)]
         if finite.size:
             ymax = max(ymax, float(np.max(finite)))
@@ -844,10 +921,18 @@ def plot_null_distribution(
     else:
         right = observed > xhi
         ax_d.annotate(
-            f"observed {observed:.3g}\n(off scale)", xy=(0.995 if right else 0.005, 0.55),
-            xycoords="axes fraction", xytext=(0.80 if right else 0.20, 0.55),
-            textcoords="axes fraction", ha="center", va="center", fontsize=8, color="C3",
-            arrowprops={"arrowstyle": "-|>", "color": "C3", "lw": 1.5}, gid="observed-arrow")
+            f"observed {observed:.3g}\n(off scale)",
+            xy=(0.995 if right else 0.005, 0.55),
+            xycoords="axes fraction",
+            xytext=(0.80 if right else 0.20, 0.55),
+            textcoords="axes fraction",
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="C3",
+            arrowprops={"arrowstyle": "-|>", "color": "C3", "lw": 1.5},
+            gid="observed-arrow",
+        )
     handles, labels = ax_d.get_legend_handles_labels()
     handles.append(Line2D([], [], color="C3", lw=1.8))
     labels.append(obs_text)
@@ -857,16 +942,24 @@ def plot_null_distribution(
     ax_d.set_ylabel("density under random ranking")
     ax_d.set_title("null distribution" + (" (zoomed on its bulk)" if zoom else ""))
     if own:
-        ax_d.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=1,
-                    fontsize=7.5, frameon=False)
+        ax_d.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.13),
+            ncols=1,
+            fontsize=7.5,
+            frameon=False,
+        )
     else:
         ax_d.legend(handles, labels, fontsize=7, framealpha=0.85)
     # --- tail panel
     if ax_t is not None:
         _tail_panel(ax_t, null, observed, pv, plabel, samples, tail_points, own, degenerate)
     if own:
-        fig.suptitle(title or f"Null distribution of AUPRC under random ranking "
-                              f"(N = {N:,}, P = {P:,})")
+        fig.suptitle(
+            title or f"Null distribution of AUPRC under random ranking (N = {N:,}, P = {P:,})"
+        )
     elif title:
         ax_d.set_title(title)
     return _maybe_save(fig, path, dpi)
@@ -899,8 +992,15 @@ def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own, degen
         # tilted estimates along the way
         if null.method == "tilt" and tail_points > 0:
             start = null.mean + math.sqrt(null.var)
-            pts = [t for t in np.linspace(start, observed, tail_points + 1)[:-1]
-                   if x_lo < t < observed] if observed > start else []
+            pts = (
+                [
+                    t
+                    for t in np.linspace(start, observed, tail_points + 1)[:-1]
+                    if x_lo < t < observed
+                ]
+                if observed > start
+                else []
+            )
             xs, ys, lows, highs = [], [], [], []
             for t in pts:
                 e = null.pvalue(float(t))
@@ -909,12 +1009,23 @@ def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own, degen
                     continue
                 xs.append(t)
                 ys.append(e.log10_pvalue)
-                lows.append(e.log10_pvalue - (iv[0] if iv and math.isfinite(iv[0]) else
-                                              e.log10_pvalue))
+                lows.append(
+                    e.log10_pvalue - (iv[0] if iv and math.isfinite(iv[0]) else e.log10_pvalue)
+                )
                 highs.append((iv[1] if iv else e.log10_pvalue) - e.log10_pvalue)
             if xs:
-                ax.errorbar(xs, ys, yerr=[lows, highs], fmt="s", ms=4, color="C2", capsize=3,
-                            lw=1.0, zorder=3, label="tilt estimates (95% interval)")
+                ax.errorbar(
+                    xs,
+                    ys,
+                    yerr=[lows, highs],
+                    fmt="s",
+                    ms=4,
+                    color="C2",
+                    capsize=3,
+                    lw=1.0,
+                    zorder=3,
+                    label="tilt estimates (95% interval)",
+                )
                 if curve is None:
                     ax.plot(xs + [observed], ys + [lg_obs], color="C2", lw=0.8, zorder=2)
                 ymin = min(ymin, min(ys))
@@ -937,15 +1048,35 @@ def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own, degen
             note = f"; bar: {100 * lvl:g}% interval"
             if yerr[0][0] + yerr[1][0] < 0.01 * max(-ymin, 1.0):
                 note += " (narrower than the marker)"
-        ax.errorbar([observed], [lg_obs], yerr=None if exact else yerr, fmt="o", ms=7,
-                    color="C3", mfc="C3", mec="white", capsize=5, lw=1.6, zorder=5,
-                    label=f"observed AUPRC {observed:.4g}: p = {plabel}{note}", gid="observed")
+        ax.errorbar(
+            [observed],
+            [lg_obs],
+            yerr=None if exact else yerr,
+            fmt="o",
+            ms=7,
+            color="C3",
+            mfc="C3",
+            mec="white",
+            capsize=5,
+            lw=1.6,
+            zorder=5,
+            label=f"observed AUPRC {observed:.4g}: p = {plabel}{note}",
+            gid="observed",
+        )
         ymin = min(ymin, lg_obs if iv is None or not math.isfinite(iv[0]) else iv[0])
         if bottom:
             ymin -= 1.0
-        ax.annotate(f"AUPRC {observed:.4g}\np = {plabel}", (observed, lg_obs),
-                    xytext=(-10, -4), textcoords="offset points", ha="right", va="top",
-                    fontsize=8, color="C3", gid="observed-label")
+        ax.annotate(
+            f"AUPRC {observed:.4g}\np = {plabel}",
+            (observed, lg_obs),
+            xytext=(-10, -4),
+            textcoords="offset points",
+            ha="right",
+            va="top",
+            fontsize=8,
+            color="C3",
+            gid="observed-label",
+        )
     ax.axhline(math.log10(0.05), color="0.5", lw=0.8, ls=":", zorder=1)
     ax.text(x_lo, math.log10(0.05), " p = 0.05", fontsize=7, color="0.4", va="bottom", ha="left")
     span = max(-ymin, 1.0)
@@ -956,8 +1087,9 @@ def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own, degen
     ax.set_title("upper tail: the p-value at a")
     ax.grid(True, lw=0.3, alpha=0.5)
     if own:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=1, fontsize=7.5,
-                  frameon=False)
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=1, fontsize=7.5, frameon=False
+        )
     else:
         ax.legend(fontsize=7, framealpha=0.85)
 
@@ -999,8 +1131,9 @@ def plot_hamming_pr(
     >>> [a.get_xlabel() for a in fig.axes]
     ['recall', 'Hamming radius r']
     """
-    return plot_hamming_pr_curves({label: (radius, precision, recall)}, title=title, ax=ax,
-                                  path=path, dpi=dpi)
+    return plot_hamming_pr_curves(
+        {label: (radius, precision, recall)}, title=title, ax=ax, path=path, dpi=dpi
+    )
 
 
 def plot_hamming_pr_curves(
@@ -1043,13 +1176,31 @@ def plot_hamming_pr_curves(
             if np.hypot(r[i] - last[0], p[i] - last[1]) < 0.06:
                 continue
             last = (r[i], p[i])
-            ax_pr.annotate(f"r={rad[i]:g}", (r[i], p[i]), xytext=(4, 3),
-                           textcoords="offset points", fontsize=7, color=c)
+            ax_pr.annotate(
+                f"r={rad[i]:g}",
+                (r[i], p[i]),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=7,
+                color=c,
+            )
         fp_ = np.isfinite(p)
-        ax_r.plot(rad[fp_], p[fp_], "-o", ms=3, color=c,
-                  label="precision" if single else f"{label}: precision")
-        ax_r.plot(rad, r, "--s", ms=3, color=c if not single else "C1",
-                  label="recall" if single else f"{label}: recall")
+        ax_r.plot(
+            rad[fp_],
+            p[fp_],
+            "-o",
+            ms=3,
+            color=c,
+            label="precision" if single else f"{label}: precision",
+        )
+        ax_r.plot(
+            rad,
+            r,
+            "--s",
+            ms=3,
+            color=c if not single else "C1",
+            label="recall" if single else f"{label}: recall",
+        )
         if rad.size:
             rmax = max(rmax, float(rad.max()))
     ax_pr.set_title("PR by Hamming radius")
@@ -1081,8 +1232,14 @@ def plot_pr_from_curve(curve, *, label: str = "ranking", null_curve=None, **kwar
         tp, fp = np.asarray(curve.tp), np.asarray(curve.fp)
         if tp.size and tp[-1] + fp[-1] > 0:
             prevalence = float(tp[-1] / (tp[-1] + fp[-1]))
-    return plot_pr(curve.recall, curve.precision, label=label, prevalence=prevalence,
-                   null_curve=null_curve, **kwargs)
+    return plot_pr(
+        curve.recall,
+        curve.precision,
+        label=label,
+        prevalence=prevalence,
+        null_curve=null_curve,
+        **kwargs,
+    )
 
 
 def plot_roc_pr_from_curves(roc, pr, **kwargs):
@@ -1102,11 +1259,15 @@ def plot_null_from_result(result, *, samples=None, **kwargs):
     if null is None:
         from pranker import null_distribution
 
-        opts = ({"params": (result.null_mean, result.null_var)} if result.method == "beta"
-                else {})
+        opts = {"params": (result.null_mean, result.null_var)} if result.method == "beta" else {}
         null = null_distribution(result.n, result.n_pos, result.method, **opts)
     return plot_null_distribution(
-        result.n, result.n_pos, result.auprc, null=null, samples=samples, pvalue=result,
+        result.n,
+        result.n_pos,
+        result.auprc,
+        null=null,
+        samples=samples,
+        pvalue=result,
         **kwargs,
     )
 

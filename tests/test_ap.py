@@ -223,7 +223,9 @@ def test_bounds(data, mode):
 
 def test_nan_scores_rejected_with_count_and_index():
     s = np.array([0.1, np.nan, 0.3, np.nan])
-    with pytest.raises(ValueError, match=r"2 NaN value\(s\); the first is at \(flattened\) index 1"):
+    with pytest.raises(
+        ValueError, match=r"2 NaN value\(s\); the first is at \(flattened\) index 1"
+    ):
         auprc_ap(s, [1, 0, 1, 0])
     assert np.isnan(s[1])  # input untouched
 

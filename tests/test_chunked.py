@@ -18,9 +18,11 @@ def plain_ap(scores, y, ties):
     n = len(s)
     P = sum(lab)
     if ties in ("stable", "optimistic", "pessimistic"):
+
         def key(i):
             tie = {"stable": 0, "optimistic": -lab[i], "pessimistic": lab[i]}[ties]
             return (-s[i], tie, i)
+
         order = sorted(range(n), key=key)
         total, hits = 0.0, 0
         for pos, i in enumerate(order, start=1):
@@ -89,8 +91,15 @@ def test_arrays_every_mode(ties, chunk_size):
 def test_fallback_every_mode(ties, tmp_path):
     s, y = _data(2, n=400)
     ref = plain_ap(s, y, ties)
-    got = auprc_ap_chunked(s.astype(np.float32), y, chunk_size=50, ties=ties, max_positives=5,
-                           rows_per_range=40, tmp_dir=tmp_path)
+    got = auprc_ap_chunked(
+        s.astype(np.float32),
+        y,
+        chunk_size=50,
+        ties=ties,
+        max_positives=5,
+        rows_per_range=40,
+        tmp_dir=tmp_path,
+    )
     assert got == pytest.approx(ref, abs=1e-12)
     assert list(tmp_path.iterdir()) == []  # range files removed
 
@@ -116,8 +125,14 @@ def test_random_against_core_many_shapes():
         for ties in TIES:
             ref = pranker.auprc_ap(s, y, ties=ties)
             assert auprc_ap_chunked(s, y, chunk_size=cs, ties=ties) == pytest.approx(ref, abs=1e-12)
-            got = auprc_ap_chunked(s, y, chunk_size=cs, ties=ties, max_positives=0,
-                                   rows_per_range=int(rng.integers(1, 20)))
+            got = auprc_ap_chunked(
+                s,
+                y,
+                chunk_size=cs,
+                ties=ties,
+                max_positives=0,
+                rows_per_range=int(rng.integers(1, 20)),
+            )
             assert got == pytest.approx(ref, abs=1e-12)
 
 
@@ -136,12 +151,14 @@ def test_npy_memmap(tmp_path):
     s, y = _data(4, n=500)
     np.save(tmp_path / "s.npy", s.reshape(20, 25))
     np.save(tmp_path / "y.npy", y.astype(np.int8))
-    got = auprc_ap_chunked(tmp_path / "s.npy", str(tmp_path / "y.npy"), chunk_size=37,
-                           ties="stable")
+    got = auprc_ap_chunked(
+        tmp_path / "s.npy", str(tmp_path / "y.npy"), chunk_size=37, ties="stable"
+    )
     assert got == pytest.approx(plain_ap(s, y, "stable"), abs=1e-12)
     mm = np.load(tmp_path / "s.npy", mmap_mode="r")
-    assert auprc_ap_chunked(mm, y, chunk_size=64) == pytest.approx(plain_ap(s, y, "average"),
-                                                                  abs=1e-12)
+    assert auprc_ap_chunked(mm, y, chunk_size=64) == pytest.approx(
+        plain_ap(s, y, "average"), abs=1e-12
+    )
 
 
 def test_parquet_directory(tmp_path):
@@ -149,7 +166,7 @@ def test_parquet_directory(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     s, y = _data(6, n=600)
     for i, lo in enumerate(range(0, 600, 200)):
-        t = pa.table({"score": s[lo:lo + 200].astype(np.float32), "lab": y[lo:lo + 200]})
+        t = pa.table({"score": s[lo : lo + 200].astype(np.float32), "lab": y[lo : lo + 200]})
         pq.write_table(t, tmp_path / f"part-{i:03d}.parquet", row_group_size=64)
     s32 = s.astype(np.float32).astype(np.float64)
     for ties in TIES:
@@ -165,7 +182,7 @@ def test_callable_source_and_pranker_result():
     def chunks():
         yield s[:0], y[:0]  # an empty chunk is fine
         for lo in range(0, 900, 128):
-            yield s[lo:lo + 128], y[lo:lo + 128]
+            yield s[lo : lo + 128], y[lo : lo + 128]
 
     for ties in ("average", "pessimistic"):
         got = pranker_chunked(chunks, ties=ties, conf_level=0.9, seed=3)
@@ -199,7 +216,7 @@ def test_data_changing_between_passes_is_an_error():
         calls.append(1)
         yy = y if len(calls) == 1 else np.roll(y, 1)
         for lo in range(0, 200, 50):
-            yield s[lo:lo + 50], yy[lo:lo + 50]
+            yield s[lo : lo + 50], yy[lo : lo + 50]
 
     with pytest.raises((RuntimeError, ValueError), match="changed between"):
         auprc_ap_chunked(chunks)
@@ -209,8 +226,10 @@ def test_import_does_not_load_dask():
     import subprocess
     import sys
 
-    code = ("import sys, pranker; assert pranker.dask.auprc_ap; "
-            "print(sorted(m for m in ('dask', 'distributed', 'pyarrow') if m in sys.modules))")
+    code = (
+        "import sys, pranker; assert pranker.dask.auprc_ap; "
+        "print(sorted(m for m in ('dask', 'distributed', 'pyarrow') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -256,12 +275,18 @@ def assert_same_result(got, ref):
 def test_pos_label_same_answer_as_pranker(ties):
     s, y, text, codes = _labelled(11)
     oracle = plain_ap(s, y, ties)
-    for labels, pos in ((text, "spam"), (codes, 2), (np.where(y, 1, -1), None),
-                        (np.where(y, 1, -1), 1)):
+    for labels, pos in (
+        (text, "spam"),
+        (codes, 2),
+        (np.where(y, 1, -1), None),
+        (np.where(y, 1, -1), 1),
+    ):
         ref = pranker.pranker(s, labels, pos_label=pos, ties=ties)
         assert ref.auprc == pytest.approx(oracle, abs=1e-12)
-        for kw in ({"chunk_size": 37}, {"chunk_size": 50, "max_positives": 5,
-                                         "rows_per_range": 60}):  # the fallback too
+        for kw in (
+            {"chunk_size": 37},
+            {"chunk_size": 50, "max_positives": 5, "rows_per_range": 60},
+        ):  # the fallback too
             got = pranker_chunked(s, labels, pos_label=pos, ties=ties, **kw)
             assert got.auprc == pytest.approx(oracle, abs=1e-12)
             assert_same_result(got, ref)
@@ -278,15 +303,16 @@ def test_result_has_the_fields_of_pranker():
     assert got.seed == ref.seed and got.method == ref.method
     # the p-value options reach the same engine: tilt at a chosen rtol and seed
     kw = dict(method="tilt", rtol=0.05, seed=5, pos_label="spam")
-    assert_same_result(pranker_chunked(s, text, chunk_size=64, **kw), pranker.pranker(s, text, **kw))
+    assert_same_result(
+        pranker_chunked(s, text, chunk_size=64, **kw), pranker.pranker(s, text, **kw)
+    )
 
 
 def test_parquet_text_labels_with_pos_label(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     s, y, text, _ = _labelled(13)
-    pq.write_table(pa.table({"score": s, "label": text}), tmp_path / "d.parquet",
-                   row_group_size=50)
+    pq.write_table(pa.table({"score": s, "label": text}), tmp_path / "d.parquet", row_group_size=50)
     got = pranker_chunked(tmp_path / "d.parquet", pos_label="spam", chunk_size=40)
     assert got == pranker.pranker(s, text, pos_label="spam")
     with pytest.raises(TypeError, match="non-numeric labels .*pos_label="):
@@ -298,16 +324,20 @@ def test_label_errors_are_those_of_pranker():
 
     def messages(labels, **kw):
         out = []
-        for f in (lambda: pranker.pranker(s, labels, **kw),
-                  lambda: auprc_ap_chunked(s, labels, chunk_size=25, **kw)):
+        for f in (
+            lambda: pranker.pranker(s, labels, **kw),
+            lambda: auprc_ap_chunked(s, labels, chunk_size=25, **kw),
+        ):
             with pytest.raises((ValueError, TypeError)) as exc:
                 f()
             out.append(str(exc.value))
         return out
 
     for a, b in (messages(codes), messages(codes.astype(float) / 2)):
-        for needle in ("but labels must be binary (0/1, False/True or -1/1",
-                       "pos_label=<value> to say which value marks a positive"):
+        for needle in (
+            "but labels must be binary (0/1, False/True or -1/1",
+            "pos_label=<value> to say which value marks a positive",
+        ):
             assert needle in a and needle in b, (a, b)
     for m in messages(text):
         assert "non-numeric labels" in m and "pos_label='ham'" in m
@@ -326,7 +356,8 @@ def test_label_errors_are_those_of_pranker():
     y2 = np.zeros(60, dtype=int)
     y2[-1] = 5
     assert auprc_ap_chunked(s, y2, chunk_size=25, pos_label=5) == pytest.approx(
-        plain_ap(s, y2 == 5, "average"), abs=1e-12)
+        plain_ap(s, y2 == 5, "average"), abs=1e-12
+    )
 
 
 def test_docstring_fragments_are_filled():
@@ -342,7 +373,9 @@ def test_docstring_fragments_are_filled():
         objs += [m] + [getattr(m, n) for n in m.__all__]
     for obj in objs:
         assert "%(" not in (obj.__doc__ or ""), obj
-    doc = fill_doc({"x": "a : int\n    The a."})("f.\n\n    Parameters\n    ----------\n    %(x)s\n")
+    doc = fill_doc({"x": "a : int\n    The a."})(
+        "f.\n\n    Parameters\n    ----------\n    %(x)s\n"
+    )
     assert doc.splitlines()[-2:] == ["    a : int", "        The a."]
     with pytest.raises(KeyError):
         fill_doc()("%(no_such_fragment)s")

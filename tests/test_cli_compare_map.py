@@ -80,8 +80,9 @@ def assert_user_error(code, out, err, command, *needles):
 
 def test_compare_json_is_the_library_answer_and_sklearn_ap(data, capsys):
     path, a, b, y, _, _ = data
-    code, out, err = run(["compare", path, "--score", "a", "--score", "b", "--label", "label",
-                          "--json"], capsys)
+    code, out, err = run(
+        ["compare", path, "--score", "a", "--score", "b", "--label", "label", "--json"], capsys
+    )
     assert code == 0, err
     d = json.loads(out)
     lib = pranker.compare(a, b, y).to_dict()
@@ -91,8 +92,9 @@ def test_compare_json_is_the_library_answer_and_sklearn_ap(data, capsys):
     for col, s in (("auprc_a", a), ("auprc_b", b)):
         assert d[col] == pytest.approx(average_precision_score(y, s), abs=1e-12)
         assert d[col] == pytest.approx(ap_loop(s.tolist(), y.tolist()), abs=1e-12)
-    assert d["statistic"] == pytest.approx(average_precision_score(y, a)
-                                           - average_precision_score(y, b), abs=1e-12)
+    assert d["statistic"] == pytest.approx(
+        average_precision_score(y, a) - average_precision_score(y, b), abs=1e-12
+    )
     assert (d["n"], d["n_pos"]) == (len(y), int(y.sum()))
     assert (d["score_a"], d["score_b"], d["label_column"]) == ("a", "b", "label")
     lo, hi = d["confidence_interval"]
@@ -107,14 +109,38 @@ def test_compare_text_comma_form_and_options(data, capsys):
     assert f"a: AUPRC {res.auprc_a:.4f}" in out and f"b: AUPRC {res.auprc_b:.4f}" in out
     assert f"N = {len(y)}, P = {int(y.sum())}" in out
     assert f"difference {res.statistic:+.4f}" in out and f"p = {res.pvalue:.3g}" in out
-    argv = ["compare", path, "-s", "a,b", "-l", "label", "--json", "--method", "bootstrap",
-            "--resamples", "199", "--seed", "5", "--alternative", "greater",
-            "--conf-level", "0.9"]
+    argv = [
+        "compare",
+        path,
+        "-s",
+        "a,b",
+        "-l",
+        "label",
+        "--json",
+        "--method",
+        "bootstrap",
+        "--resamples",
+        "199",
+        "--seed",
+        "5",
+        "--alternative",
+        "greater",
+        "--conf-level",
+        "0.9",
+    ]
     code, out, err = run(argv, capsys)
     assert code == 0, err
     d = json.loads(out)
-    lib = pranker.compare(a, b, y, method="bootstrap", n_resamples=199, seed=5,
-                          alternative="greater", confidence_level=0.9)
+    lib = pranker.compare(
+        a,
+        b,
+        y,
+        method="bootstrap",
+        n_resamples=199,
+        seed=5,
+        alternative="greater",
+        confidence_level=0.9,
+    )
     assert (d["method"], d["alternative"], d["confidence_level"]) == ("bootstrap", "greater", 0.9)
     ci = lib.confidence_interval()
     assert d["pvalue"] == lib.pvalue and d["confidence_interval"][0] == ci.low
@@ -142,8 +168,21 @@ def _split(s, y, q):
 
 def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
     path, a, _, y, q, _ = data
-    code, out, err = run(["map", path, "--query", "query", "--score", "a", "--label", "label",
-                          "--json", "--query-pvalues"], capsys)
+    code, out, err = run(
+        [
+            "map",
+            path,
+            "--query",
+            "query",
+            "--score",
+            "a",
+            "--label",
+            "label",
+            "--json",
+            "--query-pvalues",
+        ],
+        capsys,
+    )
     assert code == 0, err
     d = json.loads(out)
     ids, s_list, y_list = _split(a, y, q)
@@ -151,11 +190,13 @@ def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
     for k, v in lib.items():
         assert d[k] == v, k
     # each query's p-value is the one pranker gives that query alone
-    assert d["query_pvalue"] == [pranker.pranker(s, t).pvalue
-                                 for s, t in zip(s_list, y_list, strict=True)]
+    assert d["query_pvalue"] == [
+        pranker.pranker(s, t).pvalue for s, t in zip(s_list, y_list, strict=True)
+    ]
     # by default, as in the library, the mean AP's p-value only (the same number)
-    code, out, err = run(["map", path, "--query", "query", "--score", "a", "--label", "label",
-                          "--json"], capsys)
+    code, out, err = run(
+        ["map", path, "--query", "query", "--score", "a", "--label", "label", "--json"], capsys
+    )
     d0 = json.loads(out)
     assert d0["pvalue"] == d["pvalue"] == pranker.map_significance(s_list, y_list).pvalue
     assert d0["query_pvalue"] == [None] * 4
@@ -164,7 +205,8 @@ def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
     aps = [ap_loop(s.tolist(), t.tolist()) for s, t in zip(s_list, y_list, strict=True)]
     assert d["query_auprc"] == pytest.approx(aps, abs=1e-12)
     assert d["query_auprc"] == pytest.approx(
-        [average_precision_score(t, s) for s, t in zip(s_list, y_list, strict=True)], abs=1e-12)
+        [average_precision_score(t, s) for s, t in zip(s_list, y_list, strict=True)], abs=1e-12
+    )
     assert d["statistic"] == pytest.approx(np.mean(aps), abs=1e-12)
     assert d["query_n"] == [30] * 4
     assert d["query_n_pos"] == [int(t.sum()) for t in y_list]
@@ -174,8 +216,22 @@ def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
 
 def test_map_text_and_groups(data, capsys):
     path, a, _, y, q, g = data
-    code, out, err = run(["map", path, "--query", "query", "-s", "a", "-l", "label",
-                          "--group", "grp", "--query-pvalues"], capsys)
+    code, out, err = run(
+        [
+            "map",
+            path,
+            "--query",
+            "query",
+            "-s",
+            "a",
+            "-l",
+            "label",
+            "--group",
+            "grp",
+            "--query-pvalues",
+        ],
+        capsys,
+    )
     assert code == 0, err
     ids, s_list, y_list = _split(a, y, q)
     groups = np.array([g[q == i][0] for i in ids])
@@ -187,8 +243,9 @@ def test_map_text_and_groups(data, capsys):
         members = [k for k, i in enumerate(ids) if groups[k] == row.group]
         oracle = np.mean([ap_loop(s_list[k].tolist(), y_list[k].tolist()) for k in members])
         assert row.statistic == pytest.approx(oracle, abs=1e-12)
-    code, out, err = run(["map", path, "--query", "query", "-s", "a", "-l", "label",
-                          "--no-query-pvalues"], capsys)
+    code, out, err = run(
+        ["map", path, "--query", "query", "-s", "a", "-l", "label", "--no-query-pvalues"], capsys
+    )
     assert code == 0 and "FDR" not in out
     assert run(["map", path, "--query", "query", "-s", "a", "-l", "label"], capsys)[1] == out
 
@@ -200,10 +257,40 @@ def test_map_rows_in_any_order(tmp_path, data, capsys):
     shuffled = tmp_path / "shuffled.csv"
     lines = path.read_text().splitlines()
     shuffled.write_text("\n".join([lines[0]] + [lines[1 + i] for i in perm]) + "\n")
-    d1 = json.loads(run(["map", path, "--query", "query", "-s", "a", "-l", "label", "--json",
-                         "--no-query-pvalues"], capsys)[1])
-    d2 = json.loads(run(["map", shuffled, "--query", "query", "-s", "a", "-l", "label", "--json",
-                         "--no-query-pvalues"], capsys)[1])
+    d1 = json.loads(
+        run(
+            [
+                "map",
+                path,
+                "--query",
+                "query",
+                "-s",
+                "a",
+                "-l",
+                "label",
+                "--json",
+                "--no-query-pvalues",
+            ],
+            capsys,
+        )[1]
+    )
+    d2 = json.loads(
+        run(
+            [
+                "map",
+                shuffled,
+                "--query",
+                "query",
+                "-s",
+                "a",
+                "-l",
+                "label",
+                "--json",
+                "--no-query-pvalues",
+            ],
+            capsys,
+        )[1]
+    )
     assert d2["query_auprc"] == pytest.approx(d1["query_auprc"], abs=1e-12)
     assert d2["statistic"] == pytest.approx(d1["statistic"], abs=1e-12)
 
@@ -214,8 +301,11 @@ def test_map_rows_in_any_order(tmp_path, data, capsys):
 @pytest.mark.parametrize("command", ["compare", "map"])
 def test_output_file(tmp_path, data, capsys, monkeypatch, command):
     path, *_ = data
-    args = (["compare", path, "-s", "a,b", "-l", "label"] if command == "compare"
-            else ["map", path, "--query", "query", "-s", "a", "-l", "label"])
+    args = (
+        ["compare", path, "-s", "a,b", "-l", "label"]
+        if command == "compare"
+        else ["map", path, "--query", "query", "-s", "a", "-l", "label"]
+    )
     out_json = tmp_path / "r.json"
     code, out, err = run([*args, "-o", out_json], capsys)
     assert code == 0, err
@@ -270,50 +360,95 @@ CSV_OK = "a,b,label,query\n0.9,0.1,1,q1\n0.8,0.7,0,q1\n0.4,0.2,1,q2\n0.3,0.5,0,q
     [
         # compare
         (None, ["compare", "{dir}/nope.csv", "-s", "a,b"], ["not found"]),
-        (CSV_OK, ["compare", "{f}", "-s", "a,zz", "-l", "label"],
-         ["'zz' not found", "'a', 'b', 'label', 'query'"]),
+        (
+            CSV_OK,
+            ["compare", "{f}", "-s", "a,zz", "-l", "label"],
+            ["'zz' not found", "'a', 'b', 'label', 'query'"],
+        ),
         (CSV_OK, ["compare", "{f}", "-s", "a,b", "-l", "zz"], ["'zz' not found"]),
-        (CSV_OK.replace("0.8,0.7", "0.8,high"), ["compare", "{f}", "-s", "a,b", "-l", "label"],
-         ["non-numeric", "'high'", "line 3"]),
-        (CSV_OK.replace("0.8,0.7", "0.8,nan"), ["compare", "{f}", "-s", "a,b", "-l", "label"],
-         ["missing", "line 3"]),
-        (CSV_OK.replace("0.8,0.7,0", "0.8,0.7,2"), ["compare", "{f}", "-s", "a,b", "-l", "label"],
-         ["not binary-like", "--positive"]),
-        (CSV_OK.replace(",1,", ",0,"), ["compare", "{f}", "-s", "a,b", "-l", "label"],
-         ["no positive"]),
+        (
+            CSV_OK.replace("0.8,0.7", "0.8,high"),
+            ["compare", "{f}", "-s", "a,b", "-l", "label"],
+            ["non-numeric", "'high'", "line 3"],
+        ),
+        (
+            CSV_OK.replace("0.8,0.7", "0.8,nan"),
+            ["compare", "{f}", "-s", "a,b", "-l", "label"],
+            ["missing", "line 3"],
+        ),
+        (
+            CSV_OK.replace("0.8,0.7,0", "0.8,0.7,2"),
+            ["compare", "{f}", "-s", "a,b", "-l", "label"],
+            ["not binary-like", "--positive"],
+        ),
+        (
+            CSV_OK.replace(",1,", ",0,"),
+            ["compare", "{f}", "-s", "a,b", "-l", "label"],
+            ["no positive"],
+        ),
         (CSV_OK, ["compare", "{f}", "-s", "a", "-l", "label"], ["exactly two", "got 1"]),
         (CSV_OK, ["compare", "{f}", "-s", "a,b,label"], ["exactly two", "got 3"]),
         (CSV_OK, ["compare", "{f}", "-s", "a,a", "-l", "label"], ["same column twice"]),
-        (CSV_OK, ["compare", "{f}", "-s", "a,label", "-l", "label"],
-         ["'label'", "both as scores and as labels"]),
+        (
+            CSV_OK,
+            ["compare", "{f}", "-s", "a,label", "-l", "label"],
+            ["'label'", "both as scores and as labels"],
+        ),
         # swapped: the label column given as a score and a score column as the labels
-        (CSV_OK, ["compare", "{f}", "-s", "label,b", "-l", "a"], ["label column 'a'",
-                                                                  "not binary-like"]),
+        (
+            CSV_OK,
+            ["compare", "{f}", "-s", "label,b", "-l", "a"],
+            ["label column 'a'", "not binary-like"],
+        ),
         # map
         (None, ["map", "{dir}/nope.csv", "--query", "query"], ["not found"]),
-        (CSV_OK, ["map", "{f}", "--query", "zz", "-s", "a", "-l", "label"],
-         ["query column 'zz' not found"]),
-        (CSV_OK, ["map", "{f}", "--query", "query", "-s", "zz", "-l", "label"],
-         ["'zz' not found"]),
-        (CSV_OK.replace("0.4,0.2", "x7,0.2"), ["map", "{f}", "--query", "query", "-s", "a",
-                                               "-l", "label"], ["non-numeric", "'x7'", "line 4"]),
-        (CSV_OK.replace("0.4,0.2", "nan,0.2"), ["map", "{f}", "--query", "query", "-s", "a",
-                                                "-l", "label"], ["missing", "line 4"]),
-        (CSV_OK.replace("0.4,0.2,1", "0.4,0.2,5"), ["map", "{f}", "--query", "query", "-s", "a",
-                                                    "-l", "label"], ["not binary-like"]),
-        (CSV_OK.replace("0.4,0.2,1", "0.4,0.2,0"), ["map", "{f}", "--query", "query", "-s", "a",
-                                                    "-l", "label"],
-         ["1 query has no positive", "'q2'"]),
-        (CSV_OK.replace("0.4,0.2,1,q2", "0.4,0.2,1,"), ["map", "{f}", "--query", "query", "-s",
-                                                        "a", "-l", "label"],
-         ["column 'query' has a missing value", "line 4"]),
-        (CSV_OK, ["map", "{f}", "--query", "label", "-s", "a", "-l", "label"],
-         ["must be different columns"]),
+        (
+            CSV_OK,
+            ["map", "{f}", "--query", "zz", "-s", "a", "-l", "label"],
+            ["query column 'zz' not found"],
+        ),
+        (CSV_OK, ["map", "{f}", "--query", "query", "-s", "zz", "-l", "label"], ["'zz' not found"]),
+        (
+            CSV_OK.replace("0.4,0.2", "x7,0.2"),
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label"],
+            ["non-numeric", "'x7'", "line 4"],
+        ),
+        (
+            CSV_OK.replace("0.4,0.2", "nan,0.2"),
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label"],
+            ["missing", "line 4"],
+        ),
+        (
+            CSV_OK.replace("0.4,0.2,1", "0.4,0.2,5"),
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label"],
+            ["not binary-like"],
+        ),
+        (
+            CSV_OK.replace("0.4,0.2,1", "0.4,0.2,0"),
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label"],
+            ["1 query has no positive", "'q2'"],
+        ),
+        (
+            CSV_OK.replace("0.4,0.2,1,q2", "0.4,0.2,1,"),
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label"],
+            ["column 'query' has a missing value", "line 4"],
+        ),
+        (
+            CSV_OK,
+            ["map", "{f}", "--query", "label", "-s", "a", "-l", "label"],
+            ["must be different columns"],
+        ),
         # swapped: the query column given as the score column
-        (CSV_OK, ["map", "{f}", "--query", "a", "-s", "query", "-l", "label"],
-         ["score column 'query'", "non-numeric"]),
-        (CSV_OK, ["map", "{f}", "--query", "query", "-s", "a", "-l", "label", "--group", "b"],
-         ["more than one value in --group"]),
+        (
+            CSV_OK,
+            ["map", "{f}", "--query", "a", "-s", "query", "-l", "label"],
+            ["score column 'query'", "non-numeric"],
+        ),
+        (
+            CSV_OK,
+            ["map", "{f}", "--query", "query", "-s", "a", "-l", "label", "--group", "b"],
+            ["more than one value in --group"],
+        ),
     ],
 )
 def test_bad_input_exit_2(tmp_path, capsys, content, args, needles):
@@ -329,10 +464,14 @@ def test_bad_input_exit_2(tmp_path, capsys, content, args, needles):
 
 
 def test_argparse_errors_exit_2(tmp_path, capsys):
-    for argv in (["compare"], ["compare", "f.csv"], ["map", "f.csv"],
-                 ["compare", "f.csv", "-s", "a,b", "--method", "nope"],
-                 ["compare", "f.csv", "-s", "a,b", "--resamples", "0"],
-                 ["map", "f.csv", "--query", "q", "--conf-level", "2"]):
+    for argv in (
+        ["compare"],
+        ["compare", "f.csv"],
+        ["map", "f.csv"],
+        ["compare", "f.csv", "-s", "a,b", "--method", "nope"],
+        ["compare", "f.csv", "-s", "a,b", "--resamples", "0"],
+        ["map", "f.csv", "--query", "q", "--conf-level", "2"],
+    ):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
@@ -362,8 +501,13 @@ def test_subprocess_no_traceback(tmp_path):
     f = tmp_path / "d.csv"
     f.write_text(CSV_OK.replace("0.8,0.7", "0.8,nan"))
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-m", "pranker", "compare", str(f), "-s", "a,b",
-                        "-l", "label"], env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "pranker", "compare", str(f), "-s", "a,b", "-l", "label"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.strip().splitlines()) == 1 and "missing" in r.stderr
 
@@ -374,13 +518,19 @@ def test_text_labels_with_positive(tmp_path, data, capsys):
     lines = path.read_text().splitlines()
     text = tmp_path / "t.csv"
     rows = [line.split(",") for line in lines[1:]]
-    text.write_text(lines[0] + "\n" + "".join(
-        ",".join(r[:2] + ["yes" if r[2] == "1" else "no"] + r[3:]) + "\n" for r in rows))
-    for args in (["compare", "-s", "a,b"], ["map", "--query", "query", "-s", "a",
-                                              "--no-query-pvalues"]):
+    text.write_text(
+        lines[0]
+        + "\n"
+        + "".join(",".join(r[:2] + ["yes" if r[2] == "1" else "no"] + r[3:]) + "\n" for r in rows)
+    )
+    for args in (
+        ["compare", "-s", "a,b"],
+        ["map", "--query", "query", "-s", "a", "--no-query-pvalues"],
+    ):
         ref = json.loads(run([args[0], path, *args[1:], "-l", "label", "--json"], capsys)[1])
-        code, out, err = run([args[0], text, *args[1:], "-l", "label", "--positive", "yes",
-                              "--json"], capsys)
+        code, out, err = run(
+            [args[0], text, *args[1:], "-l", "label", "--positive", "yes", "--json"], capsys
+        )
         assert code == 0, err
         got = json.loads(out)
         for k in ("statistic", "pvalue", "n_pos" if args[0] == "compare" else "query_n_pos"):
@@ -392,14 +542,19 @@ def test_text_labels_with_positive(tmp_path, data, capsys):
 def test_rtol_reaches_the_library(data, capsys):
     """--rtol asks score and map for the same precision as the library's rtol=."""
     path, a, _, y, q, _ = data
-    d = json.loads(run(["score", path, "-s", "a", "-l", "label", "--json", "--rtol", "0.05"],
-                       capsys)[1])
+    d = json.loads(
+        run(["score", path, "-s", "a", "-l", "label", "--json", "--rtol", "0.05"], capsys)[1]
+    )
     lib = pranker.pranker(a, y, rtol=0.05)
     assert lib.method == "tilt" and lib.pvalue_rse <= 0.05
     assert d["pvalue"] == lib.pvalue and d["pvalue_rse"] == lib.pvalue_rse
     ids, s_list, y_list = _split(a, y, q)
-    d = json.loads(run(["map", path, "--query", "query", "-s", "a", "-l", "label", "--json",
-                        "--rtol", "0.05"], capsys)[1])
+    d = json.loads(
+        run(
+            ["map", path, "--query", "query", "-s", "a", "-l", "label", "--json", "--rtol", "0.05"],
+            capsys,
+        )[1]
+    )
     assert d["pvalue"] == pranker.map_significance(s_list, y_list, rtol=0.05).pvalue
     with pytest.raises(SystemExit) as exc:  # argparse usage error
         run(["map", path, "--query", "query", "--rtol", "0"], capsys)

@@ -33,10 +33,14 @@ def _sources() -> dict[str, bytes]:
     y = np.zeros(n, dtype=np.int64)
     y[[0, 3, 5, 10, 17]] = 1
     s = np.round(rng.normal(size=n) + y, 3)
-    csv = "score,label\n" + "".join(f"{a!r},{b}\n" for a, b in zip(s.tolist(), y.tolist(), strict=True))
+    csv = "score,label\n" + "".join(
+        f"{a!r},{b}\n" for a, b in zip(s.tolist(), y.tolist(), strict=True)
+    )
     out = {
         "d.csv": csv.encode(),
-        "d.tsv": "".join(f"{a!r}\t{b}\n" for a, b in zip(s.tolist(), y.tolist(), strict=True)).encode(),
+        "d.tsv": "".join(
+            f"{a!r}\t{b}\n" for a, b in zip(s.tolist(), y.tolist(), strict=True)
+        ).encode(),
         "d.csv.gz": gzip.compress(csv.encode(), mtime=0),
     }
     b = io.BytesIO()
@@ -99,8 +103,10 @@ def test_damaged_files_exit_0_or_2_without_traceback(tmp_path, capsys, name):
     assert code == 0, err
     out.unlink()
     codes = {0: 0, 2: 0}
-    for seed, readers in ((1, ("auto",)), (2, ("numpy",) if "csv" in name or "tsv" in name
-                                           else ())):
+    for seed, readers in (
+        (1, ("auto",)),
+        (2, ("numpy",) if "csv" in name or "tsv" in name else ()),
+    ):
         for reader in readers:
             for what, data in _damaged_copies(raw, seed):
                 path.write_bytes(data)
@@ -137,8 +143,11 @@ def test_corrupt_parquet_page(tmp_path, capsys):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     path = tmp_path / "d.parquet"
-    pq.write_table(pa.table({"score": np.linspace(0, 1, 50), "label": np.arange(50) % 2}), path,
-                   compression="none")
+    pq.write_table(
+        pa.table({"score": np.linspace(0, 1, 50), "label": np.arange(50) % 2}),
+        path,
+        compression="none",
+    )
     raw = bytearray(path.read_bytes())
     raw[4:24] = b"\xff" * 20  # the first page header, after the magic "PAR1"
     path.write_bytes(bytes(raw))

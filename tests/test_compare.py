@@ -123,8 +123,17 @@ def test_influence_pvalue_is_welch_t():
     assert (ci.low, ci.high) == pytest.approx((r.statistic - q, r.statistic + q), rel=1e-10)
 
 
-@pytest.mark.parametrize("df,t,rel", [(3.0, 1e6, 1e-8), (50.0, 1e8, 1e-8), (1000.0, 1e3, 1e-8),
-                                      (1e4, 60.0, 1e-8), (12.5, 40.0, 1e-8), (1e6, 40.0, 2e-3)])
+@pytest.mark.parametrize(
+    "df,t,rel",
+    [
+        (3.0, 1e6, 1e-8),
+        (50.0, 1e8, 1e-8),
+        (1000.0, 1e3, 1e-8),
+        (1e4, 60.0, 1e-8),
+        (12.5, 40.0, 1e-8),
+        (1e6, 40.0, 2e-3),
+    ],
+)
 def test_log_t_tail_where_the_pvalue_underflows(df, t, rel):
     """log sf of Student's t far in the tail against mpmath's incomplete beta at 50 digits
     (the last case falls back to the normal tail: log p within 0.2 %)."""
@@ -174,8 +183,9 @@ def test_permutation_against_all_swaps(ties):
     d = auprc_ap(a, y, ties=ties) - auprc_ap(b, y, ties=ties)
     assert exact[0] == pytest.approx(d, abs=1e-12)  # no swap: the observed difference
     p_exact = np.mean(np.abs(exact) >= abs(d) - 1e-12)
-    res = compare(a, b, y, method="permutation", ties=ties, n_resamples=20000,
-                  stop_after=10**9, seed=5)
+    res = compare(
+        a, b, y, method="permutation", ties=ties, n_resamples=20000, stop_after=10**9, seed=5
+    )
     assert res.n_resamples == 20000
     se = np.sqrt(p_exact * (1 - p_exact) / 20000)
     assert abs(res.pvalue - p_exact) < 4 * se + 1e-4
@@ -198,8 +208,10 @@ def test_permutation_sequential_stop_and_validity():
     rej = 0
     for k in range(100):
         a, b, y = _pair(np.random.default_rng(100 + k), n=60, prev=0.3)
-        rej += compare(a, b, y, method="permutation", stop_after=20, n_resamples=999,
-                       seed=k).pvalue <= 0.2
+        rej += (
+            compare(a, b, y, method="permutation", stop_after=20, n_resamples=999, seed=k).pvalue
+            <= 0.2
+        )
     assert rej <= 20 + 3 * np.sqrt(100 * 0.2 * 0.8)
 
 

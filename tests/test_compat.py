@@ -41,8 +41,9 @@ def loop_tpfp(labels, scores, num_pos=None, num_neg=None, include_inf=False):
     return tp, fp, float(p), float(n), order
 
 
-def loop_vl_pr(labels, scores, interpolate=False, num_pos=None, num_neg=None,
-               include_inf=False, prior=None):
+def loop_vl_pr(
+    labels, scores, interpolate=False, num_pos=None, num_neg=None, include_inf=False, prior=None
+):
     tp, fp, p, n, order = loop_tpfp(labels, scores, num_pos, num_neg, include_inf)
     m = len(tp)
     rec = [tp[k] / max(p, SMALL) for k in range(m)]
@@ -160,8 +161,9 @@ def test_vl_pr_matches_loop(seed, interpolate):
     labels, scores = random_case(rng, n, tie_levels=4 if seed % 3 == 0 else None)
     include_inf = seed % 2 == 1
     rec, prec, info = vl_pr(labels, scores, interpolate=interpolate, include_inf=include_inf)
-    r_rec, r_prec, r_info, _ = loop_vl_pr(labels, scores, interpolate=interpolate,
-                                          include_inf=include_inf)
+    r_rec, r_prec, r_info, _ = loop_vl_pr(
+        labels, scores, interpolate=interpolate, include_inf=include_inf
+    )
     np.testing.assert_allclose(rec, r_rec, rtol=1e-14, atol=0)
     np.testing.assert_allclose(prec, r_prec, rtol=1e-14, atol=0)
     assert_info(info, r_info, ["auc", "ap", "ap_interp_11", "auc_pa08"])

@@ -54,8 +54,7 @@ def _data(seed, n=None, levels=None, weights=False):
 def loop_threshold_curve(s, y, w=None):
     """One point per distinct score (nonzero weight), from the highest; point 0 empty."""
     w = np.ones(len(s)) if w is None else np.asarray(w, float)
-    items = [(float(a), bool(b), float(c)) for a, b, c in zip(s, y, w, strict=True)
-             if c > 0]
+    items = [(float(a), bool(b), float(c)) for a, b, c in zip(s, y, w, strict=True) if c > 0]
     thr = sorted({a for a, _, _ in items}, reverse=True)
     T, TP, FP = [math.inf], [0.0], [0.0]
     for t in thr:
@@ -155,8 +154,9 @@ def test_integer_weights_equal_repeats(seed, ties):
     else:
         # a weight-w item is w consecutive copies in the stable order
         cr = pr_curve(np.repeat(s, reps), np.repeat(y, reps), ties="stable")
-        keep = np.concatenate(([0], np.cumsum(reps[reps > 0][
-            np.argsort(-s[reps > 0], kind="stable")])))
+        keep = np.concatenate(
+            ([0], np.cumsum(reps[reps > 0][np.argsort(-s[reps > 0], kind="stable")]))
+        )
         np.testing.assert_array_equal(cw.tp, cr.tp[keep])
         np.testing.assert_array_equal(cw.fp, cr.fp[keep])
         # (the copies add intermediate points, so per-item AP differs: not asserted)
@@ -555,6 +555,4 @@ def test_large_random_against_sklearn():
     # majority class positive: the other sort path
     assert roc_auc(s, ~y) == pytest.approx(skm.roc_auc_score(~y, s), rel=1e-13)
     c2 = pr_curve(s, ~y)
-    assert c2.average_precision() == pytest.approx(
-        skm.average_precision_score(~y, s), rel=1e-12
-    )
+    assert c2.average_precision() == pytest.approx(skm.average_precision_score(~y, s), rel=1e-12)

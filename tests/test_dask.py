@@ -32,8 +32,11 @@ def plain_ap(scores, y, ties):
     lab = [bool(v) for v in np.ravel(y)]
     n, P = len(s), sum(lab)
     if ties in ("stable", "optimistic", "pessimistic"):
-        tie = {"stable": lambda i: 0, "optimistic": lambda i: -lab[i],
-               "pessimistic": lambda i: lab[i]}[ties]
+        tie = {
+            "stable": lambda i: 0,
+            "optimistic": lambda i: -lab[i],
+            "pessimistic": lambda i: lab[i],
+        }[ties]
         order = sorted(range(n), key=lambda i: (-s[i], tie(i), i))
         total, hits = 0.0, 0
         for rank, i in enumerate(order, start=1):
@@ -67,8 +70,13 @@ def client():
 
     # one retry per task: a worker dying once is recovered, twice is KilledWorker
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=40,
+        )
         c = Client(cluster)
     yield c
     c.close()
@@ -135,9 +143,9 @@ def test_parquet_dataframe(cl, tmp_path):
     s, y = _data(3, n=500)
     s = s.astype(np.float32)
     for i, lo in enumerate(range(0, 500, 100)):
-        pd.DataFrame({"score": s[lo:lo + 100], "label": y[lo:lo + 100].astype(np.int8)}).to_parquet(
-            tmp_path / f"part-{i:03d}.parquet"
-        )
+        pd.DataFrame(
+            {"score": s[lo : lo + 100], "label": y[lo : lo + 100].astype(np.int8)}
+        ).to_parquet(tmp_path / f"part-{i:03d}.parquet")
     ddf = dd.read_parquet(str(tmp_path))
     assert ddf.npartitions == 5
     s64 = s.astype(np.float64)
@@ -148,15 +156,21 @@ def test_parquet_dataframe(cl, tmp_path):
     fb = pdask.pranker(ddf, max_positives=3, rows_per_range=120, method="beta")
     ref = pranker.pranker(s64, y, method="beta")
     assert fb.auprc == pytest.approx(ref.auprc, abs=1e-12)
-    assert (fb.n, fb.n_pos, fb.null_mean, fb.null_var) == (ref.n, ref.n_pos, ref.null_mean,
-                                                           ref.null_var)
+    assert (fb.n, fb.n_pos, fb.null_mean, fb.null_var) == (
+        ref.n,
+        ref.n_pos,
+        ref.null_mean,
+        ref.null_var,
+    )
 
 
 def test_errors(cl):
     s, y = _data(4)
     bad = s.copy()
     bad[263] = np.nan
-    with pytest.raises(ValueError, match=r"NaN value\(s\) in partition 5; the first is at index 13"):
+    with pytest.raises(
+        ValueError, match=r"NaN value\(s\) in partition 5; the first is at index 13"
+    ):
         pdask.auprc_ap(da.from_array(bad, chunks=50), y)
     with pytest.raises(ValueError, match="no positive"):
         pdask.auprc_ap(da.from_array(s, chunks=50), np.zeros(400))
@@ -216,8 +230,9 @@ def _changes_after_first_read(block, marker_dir, block_info=None):
 
 def test_data_changing_between_passes_is_an_error(cl, tmp_path):
     s, y = _data(7)
-    yd = da.from_array(y, chunks=50).map_blocks(_changes_after_first_read, str(tmp_path),
-                                                meta=y[:0])
+    yd = da.from_array(y, chunks=50).map_blocks(
+        _changes_after_first_read, str(tmp_path), meta=y[:0]
+    )
     with pytest.raises((RuntimeError, ValueError), match="changed between"):
         pdask.auprc_ap(da.from_array(s, chunks=50), yd)
 
@@ -248,8 +263,13 @@ def test_pos_label_same_answer_everywhere(cl, ties):
         assert ref.auprc == pytest.approx(plain_ap(s, y, ties), abs=1e-12)
         chunked = pranker_chunked(s, labels, pos_label=pos, ties=ties, chunk_size=64)
         for kw in ({}, {"max_positives": 10, "rows_per_range": 120}):  # the fallback too
-            got = pdask.pranker(da.from_array(s, chunks=50), da.from_array(labels, chunks=50),
-                                pos_label=pos, ties=ties, **kw)
+            got = pdask.pranker(
+                da.from_array(s, chunks=50),
+                da.from_array(labels, chunks=50),
+                pos_label=pos,
+                ties=ties,
+                **kw,
+            )
             _same_result(got, ref)
             _same_result(got, chunked)
 

@@ -24,8 +24,7 @@ docscrape = pytest.importorskip("numpydoc.docscrape")
 # with the sections they still lack. Remove an entry once its docstring is
 # complete; an entry that is no longer needed fails the test, so the list can
 # only shrink.
-KNOWN_GAPS: dict[str, set[str]] = {
-}
+KNOWN_GAPS: dict[str, set[str]] = {}
 
 
 def _missing(name: str) -> set[str]:

@@ -73,7 +73,10 @@ def test_tail_count_medium_against_plain_loop():
     # N = 30, P = 4: 27,405 placements, AP summed by a plain loop in floats
     N, P = 30, 4
     aps = np.array(
-        [sum(k / r for k, r in enumerate(c, 1)) / P for c in itertools.combinations(range(1, N + 1), P)]
+        [
+            sum(k / r for k, r in enumerate(c, 1)) / P
+            for c in itertools.combinations(range(1, N + 1), P)
+        ]
     )
     rng = np.random.default_rng(0)
     for thr in np.concatenate([rng.choice(aps, 20), [aps.min(), aps.max(), 0.0, 0.5]]):
@@ -124,7 +127,9 @@ def test_large_n_small_p_tail_is_fast_and_consistent():
     assert exact_pvalue(a, N, 2) == count / math.comb(N, 2)
 
 
-@pytest.mark.parametrize("N,P", [(1, 1), (2, 1), (3, 2), (5, 2), (6, 3), (7, 1), (8, 4), (9, 8), (9, 9)])
+@pytest.mark.parametrize(
+    "N,P", [(1, 1), (2, 1), (3, 2), (5, 2), (6, 3), (7, 1), (8, 4), (9, 8), (9, 9)]
+)
 def test_third_moment_against_fractions(N, P):
     aps = [
         sum(Fraction(k, r) for k, r in enumerate(c, 1)) / P

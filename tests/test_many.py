@@ -150,8 +150,10 @@ def test_bh_in_log_space_keeps_underflowing_pvalues():
     np.testing.assert_allclose(10 ** bh_log10(np.log10(p)), loop_bh(list(p)), rtol=1e-10)
     # p-values below float64: BH is a min over suffixes of m p_(j) / j, here on logs
     lp = np.array([-500.0, -400.0, -2.0, -450.0])
-    want = [min(lp[i] + np.log10(4) - np.log10(r) for i, r in [(0, 1), (3, 2), (1, 3), (2, 4)][k:])
-            for k in range(4)]
+    want = [
+        min(lp[i] + np.log10(4) - np.log10(r) for i, r in [(0, 1), (3, 2), (1, 3), (2, 4)][k:])
+        for k in range(4)
+    ]
     got = bh_log10(lp)
     np.testing.assert_allclose(got[[0, 3, 1, 2]], np.minimum(want, 0.0), rtol=1e-12)
 
@@ -341,8 +343,10 @@ def test_method_exact_and_auto_per_ranking():
     res = pranker_many(s, y, method="exact")
     assert res.requested_method == "exact" and list(res.method) == ["exact"] * 4
     # oracle: the fraction of the C(9, 3) placements whose AP is at least the observed one
-    aps = [sum(Fraction(k + 1, r) for k, r in enumerate(c)) / P
-           for c in combinations(range(1, N + 1), P)]
+    aps = [
+        sum(Fraction(k + 1, r) for k, r in enumerate(c)) / P
+        for c in combinations(range(1, N + 1), P)
+    ]
     for r in range(4):
         order = np.argsort(-s[r])
         ranks = np.flatnonzero(y[r][order]) + 1

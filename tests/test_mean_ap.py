@@ -72,12 +72,14 @@ def test_against_plain_monte_carlo():
     for q in (0.9, 0.99, 0.998):
         m = float(np.quantile(tot, q))
         mc = np.mean(tot >= m - 1e-12)
-        res = map_significance_from_ap([m] * len(qs), [a for a, _ in qs], [b for _, b in qs],
-                                       method="tilt")
+        res = map_significance_from_ap(
+            [m] * len(qs), [a for a, _ in qs], [b for _, b in qs], method="tilt"
+        )
         se = math.sqrt(mc * (1 - mc) / draws) / mc
         assert abs(res.pvalue / mc - 1) < 4 * math.hypot(se, res.pvalue_rse)
-        sp = map_significance_from_ap([m] * len(qs), [a for a, _ in qs], [b for _, b in qs],
-                                      method="saddlepoint")
+        sp = map_significance_from_ap(
+            [m] * len(qs), [a for a, _ in qs], [b for _, b in qs], method="saddlepoint"
+        )
         assert abs(sp.pvalue / mc - 1) < 0.1
 
 
@@ -117,8 +119,10 @@ def test_many_queries_saddlepoint_and_groups():
     assert np.allclose(r.query_log10_pvalue_bh, bh_log10(r.query_log10_pvalue))
     rows = {g.group: g for g in r.groups}
     assert rows["signal"].n_queries == 30 and rows["signal"].pvalue < rows["noise"].pvalue
-    sub = map_significance([s for s, g in zip(ss, groups, strict=True) if g == "noise"],
-                           [y for y, g in zip(ys, groups, strict=True) if g == "noise"])
+    sub = map_significance(
+        [s for s, g in zip(ss, groups, strict=True) if g == "noise"],
+        [y for y, g in zip(ys, groups, strict=True) if g == "noise"],
+    )
     assert rows["noise"].log10_pvalue == pytest.approx(sub.log10_pvalue)
     d = r.to_dict()
     assert len(d["groups"]) == 2 and len(d["query_auprc"]) == 60
@@ -136,8 +140,12 @@ def test_refusals():
 # --------------------------------------------------------------------------- the shared recursion
 def _moments_by_enumeration(N, P, phi, c):
     """log sum_subsets e^{phi (S - c)} and E_phi[(S - c)^j], j = 1..4, by brute force."""
-    S = np.array([sum((k + 1) / r for k, r in enumerate(cc))
-                  for cc in itertools.combinations(range(1, N + 1), P)])
+    S = np.array(
+        [
+            sum((k + 1) / r for k, r in enumerate(cc))
+            for cc in itertools.combinations(range(1, N + 1), P)
+        ]
+    )
     x = phi * (S - c)
     top = x.max()
     w = np.exp(x - top)
@@ -184,8 +192,17 @@ def test_shared_cgf_falls_back_where_the_prefix_underflows():
     Ns = np.array([8, 20, 60], dtype=np.int64)
     log_z = np.empty(3)
     mom = np.empty((3, 3))
-    shared_cgf_keys(np.array([P]), np.array([60]), np.array([c]), np.array([phi]),
-                    np.array([0, 3]), Ns, 2, log_z, mom)
+    shared_cgf_keys(
+        np.array([P]),
+        np.array([60]),
+        np.array([c]),
+        np.array([phi]),
+        np.array([0, 3]),
+        Ns,
+        2,
+        log_z,
+        mom,
+    )
     for i, N in enumerate(Ns):
         lz, m1, m2, _ = tilt_forward(int(N), P, phi, c, True, False)
         assert log_z[i] == pytest.approx(lz, rel=1e-12)
@@ -265,16 +282,25 @@ def test_summed_cumulants_to_fourth_order_by_enumeration(theta):
     Q = len(qs)
     want = np.zeros(5)
     for N, P in qs:
-        S = np.array([sum((k + 1) / r for k, r in enumerate(cc))
-                      for cc in itertools.combinations(range(1, N + 1), P)])
+        S = np.array(
+            [
+                sum((k + 1) / r for k, r in enumerate(cc))
+                for cc in itertools.combinations(range(1, N + 1), P)
+            ]
+        )
         a = 1.0 / (Q * P)
         x = theta * a * S
         w = np.exp(x - x.max())
         w /= w.sum()
         mu = float(w @ S)
         c = [float(w @ (S - mu) ** j) for j in range(2, 5)]
-        want += [math.log(np.mean(np.exp(x - x.max()))) + x.max(), a * mu, a**2 * c[0],
-                 a**3 * c[1], a**4 * (c[2] - 3 * c[0] ** 2)]
+        want += [
+            math.log(np.mean(np.exp(x - x.max()))) + x.max(),
+            a * mu,
+            a**2 * c[0],
+            a**3 * c[1],
+            a**4 * (c[2] - 3 * c[0] ** 2),
+        ]
     null = _SharedSum([q[0] for q in qs], [q[1] for q in qs], 1)
     for recentre in (False, True):
         got = null.cgf(theta, order=4, recentre=recentre)

@@ -116,7 +116,10 @@ def test_early_stopping_never_on_wrong_side(target, trials):
 def test_abs_tol_stops_when_precise():
     r = montecarlo_pvalue(0.5, 100, 5, n_draws=10**6, seed=2, abs_tol=0.004)
     assert r.n_draws < 10**6
-    assert max(r.pvalue_ci[1] - r.n_exceed / r.n_draws, r.n_exceed / r.n_draws - r.pvalue_ci[0]) <= 0.004
+    assert (
+        max(r.pvalue_ci[1] - r.n_exceed / r.n_draws, r.n_exceed / r.n_draws - r.pvalue_ci[0])
+        <= 0.004
+    )
 
 
 def test_clopper_pearson_against_definition():

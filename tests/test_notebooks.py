@@ -48,7 +48,9 @@ def test_every_notebook_checks_its_claims(name):
     checking = [src for src in code if "assert " in src]
     assert len(checking) >= 3, f"{name}: only {len(checking)} code cells assert anything"
     first = nb["cells"][next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")]
-    assert "FAST = True" in "".join(first["source"]), f"{name}: the first code cell sets FAST = True"
+    assert "FAST = True" in "".join(first["source"]), (
+        f"{name}: the first code cell sets FAST = True"
+    )
 
 
 @pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"

@@ -101,7 +101,9 @@ def test_mp_oracle_agrees_with_enumeration():
             for P in range(1, N + 1):
                 mean, var = enumerate_moments(N, P)
                 m, v = mp_moments(N, P)
-                assert abs(m - mpmath.mpf(mean.numerator) / mean.denominator) < mpmath.mpf(10) ** -40
+                assert (
+                    abs(m - mpmath.mpf(mean.numerator) / mean.denominator) < mpmath.mpf(10) ** -40
+                )
                 assert abs(v - mpmath.mpf(var.numerator) / var.denominator) < mpmath.mpf(10) ** -40
 
 
@@ -218,7 +220,10 @@ def test_random_subsets_are_uniform(n, p):
 def test_montecarlo_reproducible_and_piecewise():
     a = null_ap_samples(10_000, 30, 1000, seed=11)
     b = np.concatenate(
-        [null_ap_samples(10_000, 30, 400, seed=11), null_ap_samples(10_000, 30, 600, seed=11, start=400)]
+        [
+            null_ap_samples(10_000, 30, 400, seed=11),
+            null_ap_samples(10_000, 30, 600, seed=11, start=400),
+        ]
     )
     assert np.array_equal(a, b)
     assert not np.array_equal(a, null_ap_samples(10_000, 30, 1000, seed=12))

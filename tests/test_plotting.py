@@ -60,8 +60,9 @@ def test_step_vertices():
 def test_pr_plot(tmp_path, curve):
     s, y, rec, prec, _ = curve
     path = tmp_path / "pr.png"
-    fig = plotting.plot_pr(rec, prec, prevalence=y.mean(), null_curve=([0, 0.5, 1], [1, 0.2, 0.1]),
-                           path=path)
+    fig = plotting.plot_pr(
+        rec, prec, prevalence=y.mean(), null_curve=([0, 0.5, 1], [1, 0.2, 0.1]), path=path
+    )
     w, h = png_size(path)
     assert w == 840 and h >= 150 * 5.3  # 150 dpi
     ax = fig.axes[0]
@@ -86,8 +87,7 @@ def test_pr_curves_several_and_into_axes(tmp_path, curve):
     _, y, rec, prec, _ = curve
     fig = Figure()
     ax = fig.subplots()
-    out = plotting.plot_pr_curves({"a": (rec, prec), "b": (rec, prec * 0.5)}, ax=ax,
-                                  f_isolines=())
+    out = plotting.plot_pr_curves({"a": (rec, prec), "b": (rec, prec * 0.5)}, ax=ax, f_isolines=())
     assert out is fig
     assert ax.get_legend() is not None
 
@@ -95,8 +95,9 @@ def test_pr_curves_several_and_into_axes(tmp_path, curve):
 def test_roc_pr_shares_recall_axis(tmp_path, curve):
     _, y, rec, prec, fpr = curve
     path = tmp_path / "rocpr.png"
-    fig = plotting.plot_roc_pr(fpr, rec, rec, prec, prevalence=y.mean(), auprc=0.5, roc_auc=0.8,
-                               path=path)
+    fig = plotting.plot_roc_pr(
+        fpr, rec, rec, prec, prevalence=y.mean(), auprc=0.5, roc_auc=0.8, path=path
+    )
     assert png_size(path) == (1500, 810)
     roc, pr = fig.axes
     assert roc.get_shared_y_axes().joined(roc, pr)
@@ -141,8 +142,9 @@ def test_null_distribution(tmp_path, curve):
 def test_null_distribution_observed_inside_and_exact():
     fig = plotting.plot_null_distribution(20, 5, 0.45)  # C(20, 5) small: exact
     dens, tail = fig.axes
-    assert any(ln.get_gid() == "observed" and np.allclose(ln.get_xdata(), 0.45)
-               for ln in dens.get_lines())
+    assert any(
+        ln.get_gid() == "observed" and np.allclose(ln.get_xdata(), 0.45) for ln in dens.get_lines()
+    )
     texts = [t.get_text() for t in dens.get_legend().get_texts()]
     assert any(t.startswith("p = ") and t.endswith("exact") for t in texts)
     from pranker import null_distribution
@@ -204,15 +206,20 @@ def test_f_labels_avoid_curves_and_frame(curve):
         assert frame.x0 < box.x0 and box.x1 < frame.x1 and frame.y0 < box.y0 and box.y1 < frame.y1
         for ln in curves:
             pts = ln.get_transform().transform(np.column_stack(ln.get_xydata().T))
-            inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
-                      & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+            inside = (
+                (pts[:, 0] > box.x0)
+                & (pts[:, 0] < box.x1)
+                & (pts[:, 1] > box.y0)
+                & (pts[:, 1] < box.y1)
+            )
             assert not inside.any(), t.get_text()
 
 
 def test_hamming(tmp_path):
     path = tmp_path / "ham.png"
-    fig = plotting.plot_hamming_pr(np.arange(5), [np.nan, 0.9, 0.6, 0.3, 0.2],
-                                   [0.0, 0.2, 0.5, 0.8, 1.0], path=path)
+    fig = plotting.plot_hamming_pr(
+        np.arange(5), [np.nan, 0.9, 0.6, 0.3, 0.2], [0.0, 0.2, 0.5, 0.8, 1.0], path=path
+    )
     assert png_size(path) == (1500, 720)
     assert fig.axes[1].get_xlabel() == "Hamming radius r"
 
@@ -250,8 +257,9 @@ def test_hamming_from_radius_curves_plots_mean_curves(tmp_path):
     q = rng.random((5, bits)) < 0.5
     d = rng.random((40, bits)) < 0.5
     ql, dl = rng.integers(0, 3, 5), rng.integers(0, 3, 40)
-    rc = hamming_radius_curves(pack_codes(q), pack_codes(d), query_labels=ql,
-                               database_labels=dl, n_bits=bits)
+    rc = hamming_radius_curves(
+        pack_codes(q), pack_codes(d), query_labels=ql, database_labels=dl, n_bits=bits
+    )
     path = tmp_path / "h.png"
     fig = plotting.plot_hamming_from_curves({"8 bits": rc, "again": rc}, path=path)
     assert png_size(path) == (1500, 720)

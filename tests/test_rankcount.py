@@ -116,7 +116,16 @@ def make_scores(rng, kind, n):
     raise ValueError(kind)
 
 
-KINDS = ["normal", "lognormal", "heavy_ties", "distinct1000", "clustered", "infs", "zeros", "all_tied"]
+KINDS = [
+    "normal",
+    "lognormal",
+    "heavy_ties",
+    "distinct1000",
+    "clustered",
+    "infs",
+    "zeros",
+    "all_tied",
+]
 
 
 def labels(rng, n, n_pos):
@@ -182,9 +191,7 @@ def test_crowded_slots_take_the_binary_search():
 
 
 def test_keys_are_monotone_over_special_floats():
-    x = np.array(
-        [-np.inf, -1e308, -1.0, -5e-324, -0.0, 0.0, 5e-324, 2.2e-308, 1.0, 1e308, np.inf]
-    )
+    x = np.array([-np.inf, -1e308, -1.0, -5e-324, -0.0, 0.0, 5e-324, 2.2e-308, 1.0, 1e308, np.inf])
     v, runs = rankcount.distinct_runs(x)
     assert list(runs) == [1, 1, 1, 1, 2, 1, 1, 1, 1, 1]  # -0.0 == 0.0
     vk, _, _ = rankcount.build_table(v)
@@ -389,11 +396,15 @@ def test_linear_map_last_bit_neighbours_and_crowded_slots():
     mp, _, _, sub, _, _, _ = rankcount.choose_map(vals)
     assert mp == rankcount._MAP_VALUE
     assert (sub & rankcount._CROWDED).any()
-    s = np.concatenate([
-        rng.choice(vals, 5000),
-        np.nextafter(vals, -np.inf), np.nextafter(vals, np.inf),  # one ulp off every value
-        rng.uniform(-4, 4, 5000), [np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308],
-    ])
+    s = np.concatenate(
+        [
+            rng.choice(vals, 5000),
+            np.nextafter(vals, -np.inf),
+            np.nextafter(vals, np.inf),  # one ulp off every value
+            rng.uniform(-4, 4, 5000),
+            [np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308],
+        ]
+    )
     rng.shuffle(s)
     for threads in (1, 3):
         _counts_agree(s, vals, threads)

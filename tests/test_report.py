@@ -99,11 +99,24 @@ def scored(tmp_path_factory):
     a = rng.normal(size=n) + 2.0 * y
     b = rng.normal(size=n) + 0.4 * y
     f = tmp / "preds.csv"
-    f.write_text("label,model_a,model_b\n" + "".join(
-        f"{int(u)},{float(v)!r},{float(w)!r}\n" for u, v, w in zip(y, a, b, strict=True)))
+    f.write_text(
+        "label,model_a,model_b\n"
+        + "".join(f"{int(u)},{float(v)!r},{float(w)!r}\n" for u, v, w in zip(y, a, b, strict=True))
+    )
     html_path = tmp / "report.html"
-    code = main(["score", str(f), "-s", "model_a,model_b", "-l", "label", "--report",
-                 str(html_path), "--quiet"])
+    code = main(
+        [
+            "score",
+            str(f),
+            "-s",
+            "model_a,model_b",
+            "-l",
+            "label",
+            "--report",
+            str(html_path),
+            "--quiet",
+        ]
+    )
     assert code == 0
     return f, html_path
 
@@ -116,7 +129,8 @@ def test_report_contents(scored, capsys):
     # self-contained: no network resource, no script, figures inline
     assert page.external == [] and page.scripts == 0
     assert "http://" not in re.sub(r'href="https://doi\.org/[^"]+"', "", text).replace(
-        "http://www.w3.org", "")
+        "http://www.w3.org", ""
+    )
     assert len(page.imgs) >= 3  # PR curves + one null figure per column
     for img in page.imgs:
         assert img["src"].startswith("data:image/svg+xml;base64,")
@@ -126,21 +140,33 @@ def test_report_contents(scored, capsys):
     code, js, _ = run(["score", f, "-s", "model_a,model_b", "-l", "label", "--json"], capsys)
     records = json.loads(js)
     header = page.cells[0]
-    assert header[:6] == ["scores", "method", "AUPRC", "p-value", "log10 p",
-                          "95% interval of the p-value"]
+    assert header[:6] == [
+        "scores",
+        "method",
+        "AUPRC",
+        "p-value",
+        "log10 p",
+        "95% interval of the p-value",
+    ]
     rows = {r[0]: r for r in page.cells[1:3]}
     from types import SimpleNamespace
 
     for rec in records:
         row = rows[rec["score_column"]]
         assert row[1] == rec["method"]
-        res = SimpleNamespace(**{k: (tuple(v) if isinstance(v, list) else v)
-                                 for k, v in rec.items()})
+        res = SimpleNamespace(
+            **{k: (tuple(v) if isinstance(v, list) else v) for k, v in rec.items()}
+        )
         assert row[3] == pvalue_text(res)
         assert float(row[4]) == pytest.approx(rec["log10_pvalue"], abs=1e-3)
     sections = page.sections
-    assert {"Results", "How each p-value was computed", "Figures", "What to cite",
-            "To reproduce"} <= set(sections)
+    assert {
+        "Results",
+        "How each p-value was computed",
+        "Figures",
+        "What to cite",
+        "To reproduce",
+    } <= set(sections)
     how = sections["How each p-value was computed"]
     assert "random" in how and "equally likely" in how
     assert "importance sampling" in how or "Exact" in how
@@ -176,8 +202,9 @@ def test_report_refuses_overwrite_and_is_atomic(scored, capsys, tmp_path):
     assert code == 2 and "--force" in err and html_path.read_bytes() == before
     code, _, err = run(["score", f, "--report", tmp_path / "r.txt"], capsys)
     assert code == 2 and ".html" in err
-    code, _, err = run(["score", f, "--report", tmp_path / "x.html", "-o",
-                        tmp_path / "x.html"], capsys)
+    code, _, err = run(
+        ["score", f, "--report", tmp_path / "x.html", "-o", tmp_path / "x.html"], capsys
+    )
     assert code == 2 and "same file" in err
     assert list(tmp_path.iterdir()) == []
 
@@ -197,9 +224,16 @@ def test_report_from_standard_input(monkeypatch, tmp_path, capsys):
 
 # --- a real browser --------------------------------------------------------------
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 PROBE = """<script>
 window.addEventListener('load', function () {
@@ -247,9 +281,16 @@ def test_report_in_a_browser(scored, browser, tmp_path):
     # the page as shipped, plus a probe that writes what the browser laid out
     probe = tmp_path / "probe.html"
     probe.write_text(text.replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    proc = _chromium(browser, tmp_path, "--window-size=1200,3000",
-                     "--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0",
-                     "--dump-dom", probe.as_uri())
+    proc = _chromium(
+        browser,
+        tmp_path,
+        "--window-size=1200,3000",
+        "--virtual-time-budget=5000",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--dump-dom",
+        probe.as_uri(),
+    )
     m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
     assert m, proc.stderr[-2000:]
     facts = json.loads(m.group(1).replace("&quot;", '"'))
@@ -259,13 +300,17 @@ def test_report_in_a_browser(scored, browser, tmp_path):
         assert w > 300 and h > 200  # and took its place on the page
         assert w <= facts["view"]  # scaled to the page, not overflowing it
     assert facts["width"] <= facts["view"]  # no horizontal scrolling
-    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln
-               or "Uncaught" in ln or "Failed to load resource" in ln]
+    console = [
+        ln
+        for ln in proc.stderr.splitlines()
+        if "CONSOLE" in ln or "Uncaught" in ln or "Failed to load resource" in ln
+    ]
     assert console == [], console
     # a screenshot of the page as shipped
     shot = tmp_path / "report.png"
-    proc = _chromium(browser, tmp_path, "--window-size=1200,3000", f"--screenshot={shot}",
-                     html_path.as_uri())
+    proc = _chromium(
+        browser, tmp_path, "--window-size=1200,3000", f"--screenshot={shot}", html_path.as_uri()
+    )
     assert shot.exists() and shot.stat().st_size > 50_000, proc.stderr[-2000:]
     keep = html_path.parent / "report-screenshot.png"
     shutil.copy(shot, keep)  # left next to the report for a look

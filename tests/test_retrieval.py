@@ -268,8 +268,9 @@ def test_hamming_radius_curves_match_distance_loop(seed):
     np.testing.assert_array_equal(rc.relevant_retrieved, good)
     assert rc.retrieved[:, -1].tolist() == [50] * 6  # radius = code length retrieves all
     # truncated radii: same prefix, the rest is the unretrieved tail
-    rc2 = hamming_radius_curves(pack_codes(qb, np.uint8), pack_codes(db, np.uint8), rel,
-                                max_radius=5)
+    rc2 = hamming_radius_curves(
+        pack_codes(qb, np.uint8), pack_codes(db, np.uint8), rel, max_radius=5
+    )
     np.testing.assert_array_equal(rc2.retrieved, ret[:, :6])
     ap_full = rc.average_precision("threshold")
     for i in range(6):
@@ -291,16 +292,22 @@ def test_hamming_radius_curves_from_labels_equal_matrix_path(multilabel):
         rel = np.array([[a == b for b in dl] for a in ql])
     dist = unpack_hamming(qb, db)
     ret, good = loop_counts(rel, dist, list(range(41)))
-    rc = hamming_radius_curves(pack_codes(qb), pack_codes(db), query_labels=ql,
-                               database_labels=dl, n_bits=40)
+    rc = hamming_radius_curves(
+        pack_codes(qb), pack_codes(db), query_labels=ql, database_labels=dl, n_bits=40
+    )
     np.testing.assert_array_equal(rc.retrieved, ret)
     np.testing.assert_array_equal(rc.relevant_retrieved, good)
     np.testing.assert_array_equal(rc.n_relevant, rel.sum(axis=1))
 
 
 def test_top_level_exports():
-    for name in ("radius_curves", "hamming_radius_curves", "hamming_distances", "pack_codes",
-                 "RadiusCurves"):
+    for name in (
+        "radius_curves",
+        "hamming_radius_curves",
+        "hamming_distances",
+        "pack_codes",
+        "RadiusCurves",
+    ):
         assert name in pranker.__all__ and hasattr(pranker, name)
     # submodules are reachable but not in __all__ (a star import must not shadow dask)
     assert "compat" not in pranker.__all__ and "dask" not in pranker.__all__
@@ -358,8 +365,9 @@ def test_bad_input_codes():
     with pytest.raises(ValueError, match="max_radius"):
         hamming_radius_curves(q, q, np.ones((2, 2), bool), n_bits=4, max_radius=5)
     with pytest.raises(ValueError, match="either relevance"):
-        hamming_radius_curves(q, q, np.ones((2, 2), bool), query_labels=[0, 1],
-                              database_labels=[0, 1])
+        hamming_radius_curves(
+            q, q, np.ones((2, 2), bool), query_labels=[0, 1], database_labels=[0, 1]
+        )
     with pytest.raises(ValueError, match="either relevance"):
         hamming_radius_curves(q, q)
     with pytest.raises(ValueError, match="together"):

@@ -43,7 +43,9 @@ def test_result_fields_on_seed_example():
     assert res.pvalue == pytest.approx(1 / 252, rel=1e-12)
     # the exact p-value is 2/252 (the perfect ranking and this one): the beta
     # tail is too light at P = 5, as the seed warns for small P
-    assert res.null.fit.alpha == pytest.approx(mm * c) and res.null.fit.beta == pytest.approx((1 - mm) * c)
+    assert res.null.fit.alpha == pytest.approx(mm * c) and res.null.fit.beta == pytest.approx(
+        (1 - mm) * c
+    )
     with pytest.raises(AttributeError):
         res.pvalue = 0.5  # frozen
     d = res.to_dict()

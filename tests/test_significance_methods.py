@@ -32,7 +32,9 @@ def ranking(N, ranks):
     return scores, y
 
 
-@pytest.mark.parametrize("N,ranks", [(10, [1, 4, 7]), (12, [2, 3, 9, 12]), (9, [5]), (11, [1, 2, 3, 4, 5, 6])])
+@pytest.mark.parametrize(
+    "N,ranks", [(10, [1, 4, 7]), (12, [2, 3, 9, 12]), (9, [5]), (11, [1, 2, 3, 4, 5, 6])]
+)
 def test_exact_method_matches_brute_force(N, ranks):
     s, y = ranking(N, ranks)
     res = pranker(s, y, method="exact")
@@ -113,7 +115,9 @@ def test_auto_rule_branches():
     # beats the second best AP (P - 1/(P+1)) / P
     s, y = ranking(10**4, list(range(1, 31)))
     res = pranker(s, y)
-    assert res.method == "exact" and res.log10_pvalue == pytest.approx(-math.log10(math.comb(10**4, 30)))
+    assert res.method == "exact" and res.log10_pvalue == pytest.approx(
+        -math.log10(math.comb(10**4, 30))
+    )
     # elsewhere the tilt, with its relative standard error and interval
     rng = np.random.default_rng(0)
     ranks = np.sort(rng.choice(20_000, 30, replace=False)) + 1

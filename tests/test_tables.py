@@ -89,8 +89,9 @@ def test_loaded_params_reproduce_pranker(tmp_path):
             # the table's moments are the closed forms: mean (P-1)/(N-1) + (N-P) H_N / (N(N-1))
             n, p = own.n, own.n_pos
             h = sum(1.0 / i for i in range(1, n + 1))
-            assert via.null_mean == pytest.approx(((p - 1) * n + (n - p) * h) / (n * (n - 1))
-                                                  if n > 1 else 1.0, rel=1e-12)
+            assert via.null_mean == pytest.approx(
+                ((p - 1) * n + (n - p) * h) / (n * (n - 1)) if n > 1 else 1.0, rel=1e-12
+            )
     with pytest.raises(KeyError):
         t.params(50, 4)
 

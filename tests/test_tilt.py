@@ -26,8 +26,12 @@ from pranker.null.tilt import TiltEngine
 # ----------------------------------------------------------------- oracles
 def all_sums(N, P):
     """S = sum_k k / r_k for every placement (float64, plain loops over combinations)."""
-    return np.array([sum((k + 1) / r for k, r in enumerate(c))
-                     for c in itertools.combinations(range(1, N + 1), P)])
+    return np.array(
+        [
+            sum((k + 1) / r for k, r in enumerate(c))
+            for c in itertools.combinations(range(1, N + 1), P)
+        ]
+    )
 
 
 def all_sums_fast(N, P):
@@ -73,8 +77,10 @@ def test_cgf_and_its_derivatives_equal_enumeration(N, P):
 def test_cgf_at_zero_gives_the_closed_form_moments():
     # exact fractions for the enumeration; the closed forms of null_params
     for N, P in [(9, 4), (11, 3), (14, 6)]:
-        S = [sum(Fraction(k + 1, r) for k, r in enumerate(c))
-             for c in itertools.combinations(range(1, N + 1), P)]
+        S = [
+            sum(Fraction(k + 1, r) for k, r in enumerate(c))
+            for c in itertools.combinations(range(1, N + 1), P)
+        ]
         mean = sum(S) / len(S)
         var = sum((x - mean) ** 2 for x in S) / len(S)
         K, K1, K2 = TiltEngine(N, P).cgf(0.0)
@@ -176,8 +182,11 @@ def test_far_tail_in_log_space_with_saddlepoint_cross_check():
         assert est.method == "tilt" and sp.method == "saddlepoint"
         assert math.isfinite(est.log10_pvalue)
         # Lugannani-Rice is accurate to ~1 % for P this large
-        assert abs(est.log10_pvalue - sp.log10_pvalue) < 0.03, (ap, est.log10_pvalue,
-                                                               sp.log10_pvalue)
+        assert abs(est.log10_pvalue - sp.log10_pvalue) < 0.03, (
+            ap,
+            est.log10_pvalue,
+            sp.log10_pvalue,
+        )
     deep = significance_from_ap(0.99, N, P)
     assert deep.pvalue == 0.0 and deep.log10_pvalue < -330  # below float64, kept in logs
     sp = significance_from_ap(0.99, N, P, method="saddlepoint")

@@ -106,8 +106,17 @@ def _reference_draw(layers, N, P, seed, i):
     return s
 
 
-@pytest.mark.parametrize("N,P,phi_sd", [(400, 5, 0.0), (400, 5, 0.3), (2000, 30, 1.0), (300, 150, 5.0),
-                                        (5000, 3, 0.1), (200, 20, 40.0)])
+@pytest.mark.parametrize(
+    "N,P,phi_sd",
+    [
+        (400, 5, 0.0),
+        (400, 5, 0.3),
+        (2000, 30, 1.0),
+        (300, 150, 5.0),
+        (5000, 3, 0.1),
+        (200, 20, 40.0),
+    ],
+)
 def test_draws_are_the_inverse_cdf_and_split_free(N, P, phi_sd):
     from pranker.null.tilt import TiltEngine
 

@@ -123,7 +123,9 @@ def test_keyword_spellings_agree(f, where):
 @pytest.mark.parametrize("f, where", ALL)
 def test_both_spellings_at_once_are_refused(f, where):
     s, y = _args(f)
-    with pytest.raises(TypeError, match=rf"^{where}\(\) got scores twice: as scores= and as y_score="):
+    with pytest.raises(
+        TypeError, match=rf"^{where}\(\) got scores twice: as scores= and as y_score="
+    ):
         f(scores=s, y_score=s, y=y)
     with pytest.raises(TypeError, match=rf"^{where}\(\) got y twice: positionally and as y_true="):
         f(s, y, y_true=y)
@@ -173,10 +175,15 @@ def test_more_than_two_values_is_an_error_that_says_what_to_do(f, where):
         assert _value(f, s, y3, pos_label=2) == _value(f, s, y3 == 2)
 
 
-@pytest.mark.parametrize("bad, what", [([1, 2], "holds the values 1, 2"),
-                                        ([0, 2], "holds the values 0, 2"),
-                                        ([0.0, 0.5], "holds the values 0, 0.5"),
-                                        ([-1, 0, 1], "has 3 distinct values")])
+@pytest.mark.parametrize(
+    "bad, what",
+    [
+        ([1, 2], "holds the values 1, 2"),
+        ([0, 2], "holds the values 0, 2"),
+        ([0.0, 0.5], "holds the values 0, 0.5"),
+        ([-1, 0, 1], "has 3 distinct values"),
+    ],
+)
 def test_two_valued_but_not_binary_coding(bad, what):
     y = np.resize(bad, 40)
     with pytest.raises(ValueError, match=f"^auprc_ap: y {what}.*must be binary"):
@@ -212,8 +219,10 @@ def test_one_vs_rest_with_pos_label():
 
 def test_pos_label_errors():
     words = np.where(Y == 1, "spam", "ham")
-    with pytest.raises(ValueError, match="^auprc_ap: pos_label='Spam' does not occur in y, whose "
-                       "values are 'ham', 'spam'"):
+    with pytest.raises(
+        ValueError,
+        match="^auprc_ap: pos_label='Spam' does not occur in y, whose values are 'ham', 'spam'",
+    ):
         auprc_ap(S, words, pos_label="Spam")
     with pytest.raises(ValueError, match="^pr_curve: pos_label=1 is not a string.*pos_label='1'"):
         pr_curve(S, words, pos_label=1)
@@ -232,8 +241,11 @@ def test_pos_label_errors():
 def test_nan_labels_are_still_an_error():
     y = Y.astype(float)
     y[4] = np.nan
-    with pytest.raises(ValueError, match=r"^auprc_ap: y contains 1 NaN value\(s\); the first is at "
-                       r"\(flattened\) index 4"):
+    with pytest.raises(
+        ValueError,
+        match=r"^auprc_ap: y contains 1 NaN value\(s\); the first is at "
+        r"\(flattened\) index 4",
+    ):
         auprc_ap(S, y)
     with pytest.raises(ValueError, match="NaN"):
         auprc_ap(S, y, pos_label=1)
@@ -311,8 +323,9 @@ def test_masked_size_mismatch_is_reported():
 @pytest.mark.parametrize("f, where", ROWS)
 def test_row_functions_refuse_masked_entries(f, where):
     s = np.ma.masked_invalid(np.where(np.arange(40) == 3, np.nan, S)).reshape(4, 10)
-    with pytest.raises(ValueError, match=f"^{where}: scores is a masked array with 1 masked "
-                       "entries.*compressed"):
+    with pytest.raises(
+        ValueError, match=f"^{where}: scores is a masked array with 1 masked entries.*compressed"
+    ):
         f(s, Y.reshape(4, 10))
     y = np.ma.array(Y, mask=np.arange(40) == 0).reshape(4, 10)
     with pytest.raises(ValueError, match=f"^{where}: y is a masked array"):
@@ -349,4 +362,7 @@ def test_a_chunk_may_lack_pos_label():
     chunk = np.array(["ham", "ham"])
     with pytest.raises(ValueError, match="does not occur"):
         check_labels(chunk, pos_label="spam")
-    assert check_labels(chunk, pos_label="spam", pos_label_must_occur=False).tolist() == [False, False]
+    assert check_labels(chunk, pos_label="spam", pos_label_must_occur=False).tolist() == [
+        False,
+        False,
+    ]

@@ -34,6 +34,7 @@ _SHIFT = 64  # direct summation below this many terms / this offset
 _EULER = 0.57721566490153286060651209008240243
 _ZETA2 = 1.6449340668482264364724151666460252
 
+
 @njit(cache=True)
 def _u_minus_log1p(u):
     """u - log1p(u) for u >= 0 without cancellation."""
@@ -148,8 +149,7 @@ def harmonic(N):
     iz2 = 1.0 / (z * z)
     # psi(z) + gamma, asymptotic series
     tail = iz2 * (
-        1.0 / 12.0
-        - iz2 * (1.0 / 120.0 - iz2 * (1.0 / 252.0 - iz2 * (1.0 / 240.0 - iz2 / 132.0)))
+        1.0 / 12.0 - iz2 * (1.0 / 120.0 - iz2 * (1.0 / 252.0 - iz2 * (1.0 / 240.0 - iz2 / 132.0)))
     )
     return math.log(z) + _EULER - 0.5 / z - tail
 

@@ -473,8 +473,21 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
     z = pos_bounds[c + 1]
     mp, vk, tab, sub, first, prm, vp = lk
     _count_chunk(
-        s, bounds[c], bounds[c + 1], mp, vk, tab, sub, first, prm, vp, cnt[c], pos_idx[a:z],
-        snap[a:z], kpos[a:z], blocked,
+        s,
+        bounds[c],
+        bounds[c + 1],
+        mp,
+        vk,
+        tab,
+        sub,
+        first,
+        prm,
+        vp,
+        cnt[c],
+        pos_idx[a:z],
+        snap[a:z],
+        kpos[a:z],
+        blocked,
     )
 
 

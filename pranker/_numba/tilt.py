@@ -259,4 +259,3 @@ def tilt_draws(G, N, P, seed, start, n, out):
         lo = b * _WALKERS
         hi = min(n, lo + _WALKERS)
         _draw_block(G, P, m, seed, start + lo, hi - lo, out[lo:hi])
-

@@ -22,8 +22,9 @@ def run(args) -> int:
         raise UserError(f"give exactly two score columns (--score A --score B); got {len(specs)}.")
     if args.output:
         if not args.output.lower().endswith(".json"):
-            raise UserError(f"-o {args.output}: the comparison is written as .json; name the "
-                            "file so.")
+            raise UserError(
+                f"-o {args.output}: the comparison is written as .json; name the file so."
+            )
         check_writable(args.output, args.force)
     table = open_table(args.file, sep=args.sep, header=args.header, progress=args.progress)
     cols, label = default_columns(table, specs, args.label)
@@ -35,8 +36,17 @@ def run(args) -> int:
     from ..significance.compare import compare
 
     try:
-        res = compare(sa, sb, y, method=args.method, alternative=args.alternative, ties=args.ties,
-                      confidence_level=args.conf_level, seed=args.seed, n_resamples=args.resamples)
+        res = compare(
+            sa,
+            sb,
+            y,
+            method=args.method,
+            alternative=args.alternative,
+            ties=args.ties,
+            confidence_level=args.conf_level,
+            seed=args.seed,
+            n_resamples=args.resamples,
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
     d = {k: _clean(v) for k, v in res.to_dict().items()}
@@ -45,10 +55,14 @@ def run(args) -> int:
         ci = res.confidence_interval()
         lg = res.log10_pvalue
         p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
-        print(f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
-              f"(N = {res.n}, P = {res.n_pos})")
-        print(f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
-              f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})")
+        print(
+            f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
+            f"(N = {res.n}, P = {res.n_pos})"
+        )
+        print(
+            f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
+            f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})"
+        )
         if args.output:
             print(f"results written to {args.output}")
     return 0

@@ -24,8 +24,14 @@ from . import score
 from .format import format_results, result_dict, unicode_ok
 from .io import UserError, atomic_write, atomic_write_text
 
-FILES = ("scores.csv", "results.json", "pr_curve.png", "roc_pr.png", "null_distribution.png",
-         "report.html")
+FILES = (
+    "scores.csv",
+    "results.json",
+    "pr_curve.png",
+    "roc_pr.png",
+    "null_distribution.png",
+    "report.html",
+)
 
 
 def _models(digit: int, seed: int):
@@ -71,8 +77,9 @@ def run(args) -> int:
     scores, y, shape = _models(args.digit, args.seed)
     cols = list(scores)
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
-    ns = argparse_namespace(method="auto", conf_level=0.95, ties="average", draws=None, seed=0,
-                            progress=args.progress)
+    ns = argparse_namespace(
+        method="auto", conf_level=0.95, ties="average", draws=None, seed=0, progress=args.progress
+    )
     results, padj = score.score_arrays(cols, s_list, y, ns)
     os.makedirs(out, exist_ok=True)
 
@@ -84,8 +91,10 @@ def run(args) -> int:
 
     csv_path = os.path.join(out, "scores.csv")
     atomic_write(csv_path, write_scores)
-    records = [result_dict(r, c, "label", csv_path, padj[k])
-               for k, (c, r) in enumerate(zip(cols, results, strict=True))]
+    records = [
+        result_dict(r, c, "label", csv_path, padj[k])
+        for k, (c, r) in enumerate(zip(cols, results, strict=True))
+    ]
     atomic_write_text(os.path.join(out, "results.json"), json.dumps(records, indent=2) + "\n")
 
     def say(*a):
@@ -93,11 +102,12 @@ def run(args) -> int:
             print(*a)
 
     r0 = results[0]
-    say(f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
-          f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
-          "logistic regressions rank the held-out images:\n")
-    say(format_results(cols, results, padj, "label", csv_path,
-                       unicode=unicode_ok(sys.stdout)))
+    say(
+        f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
+        f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
+        "logistic regressions rank the held-out images:\n"
+    )
+    say(format_results(cols, results, padj, "label", csv_path, unicode=unicode_ok(sys.stdout)))
     written = [csv_path, os.path.join(out, "results.json")]
     if have_mpl:
         from pranker import plotting
@@ -113,46 +123,73 @@ def run(args) -> int:
         weak = 1
         pr, roc = score.curves(s_list[weak], y)
         fig_rp = plotting.plot_roc_pr_from_curves(
-            roc, pr, label=cols[weak], prevalence=p / n, null_curve=null_curve,
-            title=f"{cols[weak]}: ROC and PR share the recall axis")
+            roc,
+            pr,
+            label=cols[weak],
+            prevalence=p / n,
+            null_curve=null_curve,
+            title=f"{cols[weak]}: ROC and PR share the recall axis",
+        )
         plotting.save_figure(fig_rp, paths["roc_pr.png"])
         samples = _null_samples(n, p, args.draws, args.progress)
         fig_null = score.null_figure(cols[weak], results[weak], samples=samples)
         plotting.save_figure(fig_null, paths["null_distribution.png"])
         fig_null0 = score.null_figure(cols[0], results[0])
         figures = [
-            (f"PR curves of both models ({title}): the step curve of each ranking, whose "
-             "area is its AUPRC, against the precision of a random ranking (P/N, and its "
-             "expected value at each recall); dotted: F1 isolines.", fig_pr),
-            (f"{cols[weak]}: ROC (left) and PR (right) sharing recall as the y axis; dashed: "
-             "the interpolated envelope of the PR step curve.", fig_rp),
+            (
+                f"PR curves of both models ({title}): the step curve of each ranking, whose "
+                "area is its AUPRC, against the precision of a random ranking (P/N, and its "
+                "expected value at each recall); dotted: F1 isolines.",
+                fig_pr,
+            ),
+            (
+                f"{cols[weak]}: ROC (left) and PR (right) sharing recall as the y axis; dashed: "
+                "the interpolated envelope of the PR step curve.",
+                fig_rp,
+            ),
         ] + [
-            (f"{c}: the null distribution of AUPRC (left, zoomed on its bulk"
-             + (f", with a histogram of {args.draws:,} random rankings" if f is fig_null
-                else "")
-             + ") and its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
-             f"read from; the observed AUPRC {r.auprc:.4g} and its p-value are in red.", f)
-            for c, r, f in ((cols[0], results[0], fig_null0), (cols[weak], results[weak],
-                                                                fig_null))
+            (
+                f"{c}: the null distribution of AUPRC (left, zoomed on its bulk"
+                + (f", with a histogram of {args.draws:,} random rankings" if f is fig_null else "")
+                + ") and its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
+                f"read from; the observed AUPRC {r.auprc:.4g} and its p-value are in red.",
+                f,
+            )
+            for c, r, f in ((cols[0], results[0], fig_null0), (cols[weak], results[weak], fig_null))
         ]
         argv = getattr(args, "argv", None) or sys.argv[1:]
         text = rep.build_report(
             title=f"pranker demo: find the {args.digit}s among handwritten digits",
-            intro=(f"Data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; "
-                   f"positive class = digit {args.digit}. Two logistic regressions, fitted "
-                   "on a stratified half (one on all 64 pixels, a deliberately weak one on "
-                   "the 4 central pixels), rank the other half."),
-            columns=cols, results=results, padj_log10=padj, label="label",
-            source=rep.file_facts(csv_path), figures=figures, argv=["demo", *argv[1:]],
-            settings={"digit": str(args.digit), "split seed": str(args.seed),
-                      "method asked": "auto"})
+            intro=(
+                f"Data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; "
+                f"positive class = digit {args.digit}. Two logistic regressions, fitted "
+                "on a stratified half (one on all 64 pixels, a deliberately weak one on "
+                "the 4 central pixels), rank the other half."
+            ),
+            columns=cols,
+            results=results,
+            padj_log10=padj,
+            label="label",
+            source=rep.file_facts(csv_path),
+            figures=figures,
+            argv=["demo", *argv[1:]],
+            settings={
+                "digit": str(args.digit),
+                "split seed": str(args.seed),
+                "method asked": "auto",
+            },
+        )
         rep.write_report(paths["report.html"], text)
         written += list(paths.values())
     if have_mpl:
-        say(f"\nOpen {os.path.join(out, 'report.html')} in a browser: the results, how each "
-            "p-value was computed, the figures, what to cite and how to reproduce them.")
-    say(f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
-          f"--score {cols[0]},{cols[1]} --label label --report report.html")
+        say(
+            f"\nOpen {os.path.join(out, 'report.html')} in a browser: the results, how each "
+            "p-value was computed, the figures, what to cite and how to reproduce them."
+        )
+    say(
+        f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
+        f"--score {cols[0]},{cols[1]} --label label --report report.html"
+    )
     return 0
 
 

@@ -66,8 +66,11 @@ def log10_pvalue(res) -> float | None:
 def _has(res, name: str) -> bool:
     """Whether ``res`` defines ``name`` itself (a field or property), without reading it:
     reading an old name that the result keeps as a deprecated alias would warn."""
-    return (name in getattr(res, "__dataclass_fields__", {})
-            or name in getattr(res, "__dict__", {}) or hasattr(type(res), name))
+    return (
+        name in getattr(res, "__dataclass_fields__", {})
+        or name in getattr(res, "__dict__", {})
+        or hasattr(type(res), name)
+    )
 
 
 def _new_or_old(res, new: str, old: str):
@@ -161,8 +164,10 @@ def render_table(headers, rows) -> str:
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
 
     def line(cells):
-        return "  ".join(c.ljust(w) if j < 2 else c.rjust(w)
-                         for j, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.ljust(w) if j < 2 else c.rjust(w)
+            for j, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
@@ -174,12 +179,16 @@ def plain_line(column: str, res, *, ge: str = "≥", pm: str = "±") -> str:
         iv = pvalue_interval(res)
         draws = getattr(res, "n_draws", None)
         source = f"; Monte Carlo, {draws:,} random rankings" if draws else "; Monte Carlo"
-        p = (f"about {pvalue_number(res.pvalue, lg, 2)} ({100 * res.conf_level:g}% interval "
-             f"{sig(iv[0], 2)} to {sig(iv[1], 2)}{source})")
+        p = (
+            f"about {pvalue_number(res.pvalue, lg, 2)} ({100 * res.conf_level:g}% interval "
+            f"{sig(iv[0], 2)} to {sig(iv[1], 2)}{source})"
+        )
     else:
         p = _pvalue_text(res, pm)
-    return (f"{column}: a random ranking of these {res.n:,} items scores AUPRC {ge} "
-            f"{sig(res.auprc, 4)} with probability {p}")
+    return (
+        f"{column}: a random ranking of these {res.n:,} items scores AUPRC {ge} "
+        f"{sig(res.auprc, 4)} with probability {p}"
+    )
 
 
 def format_results(columns, results, padj_log10, label, source, *, unicode: bool = True) -> str:
@@ -191,8 +200,10 @@ def format_results(columns, results, padj_log10, label, source, *, unicode: bool
     ge, pm = ("≥", "±") if unicode else (">=", "+/-")
     r0 = results[0]
     pct = f"{100 * r0.conf_level:g}%"
-    head = (f"{source}: labels {label!r}, N = {r0.n:,}, P = {r0.n_pos:,} "
-            f"(P/N = {sig(r0.n_pos / r0.n, 4)}); ties = {r0.ties}")
+    head = (
+        f"{source}: labels {label!r}, N = {r0.n:,}, P = {r0.n_pos:,} "
+        f"(P/N = {sig(r0.n_pos / r0.n, 4)}); ties = {r0.ties}"
+    )
     headers = ["scores", "method", "AUPRC", "p-value"]
     headers += ["p (BH)"] if padj_log10 is not None else []
     headers += ["null mean", "null var", f"{pct} null interval"]
@@ -201,7 +212,7 @@ def format_results(columns, results, padj_log10, label, source, *, unicode: bool
         row = [c, str(getattr(r, "method", "")), sig(r.auprc, 4), _pvalue_text(r, pm)]
         if padj_log10 is not None:
             lg = padj_log10[k]
-            row.append(pvalue_number(10.0 ** lg if lg is not None else 0.0, lg, 3))
+            row.append(pvalue_number(10.0**lg if lg is not None else 0.0, lg, 3))
         row += [sig(r.null_mean, 4), sig(r.null_var, 3), interval(*null_interval(r))]
         rows.append(row)
     notes = [plain_line(c, r, ge=ge, pm=pm) for c, r in zip(columns, results, strict=True)]
@@ -240,16 +251,35 @@ def result_dict(r, column, label, source, padj_log10=_NO_BH) -> dict:
     d["label_column"] = label
     d["file"] = source
     if padj_log10 is not _NO_BH:
-        d["pvalue_bh"] = 10.0 ** padj_log10 if padj_log10 is not None else 0.0
+        d["pvalue_bh"] = 10.0**padj_log10 if padj_log10 is not None else 0.0
         d["log10_pvalue_bh"] = _clean(padj_log10)
     return d
 
 
 CSV_COLUMNS = (
-    "score_column", "label_column", "file", "n", "n_pos", "auprc", "method", "pvalue",
-    "log10_pvalue", "pvalue_low", "pvalue_high", "pvalue_rse", "pvalue_bh", "log10_pvalue_bh",
-    "null_mean", "null_var", "null_low", "null_high", "conf_level", "min_auprc", "ties",
-    "seed", "n_draws",
+    "score_column",
+    "label_column",
+    "file",
+    "n",
+    "n_pos",
+    "auprc",
+    "method",
+    "pvalue",
+    "log10_pvalue",
+    "pvalue_low",
+    "pvalue_high",
+    "pvalue_rse",
+    "pvalue_bh",
+    "log10_pvalue_bh",
+    "null_mean",
+    "null_var",
+    "null_low",
+    "null_high",
+    "conf_level",
+    "min_auprc",
+    "ties",
+    "seed",
+    "n_draws",
 )
 
 
@@ -262,7 +292,14 @@ def results_csv(records) -> str:
         iv = d.get("pvalue_interval") or d.get("pvalue_ci") or (None, None)
         ni = d.get("null_interval") or d.get("conf_int") or (None, None)
         flat = dict(d, pvalue_low=iv[0], pvalue_high=iv[1], null_low=ni[0], null_high=ni[1])
-        w.writerow(["" if flat.get(c) is None else
-                    repr(flat[c]) if isinstance(flat[c], float) else flat[c]
-                    for c in CSV_COLUMNS])
+        w.writerow(
+            [
+                ""
+                if flat.get(c) is None
+                else repr(flat[c])
+                if isinstance(flat[c], float)
+                else flat[c]
+                for c in CSV_COLUMNS
+            ]
+        )
     return buf.getvalue()

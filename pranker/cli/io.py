@@ -46,8 +46,12 @@ LABEL_NAMES = ("label", "labels", "y", "truth")
 STDIN = "-"  # the file name that means standard input
 STDIN_NAME = "<stdin>"  # how standard input is named in messages and outputs
 
-KIND_NAMES = {"text": "CSV/TSV text", "npy": "a NumPy .npy file", "npz": "a NumPy .npz archive",
-              "parquet": "Parquet"}
+KIND_NAMES = {
+    "text": "CSV/TSV text",
+    "npy": "a NumPy .npy file",
+    "npz": "a NumPy .npz archive",
+    "parquet": "Parquet",
+}
 
 
 @dataclass
@@ -216,8 +220,14 @@ def emit_json(args, d: dict) -> bool:
 # --- opening files -----------------------------------------------------------
 
 
-def open_table(path: str, *, sep: str | None = None, header: str = "auto",
-               engine: str = "auto", progress: bool = False) -> Table:
+def open_table(
+    path: str,
+    *,
+    sep: str | None = None,
+    header: str = "auto",
+    engine: str = "auto",
+    progress: bool = False,
+) -> Table:
     """Open a data file by extension: CSV/TSV (optionally .gz), .npy, .npz, .parquet.
 
     ``path`` ``"-"`` reads CSV/TSV text (optionally gzip-compressed) from
@@ -347,8 +357,9 @@ def _open_npy(path: str) -> Table:
         _check_npy_header(fh, os.path.getsize(path), path, path)
     arr = _np_load(path)
     if not isinstance(arr, np.ndarray):
-        raise UserError(f"{path} is not an .npy file (it looks like an .npz archive); "
-                        "rename it to .npz.")
+        raise UserError(
+            f"{path} is not an .npy file (it looks like an .npz archive); rename it to .npz."
+        )
     cols = _columns_of_array(path, arr)
     if arr.size == 0:
         raise UserError(f"{path} is empty: no rows to score.")
@@ -359,8 +370,10 @@ def _open_npz(path: str) -> Table:
     import zipfile
 
     if not zipfile.is_zipfile(path):
-        raise UserError(f"{path} is not an .npz archive (no zip directory found); if it "
-                        "should be one, it is damaged or truncated: write it again.")
+        raise UserError(
+            f"{path} is not an .npz archive (no zip directory found); if it "
+            "should be one, it is damaged or truncated: write it again."
+        )
     with zipfile.ZipFile(path) as zf:
         for info in zf.infolist():
             with zf.open(info) as fh:
@@ -381,8 +394,10 @@ def _open_npz(path: str) -> Table:
         raise UserError(f"{path} is empty: the archive holds no arrays.")
     for k, arr in entries.items():
         if not isinstance(arr, np.ndarray):
-            raise UserError(f"{path}: member {k!r} is not a NumPy array; an .npz holds "
-                            "arrays saved by np.savez.")
+            raise UserError(
+                f"{path}: member {k!r} is not a NumPy array; an .npz holds "
+                "arrays saved by np.savez."
+            )
     if len(entries) == 1:
         (arr,) = entries.values()
         cols = _columns_of_array(path, arr)
@@ -535,8 +550,14 @@ def _open_with_bar(table: Table, engine: str):
         return None, None
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=os.path.getsize(table.path), unit="B", unit_scale=True, file=sys.stderr,
-               leave=False, desc=f"reading {os.path.basename(table.path)}")
+    bar = tqdm(
+        total=os.path.getsize(table.path),
+        unit="B",
+        unit_scale=True,
+        file=sys.stderr,
+        leave=False,
+        desc=f"reading {os.path.basename(table.path)}",
+    )
     return io.BufferedReader(_CountingReader(open(table.path, "rb"), bar), 2**20), bar
 
 
@@ -552,9 +573,13 @@ class _ElapsedBar:
 
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(file=sys.stderr, leave=False, bar_format="{desc} {elapsed}",
-                        desc=f"reading {os.path.basename(table.path)} (numpy's reader; "
-                             "pip install pyarrow to read faster)")
+        self.bar = tqdm(
+            file=sys.stderr,
+            leave=False,
+            bar_format="{desc} {elapsed}",
+            desc=f"reading {os.path.basename(table.path)} (numpy's reader; "
+            "pip install pyarrow to read faster)",
+        )
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, daemon=True)
         self._thread.start()
@@ -609,8 +634,15 @@ def _read_numpy(table: Table, sep: str, wanted):
     try:
         with _ElapsedBar(table), warnings.catch_warnings():  # "no data": said below
             warnings.simplefilter("ignore", UserWarning)
-            arr = np.loadtxt(source, delimiter=sep, skiprows=int(table.header), usecols=idx,
-                             dtype=np.float64, ndmin=2, encoding="utf-8-sig")
+            arr = np.loadtxt(
+                source,
+                delimiter=sep,
+                skiprows=int(table.header),
+                usecols=idx,
+                dtype=np.float64,
+                ndmin=2,
+                encoding="utf-8-sig",
+            )
     except UnicodeDecodeError:
         raise
     except ValueError as exc:
@@ -676,12 +708,14 @@ def to_scores(table: Table, name: str) -> np.ndarray:
                     float(v)
                 except ValueError:
                     raise UserError(
-                        f"score column {name!r} has a non-numeric value {v!r} at "
-                        f"{table.where(i)}."
+                        f"score column {name!r} has a non-numeric value {v!r} at {table.where(i)}."
                     ) from None
             arr = values.astype(np.float64)
-        elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or \
-                pa.types.is_boolean(col.type):
+        elif (
+            pa.types.is_integer(col.type)
+            or pa.types.is_floating(col.type)
+            or pa.types.is_boolean(col.type)
+        ):
             arr = col.to_numpy().astype(np.float64, copy=False)
         else:
             raise UserError(f"score column {name!r} has type {col.type}, not numbers.")
@@ -722,7 +756,8 @@ def to_labels(table: Table, name: str, positive: str | None = None) -> np.ndarra
                     "marks a positive with --positive VALUE."
                 )
             return np.ascontiguousarray(
-                pac.equal(col, positive).to_numpy(zero_copy_only=False).astype(bool))
+                pac.equal(col, positive).to_numpy(zero_copy_only=False).astype(bool)
+            )
         arr = col.to_numpy()
     else:
         arr = np.asarray(col)

@@ -73,40 +73,78 @@ def _positive_int(text: str) -> int:
 
 def _common_args(p) -> None:
     """--quiet and --progress/--no-progress, on every command."""
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print nothing but errors (and the machine-readable output when "
-                        "asked for); no progress bars")
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors (and the machine-readable output when "
+        "asked for); no progress bars",
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--progress", dest="progress", action="store_const", const=True,
-                   default=None,
-                   help="show progress bars on stderr for slow steps (default: when stderr "
-                        "is a terminal and tqdm is installed)")
-    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
-                   help="never show progress bars")
+    g.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_const",
+        const=True,
+        default=None,
+        help="show progress bars on stderr for slow steps (default: when stderr "
+        "is a terminal and tqdm is installed)",
+    )
+    g.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_const",
+        const=False,
+        help="never show progress bars",
+    )
 
 
 def _input_args(p) -> None:
     """The data file and how to read it: score, compare, map."""
-    p.add_argument("file", help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
-                                "to read CSV/TSV text from standard input (binary formats "
-                                "need a file)")
+    p.add_argument(
+        "file",
+        help="data file (.csv, .tsv, .txt, .gz, .npy, .npz, .parquet), or - "
+        "to read CSV/TSV text from standard input (binary formats "
+        "need a file)",
+    )
     p.add_argument("-l", "--label", metavar="COL", help="label column (name or 0-based index)")
-    p.add_argument("--positive", metavar="VALUE",
-                   help="label value that marks a positive (for text or multi-class labels)")
-    p.add_argument("--sep", help="field separator for text files (default: from the "
-                                 "extension or the first line)")
-    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
-                   help="whether text files start with a header line (default: auto)")
+    p.add_argument(
+        "--positive",
+        metavar="VALUE",
+        help="label value that marks a positive (for text or multi-class labels)",
+    )
+    p.add_argument(
+        "--sep",
+        help="field separator for text files (default: from the extension or the first line)",
+    )
+    p.add_argument(
+        "--header",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="whether text files start with a header line (default: auto)",
+    )
 
 
 def _random_args(p, seed_help: str, level_help: str) -> None:
     """--ties, --seed and --conf-level: score, compare, map."""
-    p.add_argument("--ties", choices=TIE_MODES, default="average",
-                   help="how tied scores count (default: average over orderings)")
-    p.add_argument("--seed", type=int, default=None,
-                   help=f"seed of {seed_help} (default: a fixed seed, recorded in the results)")
-    p.add_argument("--conf-level", type=_conf_level, default=0.95,
-                   help=f"coverage of {level_help} (default 0.95)")
+    p.add_argument(
+        "--ties",
+        choices=TIE_MODES,
+        default="average",
+        help="how tied scores count (default: average over orderings)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help=f"seed of {seed_help} (default: a fixed seed, recorded in the results)",
+    )
+    p.add_argument(
+        "--conf-level",
+        type=_conf_level,
+        default=0.95,
+        help=f"coverage of {level_help} (default 0.95)",
+    )
 
 
 def _rtol(text: str) -> float:
@@ -121,9 +159,13 @@ def _rtol(text: str) -> float:
 
 def _rtol_arg(p) -> None:
     """--rtol: score, map."""
-    p.add_argument("--rtol", type=_rtol, default=None,
-                   help="target relative standard error of an estimated (tilt) p-value "
-                        "(default 0.02, as in the library)")
+    p.add_argument(
+        "--rtol",
+        type=_rtol,
+        default=None,
+        help="target relative standard error of an estimated (tilt) p-value "
+        "(default 0.02, as in the library)",
+    )
 
 
 def _json_output_args(p) -> None:
@@ -135,54 +177,103 @@ def _json_output_args(p) -> None:
 
 def _score_args(p) -> None:
     _input_args(p)
-    p.add_argument("-s", "--score", action="append", metavar="COL",
-                   help="score column: header name or 0-based index; repeat or use commas "
-                        "for several (one row each, plus BH-adjusted p-values)")
-    p.add_argument("--all-scores", action="store_true",
-                   help="score every column except the label column")
-    p.add_argument("--reader", choices=("auto", "pyarrow", "numpy"), default="auto",
-                   help=argparse.SUPPRESS)
+    p.add_argument(
+        "-s",
+        "--score",
+        action="append",
+        metavar="COL",
+        help="score column: header name or 0-based index; repeat or use commas "
+        "for several (one row each, plus BH-adjusted p-values)",
+    )
+    p.add_argument(
+        "--all-scores", action="store_true", help="score every column except the label column"
+    )
+    p.add_argument(
+        "--reader", choices=("auto", "pyarrow", "numpy"), default="auto", help=argparse.SUPPRESS
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true",
-                   help="print JSON instead of the table: an object (one column) or a list "
-                        "of objects")
-    g.add_argument("--csv", action="store_true",
-                   help="print CSV instead of the table: one row per score column")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="also write the results to a file, as JSON or CSV by its extension")
-    p.add_argument("--plot", metavar="OUT.png",
-                   help="write the PR curve with random baselines (PNG at 150 dpi, or SVG or "
-                        "PDF when the name ends .svg or .pdf)")
-    p.add_argument("--report", metavar="OUT.html",
-                   help="write a one-page, self-contained HTML report: the results, how each "
-                        "p-value was computed, the figures, what to cite and what is needed to "
-                        "reproduce it")
-    p.add_argument("--force", action="store_true",
-                   help="overwrite an existing -o, --plot or --report file")
-    p.add_argument("--method", choices=METHODS, default="auto",
-                   help="how the p-value is computed, as pranker(method=...): auto (default: "
-                        "the most accurate method that is fast for this N and P; see "
-                        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"))
-    p.add_argument("--draws", type=_positive_int, default=None,
-                   help="random rankings for --method montecarlo (library default 100000)")
+    g.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON instead of the table: an object (one column) or a list of objects",
+    )
+    g.add_argument(
+        "--csv",
+        action="store_true",
+        help="print CSV instead of the table: one row per score column",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="also write the results to a file, as JSON or CSV by its extension",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="OUT.png",
+        help="write the PR curve with random baselines (PNG at 150 dpi, or SVG or "
+        "PDF when the name ends .svg or .pdf)",
+    )
+    p.add_argument(
+        "--report",
+        metavar="OUT.html",
+        help="write a one-page, self-contained HTML report: the results, how each "
+        "p-value was computed, the figures, what to cite and what is needed to "
+        "reproduce it",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="overwrite an existing -o, --plot or --report file"
+    )
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="how the p-value is computed, as pranker(method=...): auto (default: "
+        "the most accurate method that is fast for this N and P; see "
+        "docs/calibration.md), " + ", ".join(m for m in METHODS if m != "auto"),
+    )
+    p.add_argument(
+        "--draws",
+        type=_positive_int,
+        default=None,
+        help="random rankings for --method montecarlo (library default 100000)",
+    )
     _rtol_arg(p)
-    _random_args(p, "the random rankings drawn by --method tilt or montecarlo",
-                 "the null AUPRC interval")
+    _random_args(
+        p, "the random rankings drawn by --method tilt or montecarlo", "the null AUPRC interval"
+    )
 
 
 def _compare_args(p) -> None:
     _input_args(p)
     _json_output_args(p)
-    p.add_argument("-s", "--score", action="append", metavar="COL", required=True,
-                   help="score column; give exactly two (--score A --score B or A,B)")
-    p.add_argument("--method", choices=("influence", "bootstrap", "permutation"),
-                   default="influence",
-                   help="influence (default: analytic variance, instant), bootstrap (BCa) or "
-                        "permutation (swaps the two models' ranks)")
-    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                   default="two-sided", help="greater: A's AUPRC is higher")
-    p.add_argument("--resamples", type=_positive_int, default=None,
-                   help="bootstrap resamples or most permutations (defaults 1999, 9999)")
+    p.add_argument(
+        "-s",
+        "--score",
+        action="append",
+        metavar="COL",
+        required=True,
+        help="score column; give exactly two (--score A --score B or A,B)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("influence", "bootstrap", "permutation"),
+        default="influence",
+        help="influence (default: analytic variance, instant), bootstrap (BCa) or "
+        "permutation (swaps the two models' ranks)",
+    )
+    p.add_argument(
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
+        default="two-sided",
+        help="greater: A's AUPRC is higher",
+    )
+    p.add_argument(
+        "--resamples",
+        type=_positive_int,
+        default=None,
+        help="bootstrap resamples or most permutations (defaults 1999, 9999)",
+    )
     _random_args(p, "the bootstrap or permutation draws", "the confidence interval")
 
 
@@ -191,16 +282,27 @@ def _map_args(p) -> None:
     _json_output_args(p)
     p.add_argument("--query", required=True, metavar="COL", help="query column (name or index)")
     p.add_argument("-s", "--score", metavar="COL", help="score column (name or index)")
-    p.add_argument("--group", metavar="COL",
-                   help="group column: each group of queries gets its own p-value")
-    p.add_argument("--method", choices=("auto", "saddlepoint", "tilt"), default="auto",
-                   help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)")
+    p.add_argument(
+        "--group", metavar="COL", help="group column: each group of queries gets its own p-value"
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "saddlepoint", "tilt"),
+        default="auto",
+        help="mAP p-value: auto (default), saddlepoint or tilt (importance sampling)",
+    )
     q = p.add_mutually_exclusive_group()
-    q.add_argument("--query-pvalues", action="store_true",
-                   help="also give each query its own p-value (as pranker score would) and "
-                        "Benjamini-Hochberg adjusted values; costly with many queries")
-    q.add_argument("--no-query-pvalues", action="store_true",
-                   help="the mean AP's p-value only (the default, as in map_significance)")
+    q.add_argument(
+        "--query-pvalues",
+        action="store_true",
+        help="also give each query its own p-value (as pranker score would) and "
+        "Benjamini-Hochberg adjusted values; costly with many queries",
+    )
+    q.add_argument(
+        "--no-query-pvalues",
+        action="store_true",
+        help="the mean AP's p-value only (the default, as in map_significance)",
+    )
     _rtol_arg(p)
     _random_args(p, "the random rankings drawn by the tilt", "the p-value intervals")
 
@@ -208,47 +310,88 @@ def _map_args(p) -> None:
 def _table_args(p) -> None:
     p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
     p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write .csv (with header) or .npz; default: CSV on stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write .csv (with header) or .npz; default: CSV on stdout",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing output")
-    p.add_argument("--max-rows", type=_positive_int, default=50_000_000,
-                   help="refuse grids larger than this (default 5e7)")
+    p.add_argument(
+        "--max-rows",
+        type=_positive_int,
+        default=50_000_000,
+        help="refuse grids larger than this (default 5e7)",
+    )
 
 
 def _demo_args(p) -> None:
-    p.add_argument("-o", "--output-dir", default="pranker-demo",
-                   help="folder for scores and figures (default: pranker-demo/)")
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        default="pranker-demo",
+        help="folder for scores and figures (default: pranker-demo/)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
-    p.add_argument("--digit", type=int, default=9, choices=range(10), metavar="{0..9}",
-                   help="digit used as the positive class (default 9)")
+    p.add_argument(
+        "--digit",
+        type=int,
+        default=9,
+        choices=range(10),
+        metavar="{0..9}",
+        help="digit used as the positive class (default 9)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
-    p.add_argument("--draws", type=_positive_int, default=20_000,
-                   help="Monte Carlo null draws for the histogram (default 20000)")
+    p.add_argument(
+        "--draws",
+        type=_positive_int,
+        default=20_000,
+        help="Monte Carlo null draws for the histogram (default 20000)",
+    )
 
 
 # command -> (module of pranker.cli that runs it, its arguments, help line, description)
 COMMANDS = {
-    "score": ("score", _score_args, "AUPRC and p-value of score columns in a file",
-              "Read scores and binary labels from CSV/TSV (.gz ok; - for standard input), "
-              ".npy, .npz or Parquet and report AUPRC with its significance: a table with the "
-              "p-value against random ranking, then one sentence per score column. Default "
-              "columns: one named score/scores/prediction and one named label/labels/y/truth "
-              "(case-insensitive), else the first two columns."),
-    "compare": ("compare", _compare_args,
-                "is model A's AUPRC higher than model B's on the same instances?",
-                "Paired test of the difference of two score columns' AUPRC (average "
-                "precision) on the same instances, with a confidence interval."),
-    "map": ("map", _map_args, "mean AUPRC over queries and its p-value against random rankings",
-            "Mean average precision over the queries of a file (one row per item, a query "
-            "column says which query) and its p-value against random ranking of every query, "
-            "with each query's own p-value and Benjamini-Hochberg adjusted values."),
-    "table": ("table", _table_args, "table of null AUPRC mean and variance over (N, P) grids",
-              "Mean and variance of the null AUPRC for every N and P <= N in the given ranges "
-              "(start:stop:step includes stop; comma-separated items)."),
-    "demo": ("demo", _demo_args, "score a classifier on real bundled data and write the figures",
-             "Fit two logistic regressions on scikit-learn's bundled handwritten digits "
-             "(positive class: one digit, about 10% of the samples), score a held-out half, "
-             "report AUPRC significance and write figures."),
+    "score": (
+        "score",
+        _score_args,
+        "AUPRC and p-value of score columns in a file",
+        "Read scores and binary labels from CSV/TSV (.gz ok; - for standard input), "
+        ".npy, .npz or Parquet and report AUPRC with its significance: a table with the "
+        "p-value against random ranking, then one sentence per score column. Default "
+        "columns: one named score/scores/prediction and one named label/labels/y/truth "
+        "(case-insensitive), else the first two columns.",
+    ),
+    "compare": (
+        "compare",
+        _compare_args,
+        "is model A's AUPRC higher than model B's on the same instances?",
+        "Paired test of the difference of two score columns' AUPRC (average "
+        "precision) on the same instances, with a confidence interval.",
+    ),
+    "map": (
+        "map",
+        _map_args,
+        "mean AUPRC over queries and its p-value against random rankings",
+        "Mean average precision over the queries of a file (one row per item, a query "
+        "column says which query) and its p-value against random ranking of every query, "
+        "with each query's own p-value and Benjamini-Hochberg adjusted values.",
+    ),
+    "table": (
+        "table",
+        _table_args,
+        "table of null AUPRC mean and variance over (N, P) grids",
+        "Mean and variance of the null AUPRC for every N and P <= N in the given ranges "
+        "(start:stop:step includes stop; comma-separated items).",
+    ),
+    "demo": (
+        "demo",
+        _demo_args,
+        "score a classifier on real bundled data and write the figures",
+        "Fit two logistic regressions on scikit-learn's bundled handwritten digits "
+        "(positive class: one digit, about 10% of the samples), score a held-out half, "
+        "report AUPRC significance and write figures.",
+    ),
 }
 
 
@@ -256,24 +399,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pranker",
         description="AUPRC (average precision) of a ranking and its p-value against random "
-                    "ranking (Lopes & Bontempi, ECML PKDD 2014).",
+        "ranking (Lopes & Bontempi, ECML PKDD 2014).",
         epilog="examples:\n"
-               "  pranker demo                                  # real data, figures in "
-               "pranker-demo/\n"
-               "  pranker score preds.csv --plot pr.png         # columns score, label\n"
-               "  pranker score preds.csv --report report.html  # one-page HTML report\n"
-               "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
-               "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
-               "  pranker compare preds.csv -s model_a -s model_b --label truth\n"
-               "  pranker map runs.csv --query query_id -s score -l relevant\n"
-               "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
-               "Exit status 0 on success; input errors print one message, write nothing "
-               "and exit with status 2.",
+        "  pranker demo                                  # real data, figures in "
+        "pranker-demo/\n"
+        "  pranker score preds.csv --plot pr.png         # columns score, label\n"
+        "  pranker score preds.csv --report report.html  # one-page HTML report\n"
+        "  pranker score preds.tsv -s model_a,model_b -l truth --json\n"
+        "  zcat preds.csv.gz | pranker score - --quiet -o results.csv\n"
+        "  pranker compare preds.csv -s model_a -s model_b --label truth\n"
+        "  pranker map runs.csv --query query_id -s score -l relevant\n"
+        "  pranker table --N 100:10000:100 --P 1,5,10:100:10 -o table.csv\n\n"
+        "Exit status 0 on success; input errors print one message, write nothing "
+        "and exit with status 2.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pranker {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{" + ",".join(COMMANDS) + "}")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}"
+    )
     for name, (_, add_args, help_line, description) in COMMANDS.items():
         p = sub.add_parser(name, help=help_line, description=description)
         add_args(p)

@@ -36,8 +36,10 @@ def _keys(table, name):
         blank = np.char.strip(arr) == ("" if arr.dtype.kind == "U" else b"")
         if blank.any():
             i = int(np.flatnonzero(blank)[0])
-            raise UserError(f"column {name!r} has a missing value at {table.where(i)}; every row "
-                            "needs a query (and group) name.")
+            raise UserError(
+                f"column {name!r} has a missing value at {table.where(i)}; every row "
+                "needs a query (and group) name."
+            )
     return arr
 
 
@@ -63,26 +65,37 @@ def run(args) -> int:
     y_list = [y[order[a:b]] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     empty = [str(qids[i]) for i, yy in enumerate(y_list) if not yy.any()]
     if empty:
-        raise UserError(f"{len(empty)} quer{'y has' if len(empty) == 1 else 'ies have'} no "
-                        f"positive label (AP is undefined), e.g. query {empty[0]!r}; remove "
-                        "them or check --label/--positive.")
+        raise UserError(
+            f"{len(empty)} quer{'y has' if len(empty) == 1 else 'ies have'} no "
+            f"positive label (AP is undefined), e.g. query {empty[0]!r}; remove "
+            "them or check --label/--positive."
+        )
     groups = None
     if gcol is not None:
         g = _keys(table, gcol)
         first = np.array([g[order[a]] for a in bounds[:-1]])
         for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
             if np.any(g[order[a:b]] != first[i]):
-                raise UserError(f"query {qids[i]!r} has more than one value in --group column "
-                                f"{gcol!r}; a query belongs to one group.")
+                raise UserError(
+                    f"query {qids[i]!r} has more than one value in --group column "
+                    f"{gcol!r}; a query belongs to one group."
+                )
         groups = first
     from ..null.tilt import DEFAULT_RTOL
     from ..significance.mean_ap import map_significance
 
     try:
-        res = map_significance(s_list, y_list, groups, method=args.method, ties=args.ties,
-                               seed=args.seed, conf_level=args.conf_level,
-                               rtol=DEFAULT_RTOL if args.rtol is None else args.rtol,
-                               query_method="auto" if args.query_pvalues else None)
+        res = map_significance(
+            s_list,
+            y_list,
+            groups,
+            method=args.method,
+            ties=args.ties,
+            seed=args.seed,
+            conf_level=args.conf_level,
+            rtol=DEFAULT_RTOL if args.rtol is None else args.rtol,
+            query_method="auto" if args.query_pvalues else None,
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
     d = {k: _clean(v) for k, v in res.to_dict().items()}
@@ -90,15 +103,19 @@ def run(args) -> int:
     d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
     if emit_json(args, d):
         rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
-        print(f"mean AUPRC {res.statistic:.4f} over {_queries(res.n_queries)} "
-              f"(null mean {res.null_mean:.4f}); p = {_pvalue(res, rtol)}")
+        print(
+            f"mean AUPRC {res.statistic:.4f} over {_queries(res.n_queries)} "
+            f"(null mean {res.null_mean:.4f}); p = {_pvalue(res, rtol)}"
+        )
         if args.query_pvalues:
             k = int(np.sum(res.query_pvalue_bh <= 0.05))
             print(f"{k} of {_queries(res.n_queries)} significant at 5% FDR (Benjamini-Hochberg)")
         for row in res.groups or ():
-            print(f"  group {row.group}: mean AUPRC {row.statistic:.4f} over "
-                  f"{_queries(row.n_queries)}, p = {_pvalue(row, rtol)}, "
-                  f"BH {row.pvalue_bh:.3g}")
+            print(
+                f"  group {row.group}: mean AUPRC {row.statistic:.4f} over "
+                f"{_queries(row.n_queries)}, p = {_pvalue(row, rtol)}, "
+                f"BH {row.pvalue_bh:.3g}"
+            )
         if args.output:
             print(f"results written to {args.output}")
     return 0
@@ -111,13 +128,16 @@ def _queries(n: int) -> str:
 def _pvalue(res, rtol: float) -> str:
     """The p-value with how it was obtained and how uncertain it is."""
     text = pvalue_text(res)
-    text = (text.replace(" (±", f" ({res.method}, ±", 1) if " (±" in text
-            else f"{text} ({res.method})")
+    text = (
+        text.replace(" (±", f" ({res.method}, ±", 1) if " (±" in text else f"{text} ({res.method})"
+    )
     err = getattr(res, "pvalue_error", None)
     if res.method == "saddlepoint" and err is not None and math.isfinite(err):
         text = f"{pvalue_text(res)} (saddlepoint, estimated error ±{sig(100.0 * err, 2)} %)"
     rse = getattr(res, "pvalue_rse", None)
     if res.method == "tilt" and rse is not None and rse > rtol:
-        text += (f" [draw cap reached: relative standard error {sig(100.0 * rse, 2)} % "
-                 f"above the {sig(100.0 * rtol, 2)} % asked for]")
+        text += (
+            f" [draw cap reached: relative standard error {sig(100.0 * rse, 2)} % "
+            f"above the {sig(100.0 * rtol, 2)} % asked for]"
+        )
     return text

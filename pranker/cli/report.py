@@ -31,9 +31,11 @@ from .format import (
     sig,
 )
 
-PAPER = ("M. Lopes and G. Bontempi. On the null distribution of the precision and recall "
-         "curve. In Machine Learning and Knowledge Discovery in Databases (ECML PKDD 2014), "
-         "Lecture Notes in Computer Science 8725. Springer, 2014.")
+PAPER = (
+    "M. Lopes and G. Bontempi. On the null distribution of the precision and recall "
+    "curve. In Machine Learning and Knowledge Discovery in Databases (ECML PKDD 2014), "
+    "Lecture Notes in Computer Science 8725. Springer, 2014."
+)
 PAPER_DOI = "10.1007/978-3-662-44851-9_21"
 SOFTWARE_TITLE = "pranker: AUPRC significance against random ranking (Python)"
 SOFTWARE_AUTHORS = "pranker developers"
@@ -95,8 +97,7 @@ def file_facts(path: str | None, data: bytes | None = None) -> dict:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
             size += len(block)
-    return {"name": os.path.basename(path), "path": path, "size": size,
-            "sha256": h.hexdigest()}
+    return {"name": os.path.basename(path), "path": path, "size": size, "sha256": h.hexdigest()}
 
 
 def versions() -> dict:
@@ -141,14 +142,18 @@ def method_words(r) -> str:
     draws = getattr(r, "n_draws", None)
     seed = getattr(r, "seed", None)
     if m == "exact":
-        return (f"Exact: the probability was counted over all {_count_words(r.n, r.n_pos)} "
-                f"equally likely placements of the {r.n_pos:,} positives among the "
-                f"{r.n:,} items; no approximation and no randomness.")
+        return (
+            f"Exact: the probability was counted over all {_count_words(r.n, r.n_pos)} "
+            f"equally likely placements of the {r.n_pos:,} positives among the "
+            f"{r.n:,} items; no approximation and no randomness."
+        )
     if m == "tilt":
-        text = ("Exact-tilt importance sampling: random rankings are drawn from a "
-                "distribution tilted towards high AUPRC, and each is re-weighted by its "
-                "exact likelihood ratio, so the estimate is unbiased however small the "
-                "p-value is")
+        text = (
+            "Exact-tilt importance sampling: random rankings are drawn from a "
+            "distribution tilted towards high AUPRC, and each is re-weighted by its "
+            "exact likelihood ratio, so the estimate is unbiased however small the "
+            "p-value is"
+        )
         if draws:
             text += f"; {draws:,} draws"
         if seed is not None:
@@ -159,30 +164,38 @@ def method_words(r) -> str:
             text += f"; {lvl} interval for the true p-value {interval(*iv)}"
         return text + "."
     if m == "saddlepoint":
-        return ("Saddlepoint approximation (Lugannani–Rice) on the exact cumulant generating "
-                "function of the null AUPRC: deterministic, accurate to a few percent for "
-                "many positives, but without an error estimate.")
+        return (
+            "Saddlepoint approximation (Lugannani–Rice) on the exact cumulant generating "
+            "function of the null AUPRC: deterministic, accurate to a few percent for "
+            "many positives, but without an error estimate."
+        )
     if m == "montecarlo":
         text = "Monte Carlo: random rankings were drawn"
         if draws:
             text = f"Monte Carlo: {draws:,} random rankings were drawn"
         if seed is not None:
             text += f" (seed {seed})"
-        text += ("; the p-value is (b + 1) / (m + 1) for b of the m draws scoring at least "
-                 "the observed AUPRC")
+        text += (
+            "; the p-value is (b + 1) / (m + 1) for b of the m draws scoring at least "
+            "the observed AUPRC"
+        )
         if iv is not None:
             text += f", with a {lvl} Clopper–Pearson interval {interval(*iv)}"
         if draws:
             text += f"; it cannot resolve p-values much below 1/{draws:,}"
         return text + "."
     if m == "beta":
-        return ("Beta approximation of Lopes & Bontempi (2014), as in the R package: a beta "
-                "distribution matched to the exact null mean and variance. It is instant, "
-                "but far in the tail it can be wrong by many orders of magnitude; it "
-                "reproduces R rather than judges a ranking.")
+        return (
+            "Beta approximation of Lopes & Bontempi (2014), as in the R package: a beta "
+            "distribution matched to the exact null mean and variance. It is instant, "
+            "but far in the tail it can be wrong by many orders of magnitude; it "
+            "reproduces R rather than judges a ranking."
+        )
     if m == "skewbeta":
-        return ("A beta distribution matched to the exact null mean, variance and skewness; "
-                "an approximation without an error estimate.")
+        return (
+            "A beta distribution matched to the exact null mean, variance and skewness; "
+            "an approximation without an error estimate."
+        )
     return f"Method {m!r}."
 
 
@@ -191,13 +204,15 @@ def null_words(r) -> str:
     im = getattr(r, "null_interval_method", "")
     lo, hi = null_interval(r)
     how = f" (computed by the {im} method)" if im else ""
-    return (f"Null hypothesis: the ranking is random — every placement of the {r.n_pos:,} "
-            f"positives among the {r.n:,} items is equally likely. Under it the AUPRC has "
-            f"mean {sig(r.null_mean, 4)} and standard deviation "
-            f"{sig(math.sqrt(max(r.null_var, 0.0)), 3)} (exact), and "
-            f"{100 * r.conf_level:g}% of random rankings score between {sig(lo, 3)} and "
-            f"{sig(hi, 3)}{how}. The p-value is the probability that a random ranking scores "
-            f"an AUPRC at least as high as the observed one (tied scores: {ties}).")
+    return (
+        f"Null hypothesis: the ranking is random — every placement of the {r.n_pos:,} "
+        f"positives among the {r.n:,} items is equally likely. Under it the AUPRC has "
+        f"mean {sig(r.null_mean, 4)} and standard deviation "
+        f"{sig(math.sqrt(max(r.null_var, 0.0)), 3)} (exact), and "
+        f"{100 * r.conf_level:g}% of random rankings score between {sig(lo, 3)} and "
+        f"{sig(hi, 3)}{how}. The p-value is the probability that a random ranking scores "
+        f"an AUPRC at least as high as the observed one (tied scores: {ties})."
+    )
 
 
 # --- figures ----------------------------------------------------------------------
@@ -234,28 +249,52 @@ def results_table(columns, results, padj_log10) -> str:
             ivt = "exact"
         else:
             ivt = interval(*iv)
-        cells = [c, getattr(r, "method", ""), sig(r.auprc, 4), pvalue_text(r),
-                 "-inf" if lg is None else f"{lg:.3f}", ivt]
+        cells = [
+            c,
+            getattr(r, "method", ""),
+            sig(r.auprc, 4),
+            pvalue_text(r),
+            "-inf" if lg is None else f"{lg:.3f}",
+            ivt,
+        ]
         if padj_log10 is not None:
             a = padj_log10[k]
-            cells.append(pvalue_number(10.0 ** a if a is not None else 0.0, a, 3))
-        cells += [sig(r.null_mean, 4), sig(math.sqrt(max(r.null_var, 0.0)), 3),
-                  interval(*null_interval(r))]
+            cells.append(pvalue_number(10.0**a if a is not None else 0.0, a, 3))
+        cells += [
+            sig(r.null_mean, 4),
+            sig(math.sqrt(max(r.null_var, 0.0)), 3),
+            interval(*null_interval(r)),
+        ]
         rows.append(cells)
     out = ['<div class="wide"><table class="results"><thead><tr>']
     out += [f'<th class="{"l" if j < 2 else ""}">{_e(h)}</th>' for j, h in enumerate(head)]
     out.append("</tr></thead><tbody>")
     for cells in rows:
-        out.append("<tr>" + "".join(
-            f'<td class="{"l" if j < 2 else "num"}">{_e(v)}</td>' for j, v in enumerate(cells))
-            + "</tr>")
+        out.append(
+            "<tr>"
+            + "".join(
+                f'<td class="{"l" if j < 2 else "num"}">{_e(v)}</td>' for j, v in enumerate(cells)
+            )
+            + "</tr>"
+        )
     out.append("</tbody></table></div>")
     return "".join(out)
 
 
-def build_report(*, title: str, columns, results, padj_log10, label: str, source: dict,
-                 figures, argv, intro: str = "", settings: dict | None = None,
-                 now: _dt.datetime | None = None) -> str:
+def build_report(
+    *,
+    title: str,
+    columns,
+    results,
+    padj_log10,
+    label: str,
+    source: dict,
+    figures,
+    argv,
+    intro: str = "",
+    settings: dict | None = None,
+    now: _dt.datetime | None = None,
+) -> str:
     """The report as HTML text.
 
     ``figures``: list of (caption, matplotlib Figure); ``source``: from
@@ -289,8 +328,10 @@ def build_report(*, title: str, columns, results, padj_log10, label: str, source
         "</ul>",
     ]
     if padj_log10 is not None:
-        parts.append('<p class="note">p (BH): Benjamini–Hochberg adjusted p-values over the '
-                     f"{len(columns)} score columns, computed on the log scale.</p>")
+        parts.append(
+            '<p class="note">p (BH): Benjamini–Hochberg adjusted p-values over the '
+            f"{len(columns)} score columns, computed on the log scale.</p>"
+        )
     parts.append("<h2>How each p-value was computed</h2>")
     parts.append(f"<p>{_e(null_words(r0))}</p>")
     parts.append('<dl class="kv methods">')
@@ -303,7 +344,8 @@ def build_report(*, title: str, columns, results, padj_log10, label: str, source
             uri = figure_data_uri(fig)
             parts.append(
                 f'<figure id="fig{k + 1}"><img src="{uri}" alt="{_e(caption)}">'
-                f"<figcaption>Figure {k + 1}. {_e(caption)}</figcaption></figure>")
+                f"<figcaption>Figure {k + 1}. {_e(caption)}</figcaption></figure>"
+            )
     parts += [
         "<h2>What to cite</h2>",
         "<p>The method:</p>",
@@ -312,8 +354,13 @@ def build_report(*, title: str, columns, results, padj_log10, label: str, source
         "<p>The software:</p>",
         f'<p class="cite">{_e(SOFTWARE_AUTHORS)}. {_e(SOFTWARE_TITLE)}, version '
         f"{_e(__version__)}.</p>",
-        "<pre>" + _e(BIBTEX.format(doi=PAPER_DOI, authors=SOFTWARE_AUTHORS,
-                                   title=SOFTWARE_TITLE, version=__version__)) + "</pre>",
+        "<pre>"
+        + _e(
+            BIBTEX.format(
+                doi=PAPER_DOI, authors=SOFTWARE_AUTHORS, title=SOFTWARE_TITLE, version=__version__
+            )
+        )
+        + "</pre>",
         "<h2>To reproduce</h2>",
         '<dl class="kv repro">',
         f"<dt>command</dt><dd><code>{_e(command_line(argv))}</code></dd>",
@@ -322,8 +369,9 @@ def build_report(*, title: str, columns, results, padj_log10, label: str, source
         f"<dt>SHA-256</dt><dd><code>{_e(source['sha256'])}</code></dd>",
     ]
     seeds = sorted({str(r.seed) for r in results if getattr(r, "seed", None) is not None})
-    parts.append(f"<dt>seed</dt><dd>{_e(', '.join(seeds) if seeds else 'none (no randomness)')}"
-                 "</dd>")
+    parts.append(
+        f"<dt>seed</dt><dd>{_e(', '.join(seeds) if seeds else 'none (no randomness)')}</dd>"
+    )
     for k, v in (settings or {}).items():
         parts.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
     for k, v in versions().items():

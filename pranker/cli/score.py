@@ -32,8 +32,17 @@ def significance(s, y, *, method, conf_level, ties, draws, seed, progress, rtol=
     """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
     from pranker import pranker
 
-    return pranker(s, y, conf_level=conf_level, ties=ties, method=method, n_draws=draws,
-                   seed=seed, progress=progress, rtol=rtol)
+    return pranker(
+        s,
+        y,
+        conf_level=conf_level,
+        ties=ties,
+        method=method,
+        n_draws=draws,
+        seed=seed,
+        progress=progress,
+        rtol=rtol,
+    )
 
 
 def curves(s: np.ndarray, y: np.ndarray):
@@ -83,20 +92,37 @@ def score_arrays(score_cols, s_list, y, args):
         if len(s_list) > 1 and args.method == "beta":
             from pranker import pranker_many
 
-            many = pranker_many(np.stack(s_list), np.broadcast_to(y, (len(s_list), y.size)),
-                                ties=args.ties, conf_level=args.conf_level,
-                                progress=args.progress, method="beta")
+            many = pranker_many(
+                np.stack(s_list),
+                np.broadcast_to(y, (len(s_list), y.size)),
+                ties=args.ties,
+                conf_level=args.conf_level,
+                progress=args.progress,
+                method="beta",
+            )
             results = [many.row(i) for i in range(len(s_list))]
         else:
             several = len(s_list) > 1
             results = []
-            with progress_bar(len(s_list) if several else None, "score columns",
-                              args.progress if several else False) as bar:
+            with progress_bar(
+                len(s_list) if several else None,
+                "score columns",
+                args.progress if several else False,
+            ) as bar:
                 for s in s_list:
-                    results.append(significance(
-                        s, y, method=args.method, conf_level=args.conf_level, ties=args.ties,
-                        draws=args.draws, seed=args.seed, rtol=args.rtol,
-                        progress=False if several else args.progress))
+                    results.append(
+                        significance(
+                            s,
+                            y,
+                            method=args.method,
+                            conf_level=args.conf_level,
+                            ties=args.ties,
+                            draws=args.draws,
+                            seed=args.seed,
+                            rtol=args.rtol,
+                            progress=False if several else args.progress,
+                        )
+                    )
                     bar.update(1)
     except ValueError as exc:  # library validation, e.g. no positive label
         hint = ""
@@ -128,7 +154,8 @@ def check_plot_path(path: str) -> None:
     if ext not in supported:
         raise UserError(
             f"--plot {path}: name the file .png, .svg or .pdf (the format follows the "
-            f"extension; also {', '.join(sorted(set(supported) - {'png', 'svg', 'pdf'}))}).")
+            f"extension; also {', '.join(sorted(set(supported) - {'png', 'svg', 'pdf'}))})."
+        )
 
 
 def pr_figure(score_cols, s_list, y, results, title):
@@ -141,8 +168,13 @@ def pr_figure(score_cols, s_list, y, results, title):
         pr, _ = curves(s, y)
         lines[c] = (pr.recall, pr.precision)
     n, p = results[0].n, results[0].n_pos
-    return plot_pr_curves(lines, prevalence=p / n, null_curve=null_curve(n, p),
-                          interpolated=len(lines) == 1, title=title)
+    return plot_pr_curves(
+        lines,
+        prevalence=p / n,
+        null_curve=null_curve(n, p),
+        interpolated=len(lines) == 1,
+        title=title,
+    )
 
 
 def null_figure(column, result, title=None, samples=None):
@@ -150,9 +182,12 @@ def null_figure(column, result, title=None, samples=None):
     from pranker.plotting import plot_null_from_result
 
     return plot_null_from_result(
-        result, samples=samples,
-        title=title or f"{column}: AUPRC {result.auprc:.4g} against random rankings "
-                       f"(N = {result.n:,}, P = {result.n_pos:,})")
+        result,
+        samples=samples,
+        title=title
+        or f"{column}: AUPRC {result.auprc:.4g} against random rankings "
+        f"(N = {result.n:,}, P = {result.n_pos:,})",
+    )
 
 
 def plot_scores(path, score_cols, s_list, y, results, title):
@@ -168,15 +203,24 @@ REPORT_NULL_FIGURES = 4
 def report_figures(score_cols, s_list, y, results, title):
     """(caption, Figure) pairs for the report: the PR curves, then one null figure per
     score column (the first :data:`REPORT_NULL_FIGURES`)."""
-    figs = [(f"PR curves of {', '.join(score_cols)} ({title}): the step curve of each "
-             "ranking, whose area is its AUPRC, against the precision of a random ranking "
-             "(P/N, and its expected value at each recall); dotted: F1 isolines.",
-             pr_figure(score_cols, s_list, y, results, title))]
+    figs = [
+        (
+            f"PR curves of {', '.join(score_cols)} ({title}): the step curve of each "
+            "ranking, whose area is its AUPRC, against the precision of a random ranking "
+            "(P/N, and its expected value at each recall); dotted: F1 isolines.",
+            pr_figure(score_cols, s_list, y, results, title),
+        )
+    ]
     for c, r in list(zip(score_cols, results, strict=True))[:REPORT_NULL_FIGURES]:
-        figs.append((f"{c}: the null distribution of AUPRC (left, zoomed on its bulk) and "
-                     "its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
-                     f"read from; the observed AUPRC {sig(r.auprc, 4)} and its p-value "
-                     f"({r.method}) are marked in red.", null_figure(c, r)))
+        figs.append(
+            (
+                f"{c}: the null distribution of AUPRC (left, zoomed on its bulk) and "
+                "its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
+                f"read from; the observed AUPRC {sig(r.auprc, 4)} and its p-value "
+                f"({r.method}) are marked in red.",
+                null_figure(c, r),
+            )
+        )
     return figs
 
 
@@ -209,7 +253,8 @@ def choose_columns(table, args):
             if label is None:
                 raise UserError(
                     f"with --all-scores, say which column holds the labels (--label); "
-                    f"columns found: {table.names}.")
+                    f"columns found: {table.names}."
+                )
         specs = [n for n in table.names if n != label]
         label_spec = label
         if not specs:
@@ -228,8 +273,9 @@ def _check_outputs(args) -> None:
             raise UserError(f"--report {report}: the report is an HTML page; name it .html.")
         check_writable(report, args.force)
         require_matplotlib()
-    named = [(o, p) for o, p in (("-o", args.output), ("--plot", args.plot),
-                                 ("--report", report)) if p]
+    named = [
+        (o, p) for o, p in (("-o", args.output), ("--plot", args.plot), ("--report", report)) if p
+    ]
     seen = {}
     for opt, p in named:
         key = os.path.abspath(p)
@@ -246,8 +292,9 @@ def run(args) -> int:
         check_writable(args.output, args.force)
     if args.conf_level is not None and not (0.0 < args.conf_level < 1.0):
         raise UserError(f"--conf-level must be in (0, 1); got {args.conf_level}.")
-    table = open_table(args.file, sep=args.sep, header=args.header, engine=args.reader,
-                       progress=args.progress)
+    table = open_table(
+        args.file, sep=args.sep, header=args.header, engine=args.reader, progress=args.progress
+    )
     score_cols, label = choose_columns(table, args)
     table.load([label, *dict.fromkeys(score_cols)])  # one pass over a text file
     y = to_labels(table, label, args.positive)
@@ -257,8 +304,10 @@ def run(args) -> int:
     if padj is None:
         records = [result_dict(results[0], score_cols[0], label, source)]
     else:
-        records = [result_dict(r, c, label, source, padj[k])
-                   for k, (c, r) in enumerate(zip(score_cols, results, strict=True))]
+        records = [
+            result_dict(r, c, label, source, padj[k])
+            for k, (c, r) in enumerate(zip(score_cols, results, strict=True))
+        ]
 
     def as_json():
         return json.dumps(records[0] if padj is None else records, indent=2) + "\n"
@@ -277,10 +326,10 @@ def run(args) -> int:
     elif args.csv:
         sys.stdout.write(results_csv(records))
     elif not args.quiet:
-        print(format_results(score_cols, results, padj, label, source,
-                             unicode=unicode_ok(sys.stdout)))
-        for path, what in ((args.output, "results"), (args.plot, "PR curve"),
-                           (report, "report")):
+        print(
+            format_results(score_cols, results, padj, label, source, unicode=unicode_ok(sys.stdout))
+        )
+        for path, what in ((args.output, "results"), (args.plot, "PR curve"), (report, "report")):
             if path:
                 print(f"{what} written to {path}")
     return 0
@@ -290,13 +339,22 @@ def write_report(path, args, table, score_cols, s_list, y, label, results, padj,
     from . import report as rep
 
     facts = rep.file_facts(None, table.data) if args.file == STDIN else rep.file_facts(args.file)
-    settings = {"method asked": args.method, "ties": args.ties,
-                "confidence level": f"{args.conf_level:g}"}
+    settings = {
+        "method asked": args.method,
+        "ties": args.ties,
+        "confidence level": f"{args.conf_level:g}",
+    }
     if args.draws is not None:
         settings["draws"] = f"{args.draws:,}"
     text = rep.build_report(
-        title=f"AUPRC significance: {title}", columns=score_cols, results=results,
-        padj_log10=padj, label=label, source=facts,
+        title=f"AUPRC significance: {title}",
+        columns=score_cols,
+        results=results,
+        padj_log10=padj,
+        label=label,
+        source=facts,
         figures=report_figures(score_cols, s_list, y, results, title),
-        argv=getattr(args, "argv", None) or sys.argv[1:], settings=settings)
+        argv=getattr(args, "argv", None) or sys.argv[1:],
+        settings=settings,
+    )
     rep.write_report(path, text)

@@ -28,7 +28,7 @@ def write_csv(fh, table, columns) -> None:
     cols = [getattr(table, c) for c in columns]
     block = 100_000
     for a in range(0, len(table), block):
-        rows = zip(*(c[a:a + block].tolist() for c in cols), strict=True)
+        rows = zip(*(c[a : a + block].tolist() for c in cols), strict=True)
         fh.write("".join(",".join(repr(v) for v in r) + "\n" for r in rows))
 
 
@@ -59,6 +59,5 @@ def run(args) -> int:
     except FileExistsError as exc:  # appeared since the check
         raise UserError(str(exc)) from None
     if not args.quiet:
-        print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}",
-              file=sys.stderr)
+        print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}", file=sys.stderr)
     return 0

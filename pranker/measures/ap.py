@@ -199,7 +199,9 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
             "ties='stable' depends on input order and cannot be computed from tie-group counts; "
             "use auprc_ap on the scores themselves."
         )
-    arrs = [np.ascontiguousarray(a, dtype=np.int64) for a in (greater, n_tied, pos_greater, pos_tied)]
+    arrs = [
+        np.ascontiguousarray(a, dtype=np.int64) for a in (greater, n_tied, pos_greater, pos_tied)
+    ]
     return float(_k_tiegroups.ap_from_groups(*arrs, int(n_pos), _k_tiegroups.MODE_CODES[ties]))
 
 

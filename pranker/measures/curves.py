@@ -92,8 +92,7 @@ def _check_weights(sample_weight, n: int) -> np.ndarray:
     return w
 
 
-def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str, pos_label=None,
-             where=None):
+def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str, pos_label=None, where=None):
     """Validated (scores, labels, weights or None) with zero-weight and masked items removed."""
     s, yb, keep = _check_pair(scores, y, pos_label=pos_label, where=where, require_positive=False)
     w = None
@@ -556,17 +555,16 @@ class PRCurve:
         fn = self.n_pos - self.tp
         f = (1.0 + b2) * self.tp / ((1.0 + b2) * self.tp + b2 * fn + self.fp)
         k = int(np.argmax(f))
-        return BestF(float(f[k]), float(self.thresholds[k]), float(self.precision[k]),
-                     float(self.recall[k]))
+        return BestF(
+            float(f[k]), float(self.thresholds[k]), float(self.precision[k]), float(self.recall[k])
+        )
 
     def _tp_at(self, k):
         kk = _as_numeric_array(k, "k")
         kk = np.asarray(kk, dtype=np.float64)
         total = float(self._retrieved()[-1])
         if np.isnan(kk).any() or (kk <= 0).any() or (kk > total).any():
-            raise ValueError(
-                f"k must be a number of retrieved items in (0, {total:g}]; got {k!r}."
-            )
+            raise ValueError(f"k must be a number of retrieved items in (0, {total:g}]; got {k!r}.")
         return kk, np.interp(kk, self._retrieved(), self.tp)
 
     def precision_at_k(self, k):
@@ -696,8 +694,15 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
             f"ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
             "(for the average-over-orders AP call curve.average_precision(ties='average'))."
         )
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=False, what="precision-recall curve",
-                        pos_label=pos_label, where="pr_curve")
+    s, yb, w = _prepare(
+        scores,
+        y,
+        sample_weight,
+        need_neg=False,
+        what="precision-recall curve",
+        pos_label=pos_label,
+        where="pr_curve",
+    )
     if ties == "threshold":
         thr, tp, fp, _ = _threshold_counts(s, yb, w)
     else:
@@ -842,8 +847,15 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     >>> c.eer()
     (0.25, 0.8)
     """
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC curve",
-                        pos_label=pos_label, where="roc_curve")
+    s, yb, w = _prepare(
+        scores,
+        y,
+        sample_weight,
+        need_neg=True,
+        what="ROC curve",
+        pos_label=pos_label,
+        where="roc_curve",
+    )
     thr, tp, fp, u = _threshold_counts(s, yb, w)
     n_pos = float(tp[-1])
     n_neg = float(fp[-1])
@@ -917,8 +929,15 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     >>> roc_auc(y_true=["a", "b", "a"], y_score=[0.2, 0.5, 0.9], pos_label="a")
     0.5
     """
-    s, yb, w = _prepare(scores, y, sample_weight, need_neg=True, what="ROC AUC",
-                        pos_label=pos_label, where="roc_auc")
+    s, yb, w = _prepare(
+        scores,
+        y,
+        sample_weight,
+        need_neg=True,
+        what="ROC AUC",
+        pos_label=pos_label,
+        where="roc_auc",
+    )
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
     n_pos = int(np.count_nonzero(yb))
@@ -957,8 +976,10 @@ def _sorted_rows(s: np.ndarray, yb: np.ndarray, stable: bool):
         order = np.argsort(-s, axis=1, kind="stable")
     else:
         order = np.argsort(-s, axis=1)
-    return (np.ascontiguousarray(np.take_along_axis(s, order, axis=1)),
-            np.ascontiguousarray(np.take_along_axis(yb, order, axis=1)))
+    return (
+        np.ascontiguousarray(np.take_along_axis(s, order, axis=1)),
+        np.ascontiguousarray(np.take_along_axis(yb, order, axis=1)),
+    )
 
 
 @score_label_aliases

@@ -240,9 +240,7 @@ class RadiusCurves:
                 "'pessimistic', or pranker.auprc_ap(-distances[q], relevance[q]) per query."
             )
         count = np.diff(self.retrieved, axis=1, prepend=0, append=self.n_database)
-        good = np.diff(
-            self.relevant_retrieved, axis=1, prepend=0, append=self.n_relevant[:, None]
-        )
+        good = np.diff(self.relevant_retrieved, axis=1, prepend=0, append=self.n_relevant[:, None])
         out = np.empty(self.n_queries)
         _rk.ap_per_query(
             np.ascontiguousarray(count, dtype=np.int64),
@@ -331,8 +329,9 @@ def _finish(radii, count, good, n_database, empty_precision) -> RadiusCurves:
 # ---------------------------------------------------------------------------
 
 
-def check_distance_matrix(distances, shape, name: str = "distances",
-                          like: str = "relevance") -> np.ndarray:
+def check_distance_matrix(
+    distances, shape, name: str = "distances", like: str = "relevance"
+) -> np.ndarray:
     """``distances`` as a numeric (queries x database) matrix of the given ``shape``.
 
     A 1-D array is one query. Booleans (a relevance matrix passed by mistake)
@@ -709,9 +708,7 @@ def _check_label_pair(query_labels, database_labels, nq: int, nd: int):
             if arr.dtype.kind not in "iub" and not (
                 np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
             ):
-                raise ValueError(
-                    f"{name} must hold integer class labels; got non-integer values."
-                )
+                raise ValueError(f"{name} must hold integer class labels; got non-integer values.")
         return (
             np.ascontiguousarray(ql, dtype=np.int64),
             np.ascontiguousarray(dl, dtype=np.int64),

@@ -239,8 +239,9 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
             f"null mean {mean} is outside [min_auprc, 1] = [{a}, 1] for N={n}, P={p}; "
             "check that params=(mean, var) belong to these N and P."
         )
-    m, one_minus_m, c = _kernels.beta_standard_moments(float(n), float(p), mean, var, a,
-                                                       one_minus_a)
+    m, one_minus_m, c = _kernels.beta_standard_moments(
+        float(n), float(p), mean, var, a, one_minus_a
+    )
     if m > 0.0 and one_minus_m > 0.0 and abs(c) <= 1e-9:
         # variance at its maximum (mean - a)(1 - mean): all mass on a and 1
         return BetaFit(0.0, 0.0, a, one_minus_a, mean, var, n, p)

@@ -340,7 +340,9 @@ class ExactNull(NullDistribution):
     def _enumerable(self) -> bool:
         from .exact import EXACT_DISTRIBUTION_LIMIT
 
-        return self.P == 1 or self.P == self.N or math.comb(self.N, self.P) <= EXACT_DISTRIBUTION_LIMIT
+        return (
+            self.P == 1 or self.P == self.N or math.comb(self.N, self.P) <= EXACT_DISTRIBUTION_LIMIT
+        )
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
         from .exact import exact_pvalue
@@ -348,8 +350,9 @@ class ExactNull(NullDistribution):
         edge = self.edge_pvalue(ap)
         if edge is not None:
             return edge
-        pv, count, total = exact_pvalue(ap, self.N, self.P, max_nodes=self.max_nodes,
-                                        return_count=True)
+        pv, count, total = exact_pvalue(
+            ap, self.N, self.P, max_nodes=self.max_nodes, return_count=True
+        )
         if pv > 0.0 or count == 0:
             return PValue.exact(pv)
         return PValue.exact(pv, math.log10(count) - _log10_comb(self.N, self.P))
@@ -465,8 +468,15 @@ class TiltNull(NullDistribution):
     method = "tilt"
     interval_method = "montecarlo"
 
-    def __init__(self, N: int, P: int, *, rtol: float = DEFAULT_RTOL, seed: int | None = None,
-                 max_draws: int | None = None):
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        *,
+        rtol: float = DEFAULT_RTOL,
+        seed: int | None = None,
+        max_draws: int | None = None,
+    ):
         super().__init__(N, P)
         if not (0.0 < float(rtol) < 1.0):
             raise ValueError(f"rtol must be in (0, 1); got {rtol!r}.")
@@ -480,15 +490,22 @@ class TiltNull(NullDistribution):
     def engine(self) -> TiltEngine:
         return tilt_engine(self.N, self.P, self.seed)
 
-    def tail_pvalue(self, ap: float, *, upper: bool = True, conf_level: float = 0.95,
-                    index: int | None = None) -> PValue:
+    def tail_pvalue(
+        self, ap: float, *, upper: bool = True, conf_level: float = 0.95, index: int | None = None
+    ) -> PValue:
         """The tilted estimate of ``P(AP >= ap)`` (``upper``) or ``P(AP <= ap)``.
 
         ``index``: the grid point, when the caller already knows it (it is
         a function of ``ap``; see :meth:`TiltEngine.grid_index`).
         """
-        est = self.engine.tail(ap * self.P, upper=upper, rtol=self.rtol, max_draws=self.max_draws,
-                               conf_level=conf_level, index=index)
+        est = self.engine.tail(
+            ap * self.P,
+            upper=upper,
+            rtol=self.rtol,
+            max_draws=self.max_draws,
+            conf_level=conf_level,
+            index=index,
+        )
         lo, hi = est.log10_interval
         return PValue(
             pvalue=est.pvalue,
@@ -750,9 +767,17 @@ class MonteCarloNull(NullDistribution):
     method = "montecarlo"
     interval_method = "montecarlo"
 
-    def __init__(self, N: int, P: int, *, n_draws: int = 100_000, seed: int | None = None,
-                 alpha: float | None = None, abs_tol: float | None = None,
-                 progress: bool | None = False):
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        *,
+        n_draws: int = 100_000,
+        seed: int | None = None,
+        alpha: float | None = None,
+        abs_tol: float | None = None,
+        progress: bool | None = False,
+    ):
         super().__init__(N, P)
         self.n_draws = int(n_draws)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
@@ -766,24 +791,40 @@ class MonteCarloNull(NullDistribution):
 
         if self.P == self.N:
             return PValue.exact(1.0 if ap <= 1.0 + REL_TOL else 0.0)
-        mc = montecarlo_pvalue(ap, self.N, self.P, n_draws=self.n_draws, seed=self.seed,
-                               alpha=self.alpha, abs_tol=self.abs_tol, conf_level=conf_level,
-                               progress=self.progress)
+        mc = montecarlo_pvalue(
+            ap,
+            self.N,
+            self.P,
+            n_draws=self.n_draws,
+            seed=self.seed,
+            alpha=self.alpha,
+            abs_tol=self.abs_tol,
+            conf_level=conf_level,
+            progress=self.progress,
+        )
         p = float(mc.pvalue)
         m = int(mc.n_draws)
         b = p * (m + 1) - 1.0
         rse = math.sqrt(max(1.0 - b / m, 0.0) / max(b, 1.0)) if m > 0 else math.inf
         lo, hi = (float(v) for v in mc.pvalue_ci)
-        return PValue(p, math.log10(p), (lo, hi),
-                      (math.log10(lo) if lo > 0 else -math.inf, math.log10(hi) if hi > 0 else -math.inf),
-                      rse, "montecarlo", m, self.seed)
+        return PValue(
+            p,
+            math.log10(p),
+            (lo, hi),
+            (math.log10(lo) if lo > 0 else -math.inf, math.log10(hi) if hi > 0 else -math.inf),
+            rse,
+            "montecarlo",
+            m,
+            self.seed,
+        )
 
     def _draws(self):
         if self._sample is None:
             from .moments import null_ap_samples
 
-            self._sample = np.sort(null_ap_samples(self.N, self.P, min(self.n_draws, 200_000),
-                                                   seed=self.seed))
+            self._sample = np.sort(
+                null_ap_samples(self.N, self.P, min(self.n_draws, 200_000), seed=self.seed)
+            )
         return self._sample
 
     def cdf(self, ap):

@@ -147,8 +147,11 @@ def null_skewness(N: int, P: int) -> float:
 
 
 def _beta_skew(alpha, beta):
-    return 2.0 * (beta - alpha) * math.sqrt(alpha + beta + 1.0) / (
-        (alpha + beta + 2.0) * math.sqrt(alpha * beta)
+    return (
+        2.0
+        * (beta - alpha)
+        * math.sqrt(alpha + beta + 1.0)
+        / ((alpha + beta + 2.0) * math.sqrt(alpha * beta))
     )
 
 

@@ -278,9 +278,7 @@ def _checked_table(cols: dict, where: str) -> NullTable:
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         raise ValueError(f"{where}: pair (N={N[i]}, P={P[i]}) appears more than once.")
-    return NullTable(
-        N, P, *(np.ascontiguousarray(cols[c], dtype=np.float64) for c in COLUMNS[2:])
-    )
+    return NullTable(N, P, *(np.ascontiguousarray(cols[c], dtype=np.float64) for c in COLUMNS[2:]))
 
 
 def _grid_values(values, name: str) -> np.ndarray:
@@ -347,8 +345,15 @@ def null_params_table(N_values, P_values, *, progress: bool | None = False) -> N
         for b in range(n_blocks):
             sl = slice(int(edges[b]), int(edges[b + 1]))
             _kernels_many.null_table_kernel(
-                N[sl], P[sl], out["mean"][sl], out["var"][sl], out["min_auprc"][sl], span[sl],
-                out["beta_alpha"][sl], out["beta_beta"][sl], ok[sl],
+                N[sl],
+                P[sl],
+                out["mean"][sl],
+                out["var"][sl],
+                out["min_auprc"][sl],
+                span[sl],
+                out["beta_alpha"][sl],
+                out["beta_beta"][sl],
+                ok[sl],
             )
             bar.update(sl.stop - sl.start)
     # ok is False only for the two-point null N = 2, P = 1 (documented NaN shapes)

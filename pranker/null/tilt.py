@@ -341,9 +341,16 @@ class TiltEngine:
         self._layers = None
 
     # -- the tail ------------------------------------------------------------
-    def tail(self, s: float, *, upper: bool = True, rtol: float = DEFAULT_RTOL,
-             max_draws: int = DEFAULT_MAX_DRAWS, conf_level: float = 0.95,
-             index: int | None = None) -> TailEstimate:
+    def tail(
+        self,
+        s: float,
+        *,
+        upper: bool = True,
+        rtol: float = DEFAULT_RTOL,
+        max_draws: int = DEFAULT_MAX_DRAWS,
+        conf_level: float = 0.95,
+        index: int | None = None,
+    ) -> TailEstimate:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator."""
         sign = 1 if upper else -1
         if index is None:

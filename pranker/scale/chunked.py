@@ -170,8 +170,9 @@ def _parquet_chunks(path: Path, score_col: str, label_col: str, chunk_size: int)
                         f"{str(f)!r} has no column {col!r} (columns: {names}); pass "
                         "score_col= and label_col=."
                     )
-            for i, batch in enumerate(pf.iter_batches(batch_size=chunk_size,
-                                                      columns=[score_col, label_col])):
+            for i, batch in enumerate(
+                pf.iter_batches(batch_size=chunk_size, columns=[score_col, label_col])
+            ):
                 s = batch.column(0).to_numpy(zero_copy_only=False)
                 y = batch.column(1).to_numpy(zero_copy_only=False)
                 yield s, y, f"{f.name} batch {i}"
@@ -179,17 +180,20 @@ def _parquet_chunks(path: Path, score_col: str, label_col: str, chunk_size: int)
     return chunks
 
 
-def _chunk_source(source, y, score_col: str, label_col: str,
-                  chunk_size: int) -> Callable[[], Iterator]:
+def _chunk_source(
+    source, y, score_col: str, label_col: str, chunk_size: int
+) -> Callable[[], Iterator]:
     """A re-iterable source: calling it yields ``(scores, labels, where)`` chunks in order."""
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1; got {chunk_size}.")
     if callable(source) and y is None:
+
         def chunks():
             for i, item in enumerate(source()):
                 s, lab = item
                 yield s, lab, f"chunk {i}"
+
         return chunks
     if isinstance(source, (str, os.PathLike)) and y is None:
         p = Path(source)
@@ -290,8 +294,19 @@ def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_
     return total / n_pos
 
 
-def _auprc_chunked(source, y, *, score_col, label_col, chunk_size, ties, max_positives,
-                   rows_per_range, tmp_dir, pos_label):
+def _auprc_chunked(
+    source,
+    y,
+    *,
+    score_col,
+    label_col,
+    chunk_size,
+    ties,
+    max_positives,
+    rows_per_range,
+    tmp_dir,
+    pos_label,
+):
     check_ties(ties)
     max_positives = int(max_positives)
     chunks = _chunk_source(source, y, score_col, label_col, chunk_size)
@@ -299,8 +314,9 @@ def _auprc_chunked(source, y, *, score_col, label_col, chunk_size, ties, max_pos
     if positives is not None:
         ap = _auprc_counts(chunks, n, positives, ties, pos_label)
     else:
-        ap = _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir,
-                           pos_label)
+        ap = _auprc_ranges(
+            chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir, pos_label
+        )
     return ap, n, n_pos
 
 
@@ -367,8 +383,15 @@ def auprc_ap_chunked(
     0.966667
     """
     ap, _, _ = _auprc_chunked(
-        source, y, score_col=score_col, label_col=label_col, chunk_size=chunk_size, ties=ties,
-        max_positives=max_positives, rows_per_range=rows_per_range, tmp_dir=tmp_dir,
+        source,
+        y,
+        score_col=score_col,
+        label_col=label_col,
+        chunk_size=chunk_size,
+        ties=ties,
+        max_positives=max_positives,
+        rows_per_range=rows_per_range,
+        tmp_dir=tmp_dir,
         pos_label=pos_label,
     )
     return ap
@@ -425,9 +448,17 @@ def pranker_chunked(
     """
     conf_level, params = check_significance_args(ties, conf_level, params)
     ap, n, n_pos = _auprc_chunked(
-        source, y, score_col=score_col, label_col=label_col, chunk_size=chunk_size, ties=ties,
-        max_positives=max_positives, rows_per_range=rows_per_range, tmp_dir=tmp_dir,
+        source,
+        y,
+        score_col=score_col,
+        label_col=label_col,
+        chunk_size=chunk_size,
+        ties=ties,
+        max_positives=max_positives,
+        rows_per_range=rows_per_range,
+        tmp_dir=tmp_dir,
         pos_label=pos_label,
     )
-    return result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol,
-                          n_draws=n_draws, seed=seed)
+    return result_from_ap(
+        ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol, n_draws=n_draws, seed=seed
+    )

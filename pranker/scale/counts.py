@@ -89,7 +89,7 @@ DOCS = {
         "    for the AP alone.\n"
         "method, rtol, n_draws, seed : optional\n"
         "    How the p-value is computed, as in :func:`pranker.pranker`, with the same\n"
-        "    defaults (the ``\"auto\"`` rule and a fixed seed recorded on the result):\n"
+        '    defaults (the ``"auto"`` rule and a fixed seed recorded on the result):\n'
         "    the same AP, N and P give the same p-value as there.\n"
         "\n"
         "Returns\n"
@@ -127,8 +127,9 @@ def chunk_labels(labels, n: int, where: str, pos_label=None) -> np.ndarray:
     names the positive value; a chunk need not hold ``pos_label`` (the total
     is checked after the first pass, :func:`check_totals`).
     """
-    yb = check_labels(labels, name=f"labels ({where})", pos_label=pos_label,
-                      pos_label_must_occur=False)
+    yb = check_labels(
+        labels, name=f"labels ({where})", pos_label=pos_label, pos_label_must_occur=False
+    )
     if yb.shape[0] != n:
         raise ValueError(
             f"{where}: {n} scores but {yb.shape[0]} labels; the score and label "
@@ -181,8 +182,14 @@ def _negative_code(labels, yb: np.ndarray) -> int | None:
     return -1 if bool(np.any(raw == -1)) else 0
 
 
-def scan_chunk(scores, labels, *, max_positives: int = DEFAULT_MAX_POSITIVES,
-               where: str = "chunk", pos_label=None) -> ScanResult:
+def scan_chunk(
+    scores,
+    labels,
+    *,
+    max_positives: int = DEFAULT_MAX_POSITIVES,
+    where: str = "chunk",
+    pos_label=None,
+) -> ScanResult:
     """Pass 1 on one chunk: validate, count, keep the positives' scores and a sample."""
     x, yb = read_chunk(scores, labels, where, pos_label=pos_label)
     pos = x[yb].astype(np.float64)
@@ -190,8 +197,9 @@ def scan_chunk(scores, labels, *, max_positives: int = DEFAULT_MAX_POSITIVES,
     step = max(1, -(-n // SAMPLE_PER_CHUNK))
     sample = x[step // 2 :: step].astype(np.float64)
     code = None if pos_label is not None else _negative_code(labels, yb)
-    return ScanResult(n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None,
-                      sample, code)
+    return ScanResult(
+        n, int(pos.shape[0]), pos if pos.shape[0] <= max_positives else None, sample, code
+    )
 
 
 @dataclass
@@ -244,8 +252,9 @@ def _search_values(x: np.ndarray, vals: np.ndarray):
     return x, vals
 
 
-def count_chunk(scores, labels, vals: np.ndarray, *, stable: bool = False,
-                where: str = "chunk", pos_label=None) -> ChunkCounts:
+def count_chunk(
+    scores, labels, vals: np.ndarray, *, stable: bool = False, where: str = "chunk", pos_label=None
+) -> ChunkCounts:
     """Pass 2 on one chunk: histogram of its scores against the sorted positive scores.
 
     Parameters
@@ -380,8 +389,10 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
         ranks = np.sort(greater[c.group] + c.before + 1)
         return float(_k_tiegroups.ap_from_ranks(ranks, c.n_pos))
     rev = slice(None, None, -1)
-    arrs = [np.ascontiguousarray(a[rev], dtype=np.int64)
-            for a in (greater, c.tied, pos_greater, c.pos_tied)]
+    arrs = [
+        np.ascontiguousarray(a[rev], dtype=np.int64)
+        for a in (greater, c.tied, pos_greater, c.pos_tied)
+    ]
     return float(_k_tiegroups.ap_from_groups(*arrs, c.n_pos, _k_tiegroups.MODE_CODES[ties]))
 
 
@@ -419,8 +430,7 @@ def range_boundaries(samples, weights, n_total: int, rows_per_range: int) -> np.
     k = max(1, math.ceil(n_total / max(1, rows_per_range)))
     vals = np.concatenate([np.asarray(s, dtype=np.float64) for s in samples] + [np.zeros(0)])
     w = np.concatenate(
-        [np.full(len(s), float(wi)) for s, wi in zip(samples, weights, strict=True)]
-        + [np.zeros(0)]
+        [np.full(len(s), float(wi)) for s, wi in zip(samples, weights, strict=True)] + [np.zeros(0)]
     )
     if k == 1 or vals.shape[0] == 0:
         return np.zeros(0, dtype=np.float64)
@@ -442,8 +452,10 @@ def range_histogram(scores, labels, bounds: np.ndarray, where: str = "chunk", po
     x, yb = read_chunk(scores, labels, where, pos_label=pos_label)
     ids = range_ids(x, bounds)
     k = bounds.shape[0] + 1
-    return (np.bincount(ids, minlength=k).astype(np.int64),
-            np.bincount(ids[yb], minlength=k).astype(np.int64))
+    return (
+        np.bincount(ids, minlength=k).astype(np.int64),
+        np.bincount(ids[yb], minlength=k).astype(np.int64),
+    )
 
 
 def split_by_range(scores, labels, bounds: np.ndarray, where: str = "chunk", pos_label=None):
@@ -456,8 +468,9 @@ def split_by_range(scores, labels, bounds: np.ndarray, where: str = "chunk", pos
     return [(xs, ys) for xs, ys in zip(np.split(xo, cuts), np.split(yo, cuts), strict=True)]
 
 
-def range_ap_sum(scores: np.ndarray, labels: np.ndarray, items_above: int, pos_above: int,
-                 ties: str) -> float:
+def range_ap_sum(
+    scores: np.ndarray, labels: np.ndarray, items_above: int, pos_above: int, ties: str
+) -> float:
     """P times the AP contribution of one score range's positives.
 
     The range's rows (in input order) are ranked on their own; ``items_above``
@@ -475,8 +488,9 @@ def range_ap_sum(scores: np.ndarray, labels: np.ndarray, items_above: int, pos_a
         return float(np.sum(k / r))
     g, nt, pg, pt = tie_groups(x, yb)
     return float(
-        _k_tiegroups.ap_from_groups(g + items_above, nt, pg + pos_above, pt, 1,
-                                _k_tiegroups.MODE_CODES[ties])
+        _k_tiegroups.ap_from_groups(
+            g + items_above, nt, pg + pos_above, pt, 1, _k_tiegroups.MODE_CODES[ties]
+        )
     )
 
 
@@ -485,8 +499,6 @@ def offsets_above(n_per_range: np.ndarray, p_per_range: np.ndarray):
     sn = np.cumsum(n_per_range[::-1])[::-1]
     sp = np.cumsum(p_per_range[::-1])[::-1]
     return sn - n_per_range, sp - p_per_range
-
-
 
 
 def stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -565,8 +577,10 @@ def check_significance_args(ties: str, conf_level, params):
     return check_conf_level(conf_level), (None if params is None else check_params(params))
 
 
-def result_from_ap(auprc: float, n: int, n_pos: int, params, conf_level: float,
-                   ties: str, **significance) -> PrankerResult:
+def result_from_ap(
+    auprc: float, n: int, n_pos: int, params, conf_level: float, ties: str, **significance
+) -> PrankerResult:
     """The :class:`pranker.PrankerResult` of an AP computed elsewhere (needs only N, P)."""
-    return significance_from_ap(auprc, n, n_pos, params=params, conf_level=conf_level,
-                                ties=ties, **significance)
+    return significance_from_ap(
+        auprc, n, n_pos, params=params, conf_level=conf_level, ties=ties, **significance
+    )

@@ -203,8 +203,19 @@ def _partitions(dask, scores, y, score_col, label_col):
 # ---------------------------------------------------------------------------
 
 
-def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_range,
-           split_every, scheduler, pos_label):
+def _auprc(
+    scores,
+    y,
+    *,
+    score_col,
+    label_col,
+    ties,
+    max_positives,
+    rows_per_range,
+    split_every,
+    scheduler,
+    pos_label,
+):
     dask = _require_dask()
     check_ties(ties)
     split_every = int(split_every)
@@ -216,8 +227,10 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     kw = {} if scheduler is None else {"scheduler": scheduler}
 
     # pass 1: sizes, positives (kept on the workers), samples
-    scans = [delayed(_scan_task)(p, cols, int(max_positives), w, pos_label)
-             for p, w in zip(parts, names, strict=True)]
+    scans = [
+        delayed(_scan_task)(p, cols, int(max_positives), w, pos_label)
+        for p, w in zip(parts, names, strict=True)
+    ]
     scans = dask.persist(*scans, **kw)
     meta = dask.compute(*[delayed(_scan_meta)(r) for r in scans], **kw)
     n = sum(m[0] for m in meta)
@@ -243,8 +256,10 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
     bounds = _c.range_boundaries(samples, weights, n, rows_per_range)
     k = bounds.shape[0] + 1
     bounds_d = _shared(dask, bounds, scheduler)
-    hists = [delayed(_hist_task)(p, cols, bounds_d, w, pos_label)
-             for p, w in zip(parts, names, strict=True)]
+    hists = [
+        delayed(_hist_task)(p, cols, bounds_d, w, pos_label)
+        for p, w in zip(parts, names, strict=True)
+    ]
     ((n_r, p_r),) = dask.compute(_tree(dask, _c.sum_histograms, hists, split_every), **kw)
     _c.check_range_totals(n_r, p_r, n, n_pos)
     above_n, above_p = _c.offsets_above(n_r, p_r)
@@ -253,7 +268,9 @@ def _auprc(scores, y, *, score_col, label_col, ties, max_positives, rows_per_ran
         for p, w in zip(parts, names, strict=True)
     ]
     sums = [
-        delayed(_c.range_pieces_ap_sum)([sp[r] for sp in splits], int(above_n[r]), int(above_p[r]), ties)
+        delayed(_c.range_pieces_ap_sum)(
+            [sp[r] for sp in splits], int(above_n[r]), int(above_p[r]), ties
+        )
         for r in range(k)
         if p_r[r] > 0
     ]
@@ -321,9 +338,16 @@ def auprc_ap(
     0.966667
     """
     ap, _, _ = _auprc(
-        scores, y, score_col=score_col, label_col=label_col, ties=ties,
-        max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
-        scheduler=scheduler, pos_label=pos_label,
+        scores,
+        y,
+        score_col=score_col,
+        label_col=label_col,
+        ties=ties,
+        max_positives=max_positives,
+        rows_per_range=rows_per_range,
+        split_every=split_every,
+        scheduler=scheduler,
+        pos_label=pos_label,
     )
     return ap
 
@@ -380,9 +404,17 @@ def pranker(
     """
     conf_level, params = _c.check_significance_args(ties, conf_level, params)
     ap, n, n_pos = _auprc(
-        scores, y, score_col=score_col, label_col=label_col, ties=ties,
-        max_positives=max_positives, rows_per_range=rows_per_range, split_every=split_every,
-        scheduler=scheduler, pos_label=pos_label,
+        scores,
+        y,
+        score_col=score_col,
+        label_col=label_col,
+        ties=ties,
+        max_positives=max_positives,
+        rows_per_range=rows_per_range,
+        split_every=split_every,
+        scheduler=scheduler,
+        pos_label=pos_label,
     )
-    return _c.result_from_ap(ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol,
-                             n_draws=n_draws, seed=seed)
+    return _c.result_from_ap(
+        ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol, n_draws=n_draws, seed=seed
+    )

@@ -25,6 +25,7 @@ __all__ = ["METHODS", "auto_method", "make_null"]  # auto_method: re-exported fr
 
 METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
 
+
 def _check_method(method) -> str:
     if method is None:
         return "auto"
@@ -33,8 +34,19 @@ def _check_method(method) -> str:
     return method
 
 
-def make_null(n: int, n_pos: int, method: str = "auto", *, params=None, n_draws=None, seed=None,
-              alpha=None, max_nodes=None, progress=False, rtol=None) -> NullDistribution:
+def make_null(
+    n: int,
+    n_pos: int,
+    method: str = "auto",
+    *,
+    params=None,
+    n_draws=None,
+    seed=None,
+    alpha=None,
+    max_nodes=None,
+    progress=False,
+    rtol=None,
+) -> NullDistribution:
     """The :class:`~pranker.null.distributions.NullDistribution` that ``method`` names for (N, P).
 
     ``"auto"`` resolves by :func:`auto_method`. Options not used by the
@@ -58,8 +70,14 @@ def make_null(n: int, n_pos: int, method: str = "auto", *, params=None, n_draws=
     elif method == "saddlepoint":
         null = SaddlepointNull(n, n_pos, seed=seed)
     elif method == "montecarlo":
-        null = MonteCarloNull(n, n_pos, n_draws=100_000 if n_draws is None else n_draws, seed=seed,
-                              alpha=alpha, progress=progress)
+        null = MonteCarloNull(
+            n,
+            n_pos,
+            n_draws=100_000 if n_draws is None else n_draws,
+            seed=seed,
+            alpha=alpha,
+            progress=progress,
+        )
     elif method == "beta":
         null = BetaNull(n, n_pos, params=params)
     else:

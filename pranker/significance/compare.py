@@ -408,8 +408,14 @@ def _log_t_sf(t: float, df: float) -> float:
     lden = math.log(df + t * t)
     f = float(hyp2f1(a + 0.5, 1.0, a + 1.0, df / (df + t * t)))
     if math.isfinite(f) and f > 0.0:
-        return (math.log(0.5) + a * (math.log(df) - lden) + 0.5 * (2.0 * math.log(t) - lden)
-                - math.log(a) - float(betaln(a, 0.5)) + math.log(f))
+        return (
+            math.log(0.5)
+            + a * (math.log(df) - lden)
+            + 0.5 * (2.0 * math.log(t) - lden)
+            - math.log(a)
+            - float(betaln(a, 0.5))
+            + math.log(f)
+        )
     return float(log_ndtr(-t))  # df large: t is the normal to within the tail's precision
 
 
@@ -552,7 +558,9 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"compare: method must be one of {COMPARE_METHODS}; got {method!r}.")
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"compare: alternative must be one of {ALTERNATIVES}; got {alternative!r}.")
+        raise ValueError(
+            f"compare: alternative must be one of {ALTERNATIVES}; got {alternative!r}."
+        )
     check_ties(ties)
     confidence_level = _check_level(confidence_level)
     if sample_weight is not None:
@@ -580,15 +588,26 @@ def compare(
     ap_a = float(auprc_ap(sa, yb, ties=ties))
     ap_b = float(auprc_ap(sb, yb, ties=ties))
     d = ap_a - ap_b
-    common = dict(statistic=d, method=method, alternative=alternative, auprc_a=ap_a,
-                  auprc_b=ap_b, n=n, n_pos=n_pos, ties=ties, confidence_level=confidence_level)
+    common = dict(
+        statistic=d,
+        method=method,
+        alternative=alternative,
+        auprc_a=ap_a,
+        auprc_b=ap_b,
+        n=n,
+        n_pos=n_pos,
+        ties=ties,
+        confidence_level=confidence_level,
+    )
     if method == "influence":
         return _influence_test(sa, sb, yb, d, common)
     if method == "bootstrap":
-        return _bootstrap_test(sa, sb, yb, d, seed, 1999 if n_resamples is None else n_resamples,
-                               common)
-    return _permutation_test(sa, sb, yb, d, seed, 9999 if n_resamples is None else n_resamples,
-                             stop_after, common)
+        return _bootstrap_test(
+            sa, sb, yb, d, seed, 1999 if n_resamples is None else n_resamples, common
+        )
+    return _permutation_test(
+        sa, sb, yb, d, seed, 9999 if n_resamples is None else n_resamples, stop_after, common
+    )
 
 
 def _influence_test(sa, sb, yb, d, common):
@@ -597,14 +616,27 @@ def _influence_test(sa, sb, yb, d, common):
     se = math.sqrt(var)
     if se <= 1e-15 * max(1.0, abs(d)):
         p, lg = (1.0, 0.0) if abs(d) <= _REL_TOL else (0.0, -math.inf)
-        if common["alternative"] == "greater" and d < 0 or common["alternative"] == "less" and d > 0:
+        if (
+            common["alternative"] == "greater"
+            and d < 0
+            or common["alternative"] == "less"
+            and d > 0
+        ):
             p, lg = 1.0, 0.0
-        return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se,
-                             n_resamples=0, df=math.inf, **common)
+        return CompareResult(
+            pvalue=p,
+            log10_pvalue=lg,
+            seed=None,
+            standard_error=se,
+            n_resamples=0,
+            df=math.inf,
+            **common,
+        )
     df = _welch_df(dif, yb)
     p, lg = _tails(d / se, common["alternative"], df)
-    return CompareResult(pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_resamples=0,
-                         df=df, **common)
+    return CompareResult(
+        pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_resamples=0, df=df, **common
+    )
 
 
 def _bootstrap_test(sa, sb, yb, d, seed, B, common):
@@ -630,8 +662,11 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
     z0 = float(ndtri(min(max(below / B, 0.5 / B), 1.0 - 0.5 / B)))
     alt = common["alternative"]
     if np.ptp(reps) <= tol:  # no variation: the models agree on every resample
-        p = 1.0 if abs(d) <= tol or (alt == "greater" and d < 0) or (alt == "less" and d > 0) \
+        p = (
+            1.0
+            if abs(d) <= tol or (alt == "greater" and d < 0) or (alt == "less" and d > 0)
             else 1.0 / (B + 1)
+        )
     else:
         q0 = (np.count_nonzero(reps < -tol) + 0.5 * np.count_nonzero(np.abs(reps) <= tol)) / B
         q0 = min(max(q0, 0.5 / B), 1.0 - 0.5 / B)
@@ -641,9 +676,16 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
         a0 = float(ndtr(za))  # the BCa lower end at level a0 is 0
         p = {"greater": a0, "less": 1.0 - a0}.get(alt, 2.0 * min(a0, 1.0 - a0))
         p = min(max(p, 1.0 / (B + 1)), 1.0)
-    return CompareResult(pvalue=p, log10_pvalue=math.log10(p), seed=seed,
-                         standard_error=float(reps.std(ddof=1)), n_resamples=B,
-                         _replicates=reps, _accel=(z0, a), **common)
+    return CompareResult(
+        pvalue=p,
+        log10_pvalue=math.log10(p),
+        seed=seed,
+        standard_error=float(reps.std(ddof=1)),
+        n_resamples=B,
+        _replicates=reps,
+        _accel=(z0, a),
+        **common,
+    )
 
 
 def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
@@ -652,8 +694,9 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
     max_m = int(max_m)
     stop_after = int(stop_after)
     if max_m < 19:
-        raise ValueError(f"compare: n_resamples must be at least 19 for the permutation test; "
-                         f"got {max_m}.")
+        raise ValueError(
+            f"compare: n_resamples must be at least 19 for the permutation test; got {max_m}."
+        )
     if stop_after < 1:
         raise ValueError(f"compare: stop_after must be >= 1; got {stop_after}.")
     ties = common["ties"]
@@ -684,10 +727,17 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
             batch = min(2 * batch, 8192)
     reps = np.concatenate(chunks)
     if reps.size < _CI_DRAWS:  # more patterns for the interval only
-        more = permutation_diffs(ka, kb, yb, nk, mode, np.uint64(seed), reps.size,
-                                 _CI_DRAWS - reps.size)
+        more = permutation_diffs(
+            ka, kb, yb, nk, mode, np.uint64(seed), reps.size, _CI_DRAWS - reps.size
+        )
         reps = np.concatenate([reps, more])
     p = (b + 1) / (m + 1)
-    return CompareResult(pvalue=p, log10_pvalue=math.log10(p), seed=seed,
-                         standard_error=float(reps.std(ddof=1)), n_resamples=m,
-                         _replicates=reps, **common)
+    return CompareResult(
+        pvalue=p,
+        log10_pvalue=math.log10(p),
+        seed=seed,
+        standard_error=float(reps.std(ddof=1)),
+        n_resamples=m,
+        _replicates=reps,
+        **common,
+    )

@@ -207,7 +207,9 @@ class ManyResult:
             auprc=float(d["auprc"][i]),
             pvalue=float(d["pvalue"][i]),
             log10_pvalue=float(d["log10_pvalue"][i]),
-            pvalue_interval=(float(d["pvalue_low"][i]), float(d["pvalue_high"][i])) if has_ci else None,
+            pvalue_interval=(float(d["pvalue_low"][i]), float(d["pvalue_high"][i]))
+            if has_ci
+            else None,
             pvalue_rse=None if np.isnan(rse) else rse,
             method=method,
             n=n,
@@ -245,8 +247,9 @@ def _ragged(scores, y, axis, pos_label=None):
                 f"ranking {i}: scores and y differ in length ({a.shape[0]} vs {b.shape[0]})."
             )
         rows_s.append(a)
-        rows_y.append(binarize_labels(b, pos_label=pos_label, name=f"y[{i}]", where="pranker_many",
-                                      scores=a))
+        rows_y.append(
+            binarize_labels(b, pos_label=pos_label, name=f"y[{i}]", where="pranker_many", scores=a)
+        )
     lengths = np.array([a.shape[0] for a in rows_s], dtype=np.int64)
     width = int(lengths.max()) if lengths.size else 0
     s2 = np.zeros((len(rows_s), width))
@@ -279,9 +282,7 @@ def _prepare(scores, y, axis, mask, pos_label=None):
     if s.ndim == 0:
         raise ValueError("scores must have at least one dimension (the ranking axis).")
     if y_arr.shape != s.shape:
-        raise ValueError(
-            f"scores and y must have the same shape; got {s.shape} and {y_arr.shape}."
-        )
+        raise ValueError(f"scores and y must have the same shape; got {s.shape} and {y_arr.shape}.")
     m = None
     if mask is not None:
         m = np.asarray(mask)
@@ -296,8 +297,9 @@ def _prepare(scores, y, axis, mask, pos_label=None):
     else:  # padding may hold anything: only the items of the rankings are labels
         yb = np.zeros(s.shape, dtype=bool)
         if m.any():
-            yb[m] = binarize_labels(y_arr[m], pos_label=pos_label, name="y", where="pranker_many",
-                                    scores=s[m])
+            yb[m] = binarize_labels(
+                y_arr[m], pos_label=pos_label, name="y", where="pranker_many", scores=s[m]
+            )
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"axis must be an integer; got {axis!r}.")
     if not -s.ndim <= axis < s.ndim:
@@ -454,11 +456,14 @@ def pranker_many(
         log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
     out["log10_pvalue_bh"] = log_bh
     bh = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
-    out["pvalue_bh"] = np.where(valid, np.maximum(bh, out["pvalue"]), np.nan)  # q >= p, also after rounding
+    out["pvalue_bh"] = np.where(
+        valid, np.maximum(bh, out["pvalue"]), np.nan
+    )  # q >= p, also after rounding
     cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
-    return ManyResult(**shaped, conf_level=conf_level, ties=ties, requested_method=method,
-                      seed=seed)
+    return ManyResult(
+        **shaped, conf_level=conf_level, ties=ties, requested_method=method, seed=seed
+    )
 
 
 def bh_log10(log10_p: np.ndarray) -> np.ndarray:
@@ -494,8 +499,18 @@ def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
     starting from the previous ranking's grid point).
     """
     R = ap.shape[0]
-    res = {k: np.full(R, np.nan) for k in ("pvalue", "log10_pvalue", "pvalue_rse", "pvalue_low",
-                                           "pvalue_high", "null_mean", "null_var")}
+    res = {
+        k: np.full(R, np.nan)
+        for k in (
+            "pvalue",
+            "log10_pvalue",
+            "pvalue_rse",
+            "pvalue_low",
+            "pvalue_high",
+            "null_mean",
+            "null_var",
+        )
+    }
     used = np.full(R, "", dtype=object)
     rows = np.flatnonzero(valid)
     if rows.size == 0:

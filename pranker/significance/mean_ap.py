@@ -102,8 +102,15 @@ import numpy as np
 
 from .._validation import check_conf_level
 
-__all__ = ["map_significance", "map_significance_from_ap", "MapResult", "MapGroup",
-           "MAP_METHODS", "AUTO_TILT_MAX_QUERIES", "AUTO_SADDLE_MAX_KURTOSIS"]
+__all__ = [
+    "map_significance",
+    "map_significance_from_ap",
+    "MapResult",
+    "MapGroup",
+    "MAP_METHODS",
+    "AUTO_TILT_MAX_QUERIES",
+    "AUTO_SADDLE_MAX_KURTOSIS",
+]
 
 MAP_METHODS = ("auto", "saddlepoint", "tilt")
 AUTO_TILT_MAX_QUERIES = 20
@@ -185,15 +192,27 @@ class _SumNull:
         self.counts = counts.astype(np.float64)
         self.scale = np.array([1.0 / (self.Q * p) for _, p in self.keys])
         self.nulls = [_make_null(N, P, seed) for N, P in self.keys]
-        self.mean = float(sum(c * a * e.mean_s for c, a, e in zip(self.counts, self.scale, self.nulls,
-                                                                   strict=True)))
-        self.var = float(sum(c * (a * e.sd_s) ** 2 for c, a, e in zip(self.counts, self.scale,
-                                                                      self.nulls, strict=True)))
-        self.max = float(sum(c * a * P for c, a, (_, P) in zip(self.counts, self.scale, self.keys,
-                                                                strict=True)))
-        self.log_max_prob = -sum(c * _log_comb(N, P) for c, (N, P) in zip(self.counts, self.keys,
-                                                                            strict=True))
-        self.cells = sum(c * P * (N - P + 1) for c, (N, P) in zip(self.counts, self.keys, strict=True))
+        self.mean = float(
+            sum(
+                c * a * e.mean_s
+                for c, a, e in zip(self.counts, self.scale, self.nulls, strict=True)
+            )
+        )
+        self.var = float(
+            sum(
+                c * (a * e.sd_s) ** 2
+                for c, a, e in zip(self.counts, self.scale, self.nulls, strict=True)
+            )
+        )
+        self.max = float(
+            sum(c * a * P for c, a, (_, P) in zip(self.counts, self.scale, self.keys, strict=True))
+        )
+        self.log_max_prob = -sum(
+            c * _log_comb(N, P) for c, (N, P) in zip(self.counts, self.keys, strict=True)
+        )
+        self.cells = sum(
+            c * P * (N - P + 1) for c, (N, P) in zip(self.counts, self.keys, strict=True)
+        )
 
     def cgf(self, theta):
         k = k1 = k2 = 0.0
@@ -264,7 +283,9 @@ class _SumNull:
         for c, a, e, key in zip(self.counts, self.scale, self.nulls, self.keys, strict=True):
             phi_q = theta * a
             if isinstance(e, TiltEngine):
-                if self.Q == 1:  # as the engine itself chooses: the same numbers as significance_from_ap
+                if (
+                    self.Q == 1
+                ):  # as the engine itself chooses: the same numbers as significance_from_ap
                     j = e.grid_index(m / a, 1) if theta > 0 else 0
                 else:
                     psi = phi_q * e.sd_s
@@ -347,22 +368,38 @@ class _SharedSum(_SumNull):
             Ns = keys[sel, 1]
             cnt = counts[sel].astype(np.float64)
             mom = np.empty((2, Ns.size))
-            null_moments_array(Ns.astype(np.int64), np.full(Ns.size, P, dtype=np.int64), mom[0],
-                               mom[1])
+            null_moments_array(
+                Ns.astype(np.int64), np.full(Ns.size, P, dtype=np.int64), mom[0], mom[1]
+            )
             mom = mom.T
             a = 1.0 / (Q * int(P))
             mean += float(np.sum(cnt * mom[:, 0])) / Q  # E[S / P] = E[AP]
             var += float(np.sum(cnt * mom[:, 1])) / (Q * Q)
             mid = len(Ns) // 2
-            self.groups.append(dict(
-                P=int(P), N=Ns, cnt=cnt, a=a, Nmax=int(Ns[-1]),
-                c=float(mom[mid, 0] * P),  # centre: the null mean of S at the middle N
-                log_comb=_log_comb_array(Ns, int(P))))
+            self.groups.append(
+                dict(
+                    P=int(P),
+                    N=Ns,
+                    cnt=cnt,
+                    a=a,
+                    Nmax=int(Ns[-1]),
+                    c=float(mom[mid, 0] * P),  # centre: the null mean of S at the middle N
+                    log_comb=_log_comb_array(Ns, int(P)),
+                )
+            )
         self.mean = mean + self.point
         self.var = var
         self.max = 1.0  # every query perfect: mAP = 1
-        self.log_max_prob = -float(np.sum(counts * (gammaln(keys[:, 1] + 1.0) - gammaln(keys[:, 0] + 1.0)
-                                                  - gammaln(keys[:, 1] - keys[:, 0] + 1.0))))
+        self.log_max_prob = -float(
+            np.sum(
+                counts
+                * (
+                    gammaln(keys[:, 1] + 1.0)
+                    - gammaln(keys[:, 0] + 1.0)
+                    - gammaln(keys[:, 1] - keys[:, 0] + 1.0)
+                )
+            )
+        )
         self.cells = sum(g["P"] * (g["Nmax"] - g["P"] + 1) for g in self.groups)
 
     def _flat(self):
@@ -421,9 +458,11 @@ class _SharedSum(_SumNull):
             kq, mu, key_c = self.key_cgf(theta, order, f["c"] + shift)
         cnt, a = f["cnt"], f["key_a"]
         m1 = mu[1]
-        out = [theta * self.point + float(cnt @ kq),
-               self.point + float(cnt @ (a * (key_c + m1))),
-               float(cnt @ (a * a * np.maximum(mu[2] - m1 * m1, 0.0)))]
+        out = [
+            theta * self.point + float(cnt @ kq),
+            self.point + float(cnt @ (a * (key_c + m1))),
+            float(cnt @ (a * a * np.maximum(mu[2] - m1 * m1, 0.0))),
+        ]
         if order >= 4:
             k3 = mu[3] - 3.0 * mu[2] * m1 + 2.0 * m1**3
             k4 = mu[4] - 4.0 * mu[3] * m1 - 3.0 * mu[2] ** 2 + 12.0 * mu[2] * m1**2 - 6.0 * m1**4
@@ -510,7 +549,8 @@ class _SharedSum(_SumNull):
                 layers, kq = None, np.zeros(g["N"].size)
             for N, c, kk in zip(g["N"], g["cnt"], kq, strict=True):
                 key = np.random.SeedSequence([self.seed, int(N), P, 0x6D4150]).generate_state(
-                    1, np.uint64)[0]
+                    1, np.uint64
+                )[0]
                 plan.append((layers, int(N), P, int(c), float(kk), phi, a, key))
         z = float(ndtri(0.5 + conf_level / 2.0))
         thr = m * (1.0 - _REL_TOL)
@@ -742,12 +782,12 @@ def _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level):
     base = dict(statistic=m, null_mean=null.mean, null_var=null.var)
     tol = _REL_TOL * max(1.0, null.max)
     if null.var <= 0.0 or m <= _min_map(n, n_pos) + tol:
-        return dict(base, lg=0.0, interval=(1.0, 1.0), rse=0.0, error=0.0, method="exact",
-                    draws=0)
+        return dict(base, lg=0.0, interval=(1.0, 1.0), rse=0.0, error=0.0, method="exact", draws=0)
     if m >= null.max - tol:  # every query perfect: the product of 1 / C(N_q, P_q)
         lg = null.log_max_prob / _LN10
-        return dict(base, lg=lg, interval=(_pow10(lg),) * 2, rse=0.0, error=0.0, method="exact",
-                    draws=0)
+        return dict(
+            base, lg=lg, interval=(_pow10(lg),) * 2, rse=0.0, error=0.0, method="exact", draws=0
+        )
     if method == "auto":
         method = "tilt"
         if Q > AUTO_TILT_MAX_QUERIES:
@@ -761,24 +801,43 @@ def _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level):
             lp, err = null.log_sf_saddlepoint(m, with_error=True)
             lg = lp / _LN10
             err = None if not math.isfinite(err) else err
-        return dict(base, lg=min(lg, 0.0), interval=None, rse=None, error=err,
-                    method="saddlepoint", draws=0)
+        return dict(
+            base, lg=min(lg, 0.0), interval=None, rse=None, error=err, method="saddlepoint", draws=0
+        )
     lg, rse, (lo, hi), draws = null.tilt(m, rtol, max_draws, conf_level)
-    return dict(base, lg=lg, interval=(_pow10(lo), _pow10(hi)), rse=rse, error=rse, method="tilt",
-                draws=draws)
+    return dict(
+        base,
+        lg=lg,
+        interval=(_pow10(lo), _pow10(hi)),
+        rse=rse,
+        error=rse,
+        method="tilt",
+        draws=draws,
+    )
 
 
 def _min_map(n, n_pos):
     """The smallest mAP: every query's positives ranked last (AP = (1/P) sum_k k / (N - P + k))."""
     from ..null.moments import min_auprc
 
-    return float(np.mean(min_auprc(np.asarray(n, dtype=np.int64), np.asarray(n_pos, dtype=np.int64))))
+    return float(
+        np.mean(min_auprc(np.asarray(n, dtype=np.int64), np.asarray(n_pos, dtype=np.int64)))
+    )
 
 
-def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
-                             seed: int | None = None, rtol: float = 0.02,
-                             max_draws: int = 1 << 18, conf_level: float = 0.95,
-                             query_pvalues=None) -> MapResult:
+def map_significance_from_ap(
+    ap,
+    n,
+    n_pos,
+    groups=None,
+    *,
+    method: str = "auto",
+    seed: int | None = None,
+    rtol: float = 0.02,
+    max_draws: int = 1 << 18,
+    conf_level: float = 0.95,
+    query_pvalues=None,
+) -> MapResult:
     """The mean AP of per-query APs computed elsewhere, and its p-value: the null needs only N_q, P_q.
 
     Parameters
@@ -835,12 +894,16 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
     n = np.asarray(n, dtype=np.int64).ravel()
     n_pos = np.asarray(n_pos, dtype=np.int64).ravel()
     if not (ap.size == n.size == n_pos.size) or ap.size == 0:
-        raise ValueError(f"map_significance: ap, n and n_pos need one entry per query, at least "
-                         f"one; got {ap.size}, {n.size} and {n_pos.size}.")
+        raise ValueError(
+            f"map_significance: ap, n and n_pos need one entry per query, at least "
+            f"one; got {ap.size}, {n.size} and {n_pos.size}."
+        )
     if np.any(n_pos < 1) or np.any(n_pos > n):
         q = int(np.flatnonzero((n_pos < 1) | (n_pos > n))[0])
-        raise ValueError(f"map_significance: query {q} has {n_pos[q]} positives of {n[q]}; every "
-                         f"query needs 1 <= P <= N (AP is undefined without a positive).")
+        raise ValueError(
+            f"map_significance: query {q} has {n_pos[q]} positives of {n[q]}; every "
+            f"query needs 1 <= P <= N (AP is undefined without a positive)."
+        )
     if not np.all(np.isfinite(ap)) or np.any(ap < 0.0) or np.any(ap > 1.0 + 1e-12):
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
     if method not in MAP_METHODS:
@@ -861,28 +924,60 @@ def map_significance_from_ap(ap, n, n_pos, groups=None, *, method: str = "auto",
     if groups is not None:
         g = np.asarray(groups).ravel()
         if g.size != Q:
-            raise ValueError(f"map_significance: groups needs one label per query ({Q}); got "
-                             f"{g.size}.")
+            raise ValueError(
+                f"map_significance: groups needs one label per query ({Q}); got {g.size}."
+            )
         labels, inv = np.unique(g, return_inverse=True)
         parts = []
         for i, lab in enumerate(labels):
             sel = inv == i
-            parts.append((lab, _map_pvalue(ap[sel], n[sel], n_pos[sel], method, seed, rtol,
-                                           max_draws, conf_level), int(sel.sum())))
+            parts.append(
+                (
+                    lab,
+                    _map_pvalue(
+                        ap[sel], n[sel], n_pos[sel], method, seed, rtol, max_draws, conf_level
+                    ),
+                    int(sel.sum()),
+                )
+            )
         bh = bh_log10(np.array([p["lg"] for _, p, _ in parts]))
         rows = tuple(
-            MapGroup(group=lab.item() if hasattr(lab, "item") else lab, statistic=p["statistic"],
-                     pvalue=_pow10(p["lg"]), log10_pvalue=p["lg"], pvalue_bh=_pow10(b),
-                     log10_pvalue_bh=float(b), pvalue_rse=p["rse"], n_queries=k,
-                     method=p["method"], pvalue_error=p["error"])
-            for (lab, p, k), b in zip(parts, bh, strict=True))
+            MapGroup(
+                group=lab.item() if hasattr(lab, "item") else lab,
+                statistic=p["statistic"],
+                pvalue=_pow10(p["lg"]),
+                log10_pvalue=p["lg"],
+                pvalue_bh=_pow10(b),
+                log10_pvalue_bh=float(b),
+                pvalue_rse=p["rse"],
+                n_queries=k,
+                method=p["method"],
+                pvalue_error=p["error"],
+            )
+            for (lab, p, k), b in zip(parts, bh, strict=True)
+        )
     return MapResult(
-        statistic=r["statistic"], pvalue=_pow10(r["lg"]), log10_pvalue=r["lg"],
-        pvalue_interval=r["interval"], pvalue_rse=r["rse"], n_queries=int(Q), method=r["method"],
-        null_mean=r["null_mean"], null_var=r["null_var"], n_draws=r["draws"], seed=seed, pvalue_error=r["error"],
-        query_auprc=ap, query_n=n, query_n_pos=n_pos, query_pvalue=np.power(10.0, qlg),
-        query_log10_pvalue=qlg, query_pvalue_bh=np.power(10.0, qbh), query_log10_pvalue_bh=qbh,
-        groups=rows)
+        statistic=r["statistic"],
+        pvalue=_pow10(r["lg"]),
+        log10_pvalue=r["lg"],
+        pvalue_interval=r["interval"],
+        pvalue_rse=r["rse"],
+        n_queries=int(Q),
+        method=r["method"],
+        null_mean=r["null_mean"],
+        null_var=r["null_var"],
+        n_draws=r["draws"],
+        seed=seed,
+        pvalue_error=r["error"],
+        query_auprc=ap,
+        query_n=n,
+        query_n_pos=n_pos,
+        query_pvalue=np.power(10.0, qlg),
+        query_log10_pvalue=qlg,
+        query_pvalue_bh=np.power(10.0, qbh),
+        query_log10_pvalue_bh=qbh,
+        groups=rows,
+    )
 
 
 def _query_aps(scores_list, y_list, ties, pos_label):
@@ -914,11 +1009,16 @@ def _query_aps(scores_list, y_list, ties, pos_label):
             a = _as_numeric_array(s_i, f"scores[{i}]")
             b = _as_label_array(y_i, f"y[{i}]", "map_significance")
             if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
-                raise ValueError(f"map_significance: query {i}: scores and labels must be 1-D "
-                                 f"of the same length; got shapes {a.shape} and {b.shape}.")
+                raise ValueError(
+                    f"map_significance: query {i}: scores and labels must be 1-D "
+                    f"of the same length; got shapes {a.shape} and {b.shape}."
+                )
             rows_s.append(a)
-            rows_y.append(binarize_labels(b, pos_label=pos_label, name=f"y[{i}]",
-                                          where="map_significance", scores=a))
+            rows_y.append(
+                binarize_labels(
+                    b, pos_label=pos_label, name=f"y[{i}]", where="map_significance", scores=a
+                )
+            )
         R = len(rows_s)
         starts = np.zeros(R + 1, dtype=np.int64)
         np.cumsum([a.shape[0] for a in rows_s], out=starts[1:])
@@ -926,25 +1026,46 @@ def _query_aps(scores_list, y_list, ties, pos_label):
         n = np.empty(R, dtype=np.int64)
         npos = np.empty(R, dtype=np.int64)
         status = np.empty(R, dtype=np.int8)
-        ap_segments(np.concatenate(rows_s).astype(np.float64, copy=False),
-                    np.concatenate(rows_y).astype(bool, copy=False), starts, mode, ap, n, npos,
-                    status)
+        ap_segments(
+            np.concatenate(rows_s).astype(np.float64, copy=False),
+            np.concatenate(rows_y).astype(bool, copy=False),
+            starts,
+            mode,
+            ap,
+            n,
+            npos,
+            status,
+        )
     bad = np.flatnonzero(status == _kernels_rows.ROW_NAN)
     if bad.size:
-        raise ValueError(f"map_significance: {bad.size} query(ies) contain NaN scores (first: "
-                         f"query {int(bad[0])}). Remove or impute them.")
+        raise ValueError(
+            f"map_significance: {bad.size} query(ies) contain NaN scores (first: "
+            f"query {int(bad[0])}). Remove or impute them."
+        )
     empty = np.flatnonzero(status == _kernels_rows.ROW_NO_POSITIVE)
     if empty.size:
-        raise ValueError(f"map_significance: {empty.size} query(ies) have no positive label, so "
-                         f"their AP is undefined (first: {empty[:5].tolist()}). Drop them or "
-                         f"give each query at least one positive.")
+        raise ValueError(
+            f"map_significance: {empty.size} query(ies) have no positive label, so "
+            f"their AP is undefined (first: {empty[:5].tolist()}). Drop them or "
+            f"give each query at least one positive."
+        )
     return ap, n, npos
 
 
-def map_significance(scores_list, y_list, groups=None, *, method: str = "auto",
-                     ties: str = "average", seed: int | None = None, rtol: float = 0.02,
-                     max_draws: int = 1 << 18, conf_level: float = 0.95,
-                     query_method: str | None = None, pos_label=None) -> MapResult:
+def map_significance(
+    scores_list,
+    y_list,
+    groups=None,
+    *,
+    method: str = "auto",
+    ties: str = "average",
+    seed: int | None = None,
+    rtol: float = 0.02,
+    max_draws: int = 1 << 18,
+    conf_level: float = 0.95,
+    query_method: str | None = None,
+    pos_label=None,
+) -> MapResult:
     """Mean AP over queries and its p-value against random rankings of every query.
 
     Parameters
@@ -1020,20 +1141,39 @@ def map_significance(scores_list, y_list, groups=None, *, method: str = "auto",
     ((30,), True)
     """
     if not isinstance(scores_list, (list, tuple)) or not isinstance(y_list, (list, tuple)):
-        raise ValueError("map_significance: scores_list and y_list must be lists with one "
-                         "array per query.")
+        raise ValueError(
+            "map_significance: scores_list and y_list must be lists with one array per query."
+        )
     if len(scores_list) != len(y_list) or not scores_list:
-        raise ValueError(f"map_significance: scores_list and y_list need one array per query; "
-                         f"got {len(scores_list)} and {len(y_list)}.")
+        raise ValueError(
+            f"map_significance: scores_list and y_list need one array per query; "
+            f"got {len(scores_list)} and {len(y_list)}."
+        )
     if query_method is None:
         ap, n, n_pos = _query_aps(scores_list, y_list, ties, pos_label)
         qlg = None
     else:
         from .many import pranker_many
 
-        many = pranker_many(list(scores_list), list(y_list), ties=ties, pos_label=pos_label,
-                            method=query_method, seed=seed, conf_level=conf_level)
+        many = pranker_many(
+            list(scores_list),
+            list(y_list),
+            ties=ties,
+            pos_label=pos_label,
+            method=query_method,
+            seed=seed,
+            conf_level=conf_level,
+        )
         ap, n, n_pos, qlg = many.auprc, many.n, many.n_pos, many.log10_pvalue
-    return map_significance_from_ap(ap, n, n_pos, groups, method=method,
-                                    seed=seed, rtol=rtol, max_draws=max_draws,
-                                    conf_level=conf_level, query_pvalues=qlg)
+    return map_significance_from_ap(
+        ap,
+        n,
+        n_pos,
+        groups,
+        method=method,
+        seed=seed,
+        rtol=rtol,
+        max_draws=max_draws,
+        conf_level=conf_level,
+        query_pvalues=qlg,
+    )

@@ -49,8 +49,16 @@ from ..null.distributions import (
 )
 from .auto import METHODS, _check_method, auto_method, make_null
 
-__all__ = ["BetaFit", "beta_fit", "PrankerResult", "pranker", "significance_from_ap",
-           "auto_method", "METHODS"]
+__all__ = [
+    "BetaFit",
+    "beta_fit",
+    "PrankerResult",
+    "pranker",
+    "significance_from_ap",
+    "auto_method",
+    "METHODS",
+]
+
 
 @dataclass(frozen=True)
 class PrankerResult:
@@ -154,21 +162,29 @@ class PrankerResult:
     @property
     def min_auprc(self) -> float:
         """Lower end of the null support (all positives ranked last)."""
-        return float(_k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0])
+        return float(
+            _k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0]
+        )
 
     # deprecated names (one release)
     @property
     def conf_int(self) -> tuple:
         """Deprecated alias of ``null_interval``."""
-        warnings.warn("PrankerResult.conf_int is deprecated; use null_interval.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "PrankerResult.conf_int is deprecated; use null_interval.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.null_interval
 
     @property
     def pvalue_ci(self):
         """Deprecated alias of ``pvalue_interval``."""
-        warnings.warn("PrankerResult.pvalue_ci is deprecated; use pvalue_interval.",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "PrankerResult.pvalue_ci is deprecated; use pvalue_interval.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.pvalue_interval
 
     def to_dict(self) -> dict:
@@ -291,8 +307,18 @@ def pranker(
     n_pos = int(np.count_nonzero(yb))
     auprc = _auprc_validated(s, yb, ties)
     return significance_from_ap(
-        auprc, n, n_pos, params=params, conf_level=conf_level, ties=ties, method=method,
-        rtol=rtol, n_draws=n_draws, seed=seed, alpha=alpha, max_nodes=max_nodes,
+        auprc,
+        n,
+        n_pos,
+        params=params,
+        conf_level=conf_level,
+        ties=ties,
+        method=method,
+        rtol=rtol,
+        n_draws=n_draws,
+        seed=seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
         progress=progress,
     )
 
@@ -354,14 +380,25 @@ def significance_from_ap(
             f"significance_from_ap: auprc must be a finite number in [0, 1] (an average "
             f"precision); got {auprc!r}. Pass the AP itself, not a percentage or a score."
         )
-    null = make_null(n, n_pos, method, params=params, n_draws=n_draws, seed=seed, alpha=alpha,
-                     max_nodes=max_nodes, progress=progress, rtol=rtol)
+    null = make_null(
+        n,
+        n_pos,
+        method,
+        params=params,
+        n_draws=n_draws,
+        seed=seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
+        progress=progress,
+        rtol=rtol,
+    )
     pv: PValue = null.pvalue(auprc, conf_level=conf_level)
     return result_from_pvalue(auprc, n, n_pos, pv, null, conf_level=conf_level, ties=ties)
 
 
-def result_from_pvalue(auprc, n, n_pos, pv: PValue, null: NullDistribution, *,
-                       conf_level=0.95, ties="average") -> PrankerResult:
+def result_from_pvalue(
+    auprc, n, n_pos, pv: PValue, null: NullDistribution, *, conf_level=0.95, ties="average"
+) -> PrankerResult:
     """Assemble a :class:`PrankerResult` from a p-value and the null that produced it."""
     return PrankerResult(
         auprc=float(auprc),
