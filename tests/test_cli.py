@@ -518,6 +518,12 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
         "skewbeta",
         "beta",
     )
+    # the re-run the demo suggests gives the same numbers (one answer per question)
+    cols = ",".join(r["score_column"] for r in res)
+    code, js, _ = run(["score", out / "scores.csv", "-s", cols, "-l", "label", "--json"], capsys)
+    again = json.loads(js)
+    assert [r["pvalue"] for r in again] == [r["pvalue"] for r in res]
+    assert [r["null_interval"] for r in again] == [r["null_interval"] for r in res]
     before = (out / "scores.csv").read_bytes()
     code, _, err = run(["demo", "-o", out], capsys)
     assert code == 2 and "--force" in err

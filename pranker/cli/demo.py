@@ -77,8 +77,15 @@ def run(args) -> int:
     scores, y, shape = _models(args.digit, args.seed)
     cols = list(scores)
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
+    # the defaults of `pranker score`, so that scoring the written scores.csv repeats these numbers
     ns = argparse_namespace(
-        method="auto", conf_level=0.95, ties="average", draws=None, seed=0, progress=args.progress
+        method="auto",
+        conf_level=0.95,
+        ties="average",
+        draws=None,
+        seed=None,
+        rtol=None,
+        progress=args.progress,
     )
     results, padj = score.score_arrays(cols, s_list, y, ns)
     os.makedirs(out, exist_ok=True)
