@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
@@ -132,6 +133,7 @@ def _pow10(x: float) -> float:
     return 10.0**x if x > -330.0 else 0.0
 
 
+@fill_doc()
 class NullDistribution:
     """Interface of the null distributions of AP under random ranking.
 
@@ -166,8 +168,7 @@ class NullDistribution:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -280,6 +281,7 @@ def _vectorize(f, x):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc()
 class ExactNull(NullDistribution):
     """The exact null: counted placements (:mod:`pranker.null.exact`).
 
@@ -306,8 +308,7 @@ class ExactNull(NullDistribution):
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -837,6 +838,7 @@ class MonteCarloNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc()
 class BetaNull(NullDistribution):
     """The two-moment beta of Lopes & Bontempi (2014), as in the R package.
 
@@ -865,8 +867,7 @@ class BetaNull(NullDistribution):
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -957,6 +958,7 @@ class SkewBetaNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc()
 def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDistribution:
     """The null distribution of AP for N instances and P positives, by name.
 
@@ -987,8 +989,7 @@ def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDi
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
