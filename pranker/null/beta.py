@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._validation import check_counts
 from .moments import _min_auprc_pair
@@ -28,6 +29,7 @@ from .moments import _min_auprc_pair
 __all__ = ["BetaFit", "beta_fit"]
 
 
+@fill_doc()
 @dataclass(frozen=True)
 class BetaFit:
     """A beta distribution on ``[lower, 1]`` matched to the null mean and variance.
@@ -54,8 +56,7 @@ class BetaFit:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -173,6 +174,7 @@ class BetaFit:
         return stats.beta(self.alpha, self.beta, loc=self.lower, scale=self.scale)
 
 
+@fill_doc()
 def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     """Fit the beta distribution on ``[min_auprc(N, P), 1]`` to a null mean and variance.
 
@@ -212,8 +214,7 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

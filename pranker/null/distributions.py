@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
@@ -128,10 +129,19 @@ class PValue:
         return cls(float(p), lp, None, None, None, method)
 
 
+# Docstring fragments of this module (pranker._docs.fill_doc).
+_DOCS = {
+    "null_attributes": (
+        "N, P, mean, var, min_auprc, method, interval_method\n    As in :class:`NullDistribution`."
+    ),
+}
+
+
 def _pow10(x: float) -> float:
     return 10.0**x if x > -330.0 else 0.0
 
 
+@fill_doc()
 class NullDistribution:
     """Interface of the null distributions of AP under random ranking.
 
@@ -166,8 +176,7 @@ class NullDistribution:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -280,6 +289,7 @@ def _vectorize(f, x):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc(_DOCS)
 class ExactNull(NullDistribution):
     """The exact null: counted placements (:mod:`pranker.null.exact`).
 
@@ -293,8 +303,7 @@ class ExactNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
     max_nodes : int
         Budget of the tail count.
 
@@ -306,8 +315,7 @@ class ExactNull(NullDistribution):
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -420,6 +428,7 @@ def tilt_engine(N: int, P: int, seed: int = DEFAULT_SEED) -> TiltEngine:
     return eng
 
 
+@fill_doc(_DOCS)
 class TiltNull(NullDistribution):
     """The exact-tilt null: unbiased tail estimates at any depth (:mod:`pranker.null.tilt`).
 
@@ -437,8 +446,7 @@ class TiltNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
     rtol, seed, max_draws
         As given (``seed`` filled in with the fixed default).
 
@@ -567,6 +575,7 @@ _QUANTILE_SAMPLES: OrderedDict = OrderedDict()
 
 
 # ---------------------------------------------------------------------------
+@fill_doc(_DOCS)
 class SaddlepointNull(NullDistribution):
     """Lugannani–Rice saddlepoint approximation on the exact CGF.
 
@@ -583,8 +592,7 @@ class SaddlepointNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
 
     See Also
     --------
@@ -715,6 +723,7 @@ class SaddlepointNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc(_DOCS)
 class MonteCarloNull(NullDistribution):
     """Random placements of the positives (:func:`pranker.montecarlo_pvalue`).
 
@@ -736,8 +745,7 @@ class MonteCarloNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
     n_draws, seed
         As given (``seed`` filled in with the fixed default).
 
@@ -837,7 +845,19 @@ class MonteCarloNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
-class BetaNull(NullDistribution):
+class _FittedNull(NullDistribution):
+    # A null read off a fitted beta, ``self.fit`` (set by the subclass): its
+    # ``sf`` is the p-value, which carries no error bound, and its ``cdf`` the cdf.
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        return PValue.approximate(float(self.fit.sf(ap)), self.method)
+
+    def cdf(self, ap):
+        return self.fit.cdf(ap)
+
+
+@fill_doc(_DOCS)
+class BetaNull(_FittedNull):
     """The two-moment beta of Lopes & Bontempi (2014), as in the R package.
 
     O(1); floored at 1 / C(N, P). Its tail can be off by many orders of
@@ -853,8 +873,7 @@ class BetaNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
     fit : BetaFit
         The fitted beta.
 
@@ -865,8 +884,7 @@ class BetaNull(NullDistribution):
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -890,13 +908,6 @@ class BetaNull(NullDistribution):
             self._moments = (float(params[0]), float(params[1]))
         self.fit = beta_fit(self.mean, self.var, self.N, self.P)
 
-    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        p = float(self.fit.sf(ap))
-        return PValue.approximate(p, "beta")
-
-    def cdf(self, ap):
-        return self.fit.cdf(ap)
-
     def ppf(self, q):
         return self.fit.ppf(q)
 
@@ -904,7 +915,8 @@ class BetaNull(NullDistribution):
         return self.fit.interval(conf_level)
 
 
-class SkewBetaNull(NullDistribution):
+@fill_doc(_DOCS)
+class SkewBetaNull(_FittedNull):
     """A beta matched to the exact mean, variance and skewness (:func:`pranker.skew_beta_fit`).
 
     Parameters
@@ -914,8 +926,7 @@ class SkewBetaNull(NullDistribution):
 
     Attributes
     ----------
-    N, P, mean, var, min_auprc, method, interval_method
-        As in :class:`NullDistribution`.
+    %(null_attributes)s
     fit : SkewBetaFit
         The fitted beta.
 
@@ -941,12 +952,6 @@ class SkewBetaNull(NullDistribution):
 
         self.fit = skew_beta_fit(self.N, self.P)
 
-    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        return PValue.approximate(float(self.fit.sf(ap)), "skewbeta")
-
-    def cdf(self, ap):
-        return self.fit.cdf(ap)
-
     def ppf(self, q):
         from scipy.special import betaincinv
 
@@ -957,6 +962,7 @@ class SkewBetaNull(NullDistribution):
 
 
 # ---------------------------------------------------------------------------
+@fill_doc()
 def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDistribution:
     """The null distribution of AP for N instances and P positives, by name.
 
@@ -987,8 +993,7 @@ def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDi
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
 from .._validation import check_ap, check_counts
 
@@ -100,6 +101,7 @@ EXACT_MAX_NODES = 1_000_000_000
 # ---------------------------------------------------------------------------
 
 
+@fill_doc()
 @dataclass(frozen=True)
 class ExactNullDistribution:
     """The exact null distribution of AP for N instances and P positives.
@@ -131,8 +133,7 @@ class ExactNullDistribution:
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -209,6 +210,7 @@ def exact_feasible(N: int, P: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> boo
     return math.comb(n, p) <= limit
 
 
+@fill_doc()
 def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
     """Exact null distribution of AP: every one of the C(N, P) placements enumerated.
 
@@ -231,8 +233,7 @@ def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
 
     References
     ----------
-    M. Lopes and G. Bontempi, "On the null distribution of the precision and
-    recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba import sampling as _sampling
 from .._validation import check_count, check_count_pair, check_counts
@@ -126,6 +127,7 @@ class NullParams:
         return (self.mean, self.var)[i]
 
 
+@fill_doc()
 def null_params(
     N, P, *, method: str = "exact", n_draws: int = 100_000, seed: int | None = None
 ) -> NullParams:
@@ -161,8 +163,7 @@ def null_params(
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -219,6 +220,7 @@ def null_params(
     raise ValueError(f"method must be 'exact' or 'montecarlo'; got {method!r}.")
 
 
+@fill_doc()
 def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, start: int = 0):
     """AP of ``n_draws`` uniformly random rankings of N instances with P positives.
 
@@ -252,8 +254,7 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the precision
-       and recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------
@@ -281,6 +282,7 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
     return out
 
 
+@fill_doc()
 def min_auprc(N, P):
     """Smallest possible AP: all P positives ranked last, a = (1/P) sum_k k / (N - P + k).
 
@@ -304,8 +306,7 @@ def min_auprc(N, P):
 
     References
     ----------
-    .. [1] M. Lopes and G. Bontempi, "On the null distribution of the
-       precision and recall curve", ECML PKDD 2014.
+    .. [1] %(ref_lopes2014)s
 
     Examples
     --------

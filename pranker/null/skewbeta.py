@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba.skew import _central_moments_dp
 from .._validation import check_counts
@@ -69,6 +70,14 @@ THIRD_MOMENT_MAX_WORK = 2_000_000_000
 
 
 _DROP = 1e-40  # states with probability below this are dropped (effect < 1e-25 relative)
+
+
+# Docstring fragments of this module (pranker._docs.fill_doc).
+_DOCS = {
+    "counts_third": (
+        "N, P : int\n    Number of instances and of positives (as in :func:`null_third_moment`)."
+    ),
+}
 
 
 def _scalar_np(N, P):
@@ -117,13 +126,13 @@ def null_third_moment(N: int, P: int) -> float:
     return m3 / float(p) ** 3
 
 
+@fill_doc(_DOCS)
 def null_skewness(N: int, P: int) -> float:
     """Skewness of the null AP (third central moment over sd^3; 0 for a point mass).
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives (as in :func:`null_third_moment`).
+    %(counts_third)s
 
     Returns
     -------
@@ -227,6 +236,7 @@ class SkewBetaFit:
         return (1.0 - np.asarray(self.sf(x)))[()]
 
 
+@fill_doc(_DOCS)
 def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
     """Three-moment beta approximation of the null AP (free lower end, upper end 1).
 
@@ -237,8 +247,7 @@ def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives (as in :func:`null_third_moment`).
+    %(counts_third)s
 
     Returns
     -------
