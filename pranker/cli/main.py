@@ -171,8 +171,19 @@ def _rtol_arg(p) -> None:
 def _json_output_args(p) -> None:
     """--json and -o FILE.json: compare, map."""
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
-    p.add_argument("-o", "--output", metavar="FILE.json", help="also write the JSON to a file")
-    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
+    _output_args(
+        p,
+        "--output",
+        "overwrite an existing -o file",
+        metavar="FILE.json",
+        help="also write the JSON to a file",
+    )
+
+
+def _output_args(p, name: str, force_help: str, **kwargs) -> None:
+    """-o NAME (``kwargs`` as for ``add_argument``) and --force to replace what it names."""
+    p.add_argument("-o", name, **kwargs)
+    p.add_argument("--force", action="store_true", help=force_help)
 
 
 def _score_args(p) -> None:
@@ -310,13 +321,13 @@ def _map_args(p) -> None:
 def _table_args(p) -> None:
     p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
     p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
-    p.add_argument(
-        "-o",
+    _output_args(
+        p,
         "--output",
+        "overwrite an existing output",
         metavar="FILE",
         help="write .csv (with header) or .npz; default: CSV on stdout",
     )
-    p.add_argument("--force", action="store_true", help="overwrite an existing output")
     p.add_argument(
         "--max-rows",
         type=_positive_int,
@@ -326,13 +337,13 @@ def _table_args(p) -> None:
 
 
 def _demo_args(p) -> None:
-    p.add_argument(
-        "-o",
+    _output_args(
+        p,
         "--output-dir",
+        "overwrite files in an existing folder",
         default="pranker-demo",
         help="folder for scores and figures (default: pranker-demo/)",
     )
-    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
     p.add_argument(
         "--digit",
         type=int,
