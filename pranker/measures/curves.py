@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import curves as ck
 from .._numba import rankcount
 from .._numba import tiegroups as _k_tiegroups
@@ -66,6 +67,22 @@ __all__ = [
     "average_precision_many",
     "roc_auc_many",
 ]
+
+# Parameter descriptions the curve functions share (see pranker._docs.fill_doc).
+_DOCS = {
+    "binary_labels": (
+        "Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any\n"
+        "labels with ``pos_label``"
+    ),
+    "pos_label": (
+        "pos_label : scalar, optional\n"
+        "    The label of the positive class; every other label is a negative."
+    ),
+    "sklearn_names": (
+        "y_score, y_true : array_like, keyword only\n"
+        "    scikit-learn's names for ``scores`` and ``y``."
+    ),
+}
 
 _CURVE_TIES = ("threshold", "stable", "optimistic", "pessimistic")
 
@@ -803,6 +820,7 @@ class ROCCurve:
         return float(fpr0 + t * dfpr), float(self.thresholds[k])
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     """ROC curve (fpr, tpr per distinct threshold), its AUC and equal error rate.
@@ -811,13 +829,10 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     ----------
     scores : array_like of float, any shape (flattened)
     y : array_like, same number of elements
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     sample_weight : array_like of float >= 0, optional
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`pr_curve`.
 
@@ -863,6 +878,7 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
@@ -877,15 +893,12 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
         Higher scores rank first. ``+inf`` and ``-inf`` are ranked; NaN is an
         error.
     y : array_like, same number of elements
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``. Both classes must occur.
+        %(binary_labels)s. Both classes must occur.
     sample_weight : array_like of float >= 0, optional
         Item weights; items of weight 0 are left out. Weighted input is
         computed from the curve (:func:`roc_curve`).
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`roc_curve`.
 
@@ -982,6 +995,7 @@ def _sorted_rows(s: np.ndarray, yb: np.ndarray, stable: bool):
     )
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) -> np.ndarray:
     """Average precision of each row of a 2-D score array (one ranking per row).
@@ -990,12 +1004,10 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     ----------
     scores : array_like, shape (R, N)
     y : array_like, shape (N,) shared by all rows, or (R, N)
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     ties : str
         As in :func:`pranker.auprc_ap` (default ``"average"``).
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
+    %(pos_label)s
 
     Masked arrays with masked entries are refused (a row cannot drop items
     here); compute such rows one at a time with :func:`pranker.auprc_ap`.
@@ -1026,6 +1038,7 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     return ck.ap_rows(vs, ys, _k_tiegroups.MODE_CODES[ties], ties == "stable")
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     """ROC AUC of each row of a 2-D score array (Mann-Whitney, ties 1/2).
@@ -1035,10 +1048,8 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     scores : array_like, shape (R, N)
         One ranking per row.
     y : array_like, shape (N,) shared by all rows, or (R, N)
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``; every row needs both classes.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
+        %(binary_labels)s; every row needs both classes.
+    %(pos_label)s
 
     Returns
     -------
