@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -101,6 +102,26 @@ def _deprecated(old: str, new: str, owner: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+class _DeprecatedAlias:
+    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path)."""
+
+    def __init__(self, new: str):
+        self.new = new
+        self.__doc__ = f"Deprecated alias of ``{new}``."
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.owner, self.name = owner.__name__, name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        _deprecated(self.name, self.new, self.owner)
+        return attrgetter(self.new)(obj)
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError(f"{self.owner}.{self.name} is read-only")
 
 
 @dataclass(frozen=True)
@@ -166,17 +187,8 @@ class TrapezoidAUPRC:
         return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
     # deprecated names (one release)
-    @property
-    def estimate(self) -> float:
-        """Deprecated alias of ``auprc``."""
-        _deprecated("estimate", "auprc", "TrapezoidAUPRC")
-        return self.auprc
-
-    @property
-    def se(self) -> float:
-        """Deprecated alias of ``auprc_se``."""
-        _deprecated("se", "auprc_se", "TrapezoidAUPRC")
-        return self.auprc_se
+    estimate = _DeprecatedAlias("auprc")
+    se = _DeprecatedAlias("auprc_se")
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """Deprecated: use ``auprc_interval`` (set ``conf_level`` in :func:`auprc_trapezoid`)."""
@@ -350,23 +362,9 @@ class APInterval:
         return iter(self.auprc_interval)
 
     # deprecated names (one release)
-    @property
-    def estimate(self) -> float:
-        """Deprecated alias of ``auprc``."""
-        _deprecated("estimate", "auprc", "APInterval")
-        return self.auprc
-
-    @property
-    def low(self) -> float:
-        """Deprecated alias of ``auprc_interval.low``."""
-        _deprecated("low", "auprc_interval.low", "APInterval")
-        return self.auprc_interval.low
-
-    @property
-    def high(self) -> float:
-        """Deprecated alias of ``auprc_interval.high``."""
-        _deprecated("high", "auprc_interval.high", "APInterval")
-        return self.auprc_interval.high
+    estimate = _DeprecatedAlias("auprc")
+    low = _DeprecatedAlias("auprc_interval.low")
+    high = _DeprecatedAlias("auprc_interval.high")
 
 
 def boyd_interval(
