@@ -51,14 +51,19 @@ def _run_command(args) -> int:
 # ----------------------------------------------------------------------------
 
 
-def _conf_level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
-    return v
+def _unit_fraction(hint: str = ""):
+    """An argparse type: a number strictly between 0 and 1 (``hint`` follows "(0, 1)")."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0.0 < v < 1.0:
+            raise argparse.ArgumentTypeError(f"must be in (0, 1){hint}; got {text}")
+        return v
+
+    return parse
 
 
 def _positive_int(text: str) -> int:
@@ -141,27 +146,17 @@ def _random_args(p, seed_help: str, level_help: str) -> None:
     )
     p.add_argument(
         "--conf-level",
-        type=_conf_level,
+        type=_unit_fraction(),
         default=0.95,
         help=f"coverage of {level_help} (default 0.95)",
     )
-
-
-def _rtol(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.02 for 2 %; got {text}")
-    return v
 
 
 def _rtol_arg(p) -> None:
     """--rtol: score, map."""
     p.add_argument(
         "--rtol",
-        type=_rtol,
+        type=_unit_fraction(", e.g. 0.02 for 2 %"),
         default=None,
         help="target relative standard error of an estimated (tilt) p-value "
         "(default 0.02, as in the library)",

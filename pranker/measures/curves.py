@@ -250,6 +250,13 @@ def _readonly(*arrays):
         a.flags.writeable = False
 
 
+def _readonly_ratio(num: np.ndarray, den: float) -> np.ndarray:
+    """``num / den`` as a new read-only array (a rate of a curve)."""
+    r = num / den
+    r.flags.writeable = False
+    return r
+
+
 def _as_query(x, name: str, lo: float, hi: float):
     arr = np.asarray(_as_numeric_array(x, name), dtype=np.float64)
     if np.isnan(arr).any() or (arr < lo).any() or (arr > hi).any():
@@ -374,9 +381,7 @@ class PRCurve:
     @cached_property
     def recall(self) -> np.ndarray:
         """``tp / n_pos``: 0 at point 0, exactly 1 at the end. Computed on first access."""
-        r = self.tp / self.n_pos
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.tp, self.n_pos)
 
     # -- helpers -----------------------------------------------------------
     def _group_ends(self) -> np.ndarray:
@@ -788,16 +793,12 @@ class ROCCurve:
     @cached_property
     def fpr(self) -> np.ndarray:
         """False positive rate ``fp / n_neg`` (x axis). Computed on first access."""
-        r = self.fp / self.n_neg
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.fp, self.n_neg)
 
     @cached_property
     def tpr(self) -> np.ndarray:
         """True positive rate ``tp / n_pos`` (y axis). Computed on first access."""
-        r = self.tp / self.n_pos
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.tp, self.n_pos)
 
     def eer(self) -> tuple[float, float]:
         """Equal error rate: where the curve crosses fpr = fnr = 1 - tpr.

@@ -57,9 +57,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
 from .ap import _auprc_validated
-from .curves import _threshold_counts
+from .curves import _DOCS, _threshold_counts
 
 __all__ = [
     "ConfidenceInterval",
@@ -226,6 +227,7 @@ def _grid_counts(s: np.ndarray, yb: np.ndarray, thresholds):
     return t, tp, n - tp
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def auprc_trapezoid(
     scores, y, *, thresholds=None, conf_level: float = 0.95, pos_label=None
@@ -236,18 +238,15 @@ def auprc_trapezoid(
     ----------
     scores : array_like of float (flattened)
     y : array_like
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     thresholds : array_like of float, optional
         Grid of thresholds (an item is retrieved when its score exceeds the
         threshold). Default: every distinct score, retrieving scores >= it,
         which is the exact curve.
     conf_level : float in (0, 1), default 0.95
         Confidence level of the result's ``auprc_interval``.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
@@ -426,6 +425,7 @@ def boyd_interval(
     return APInterval(theta, ConfidenceInterval(low, high), float(conf_level), method, n)
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def ap_interval(
     scores,
@@ -446,18 +446,15 @@ def ap_interval(
     scores : array_like of float (flattened)
         Scores; a higher score ranks an instance earlier.
     y : array_like
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     conf_level : float in (0, 1), default 0.95
         Confidence level of the interval.
     method : {"logit", "binomial"}, default "logit"
         Interval of Boyd, Eng & Page (2013); see :func:`boyd_interval`.
     ties : {"average", "optimistic", "pessimistic", "stable", "threshold"}, default "average"
         How tied scores are ranked, as in :func:`pranker.auprc_ap`.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
