@@ -250,6 +250,31 @@ def _readonly(*arrays):
         a.flags.writeable = False
 
 
+def _curve_counts(
+    scores, y, sample_weight, pos_label, *, need_neg: bool, what: str, where: str, ties="threshold"
+):
+    """Checked input to read-only cumulative counts of a curve, one point per threshold or item.
+
+    Returns ``(thresholds, tp, fp, n_pos, n_neg, u, w)``: ``u`` the Mann-Whitney
+    count of the threshold curve (None per item), ``w`` the checked weights or None.
+    """
+    s, yb, w = _prepare(
+        scores,
+        y,
+        sample_weight,
+        need_neg=need_neg,
+        what=what,
+        pos_label=pos_label,
+        where=where,
+    )
+    if ties == "threshold":
+        thr, tp, fp, u = _threshold_counts(s, yb, w)
+    else:
+        thr, tp, fp, u = _per_item_counts(s, yb, w, ties)
+    _readonly(thr, tp, fp)
+    return thr, tp, fp, float(tp[-1]), float(fp[-1]), u, w
+
+
 def _readonly_ratio(num: np.ndarray, den: float) -> np.ndarray:
     """``num / den`` as a new read-only array (a rate of a curve)."""
     r = num / den
@@ -716,22 +741,16 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
             f"ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
             "(for the average-over-orders AP call curve.average_precision(ties='average'))."
         )
-    s, yb, w = _prepare(
+    thr, tp, fp, n_pos, n_neg, _, w = _curve_counts(
         scores,
         y,
         sample_weight,
+        pos_label,
         need_neg=False,
         what="precision-recall curve",
-        pos_label=pos_label,
         where="pr_curve",
+        ties=ties,
     )
-    if ties == "threshold":
-        thr, tp, fp, _ = _threshold_counts(s, yb, w)
-    else:
-        thr, tp, fp, _ = _per_item_counts(s, yb, w, ties)
-    n_pos = float(tp[-1])
-    n_neg = float(fp[-1])
-    _readonly(thr, tp, fp)
     return PRCurve(thr, tp, fp, n_pos, n_neg, ties, w is not None)
 
 
@@ -863,19 +882,9 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     >>> c.eer()
     (0.25, 0.8)
     """
-    s, yb, w = _prepare(
-        scores,
-        y,
-        sample_weight,
-        need_neg=True,
-        what="ROC curve",
-        pos_label=pos_label,
-        where="roc_curve",
+    thr, tp, fp, n_pos, n_neg, u, _ = _curve_counts(
+        scores, y, sample_weight, pos_label, need_neg=True, what="ROC curve", where="roc_curve"
     )
-    thr, tp, fp, u = _threshold_counts(s, yb, w)
-    n_pos = float(tp[-1])
-    n_neg = float(fp[-1])
-    _readonly(thr, tp, fp)
     return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
 
 

@@ -309,6 +309,7 @@ def auprc_trapezoid(
     return TrapezoidAUPRC(mean, se, sd, n_pos, K, conf_level, int(s.shape[0]))
 
 
+@fill_doc()
 @dataclass(frozen=True)
 class APInterval:
     """An AUPRC estimate with a Boyd-Eng-Page confidence interval.
@@ -338,8 +339,7 @@ class APInterval:
 
     References
     ----------
-    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
-       curve: point estimates and confidence intervals", ECML PKDD 2013.
+    .. [1] %(ref_boyd2013)s
 
     Examples
     --------
@@ -472,8 +472,7 @@ def ap_interval(
 
     References
     ----------
-    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
-       curve: point estimates and confidence intervals", ECML PKDD 2013.
+    .. [1] %(ref_boyd2013)s
 
     Examples
     --------
