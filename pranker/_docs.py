@@ -20,6 +20,10 @@ REFERENCES = {
         '   performance measures efficiently in the presence of tied scores",\n'
         "   ECIR 2008."
     ),
+    "ref_boyd2013": (
+        'K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall\n'
+        '   curve: point estimates and confidence intervals", ECML PKDD 2013.'
+    ),
 }
 
 _FIELD = re.compile(r"%\((\w+)\)s")

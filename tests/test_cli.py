@@ -302,6 +302,23 @@ def test_conf_level_option(tmp_path, data, capsys):
     assert exc.value.code == 2
 
 
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--conf-level", "x", "argument --conf-level: not a number: 'x'"),
+        ("--conf-level", "1", "argument --conf-level: must be in (0, 1); got 1"),
+        ("--rtol", "two", "argument --rtol: not a number: 'two'"),
+        ("--rtol", "0", "argument --rtol: must be in (0, 1), e.g. 0.02 for 2 %; got 0"),
+    ],
+)
+def test_fraction_options_refuse_bad_values(tmp_path, capsys, option, value, message):
+    f = write_csv(tmp_path / "d.csv", ["score", "label"], [("0.5", 1), ("0.2", 0)])
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(f), option, value])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
 def test_several_columns_bh(tmp_path, data, capsys):
     y, s1, s2, s3 = data
     f = write_csv(

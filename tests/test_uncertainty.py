@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -240,6 +241,26 @@ def test_deprecated_names_warn_and_agree():
         assert b.high == b.auprc_interval.high
     with pytest.warns(DeprecationWarning, match="auprc"):
         assert b.estimate == b.auprc
+
+
+def test_deprecated_names_point_at_the_caller():
+    """The warning names the class and old name, and is attributed to the line that read it."""
+    s, y = _data(5)
+    for r, old, new in (
+        (auprc_trapezoid(s, y), "se", "auprc_se"),
+        (ap_interval(s, y), "high", "auprc_interval.high"),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(r, old)
+        (w,) = caught
+        assert w.category is DeprecationWarning and w.filename == __file__
+        assert str(w.message) == (
+            f"{type(r).__name__}.{old} is deprecated and will be removed in the next release; "
+            f"use {new}."
+        )
+        with pytest.raises(AttributeError):
+            setattr(r, old, 0.5)
 
 
 def test_one_vocabulary_with_pranker_result():

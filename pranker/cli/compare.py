@@ -9,7 +9,7 @@ from .io import (
     UserError,
     check_writable,
     default_columns,
-    emit_json,
+    emit_results,
     open_table,
     to_labels,
     to_scores,
@@ -51,21 +51,21 @@ def run(args) -> int:
         raise UserError(str(exc)) from None
     d = {k: _clean(v) for k, v in res.to_dict().items()}
     d.update(score_a=cols[0], score_b=cols[1], label_column=label, file=table.path)
-    if emit_json(args, d):
-        ci = res.confidence_interval()
-        lg = res.log10_pvalue
-        p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
-        print(
-            f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
-            f"(N = {res.n}, P = {res.n_pos})"
-        )
-        print(
-            f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
-            f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})"
-        )
-        if args.output:
-            print(f"results written to {args.output}")
-    return 0
+    return emit_results(args, d, lambda: _summary(res, cols))
+
+
+def _summary(res, cols) -> None:
+    ci = res.confidence_interval()
+    lg = res.log10_pvalue
+    p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
+    print(
+        f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
+        f"(N = {res.n}, P = {res.n_pos})"
+    )
+    print(
+        f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
+        f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})"
+    )
 
 
 def _num(x: float) -> str:

@@ -217,6 +217,19 @@ def emit_json(args, d: dict) -> bool:
     return not args.quiet
 
 
+def emit_results(args, d: dict, summary) -> int:
+    """Emit ``d`` as :func:`emit_json` does; else print ``summary()`` and where it went.
+
+    ``summary`` is called only when the human summary is wanted; the line naming
+    ``--output`` follows it. Returns the exit status 0.
+    """
+    if emit_json(args, d):
+        summary()
+        if args.output:
+            print(f"results written to {args.output}")
+    return 0
+
+
 # --- opening files -----------------------------------------------------------
 
 

@@ -51,14 +51,19 @@ def _run_command(args) -> int:
 # ----------------------------------------------------------------------------
 
 
-def _conf_level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1); got {text}")
-    return v
+def _unit_fraction(hint: str = ""):
+    """An argparse type: a number strictly between 0 and 1 (``hint`` follows "(0, 1)")."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0.0 < v < 1.0:
+            raise argparse.ArgumentTypeError(f"must be in (0, 1){hint}; got {text}")
+        return v
+
+    return parse
 
 
 def _positive_int(text: str) -> int:
@@ -141,27 +146,17 @@ def _random_args(p, seed_help: str, level_help: str) -> None:
     )
     p.add_argument(
         "--conf-level",
-        type=_conf_level,
+        type=_unit_fraction(),
         default=0.95,
         help=f"coverage of {level_help} (default 0.95)",
     )
-
-
-def _rtol(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.02 for 2 %; got {text}")
-    return v
 
 
 def _rtol_arg(p) -> None:
     """--rtol: score, map."""
     p.add_argument(
         "--rtol",
-        type=_rtol,
+        type=_unit_fraction(", e.g. 0.02 for 2 %"),
         default=None,
         help="target relative standard error of an estimated (tilt) p-value "
         "(default 0.02, as in the library)",
@@ -171,8 +166,19 @@ def _rtol_arg(p) -> None:
 def _json_output_args(p) -> None:
     """--json and -o FILE.json: compare, map."""
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
-    p.add_argument("-o", "--output", metavar="FILE.json", help="also write the JSON to a file")
-    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
+    _output_args(
+        p,
+        "--output",
+        "overwrite an existing -o file",
+        metavar="FILE.json",
+        help="also write the JSON to a file",
+    )
+
+
+def _output_args(p, name: str, force_help: str, **kwargs) -> None:
+    """-o NAME (``kwargs`` as for ``add_argument``) and --force to replace what it names."""
+    p.add_argument("-o", name, **kwargs)
+    p.add_argument("--force", action="store_true", help=force_help)
 
 
 def _score_args(p) -> None:
@@ -310,13 +316,13 @@ def _map_args(p) -> None:
 def _table_args(p) -> None:
     p.add_argument("--N", required=True, help="numbers of instances, e.g. 100:10000:100")
     p.add_argument("--P", required=True, help="numbers of positives, e.g. 1,5,10:100:10")
-    p.add_argument(
-        "-o",
+    _output_args(
+        p,
         "--output",
+        "overwrite an existing output",
         metavar="FILE",
         help="write .csv (with header) or .npz; default: CSV on stdout",
     )
-    p.add_argument("--force", action="store_true", help="overwrite an existing output")
     p.add_argument(
         "--max-rows",
         type=_positive_int,
@@ -326,13 +332,13 @@ def _table_args(p) -> None:
 
 
 def _demo_args(p) -> None:
-    p.add_argument(
-        "-o",
+    _output_args(
+        p,
         "--output-dir",
+        "overwrite files in an existing folder",
         default="pranker-demo",
         help="folder for scores and figures (default: pranker-demo/)",
     )
-    p.add_argument("--force", action="store_true", help="overwrite files in an existing folder")
     p.add_argument(
         "--digit",
         type=int,

@@ -11,7 +11,7 @@ from .io import (
     UserError,
     check_writable,
     default_columns,
-    emit_json,
+    emit_results,
     open_table,
     resolve_column,
     to_labels,
@@ -84,6 +84,7 @@ def run(args) -> int:
     from ..null.tilt import DEFAULT_RTOL
     from ..significance.mean_ap import map_significance
 
+    rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
     try:
         res = map_significance(
             s_list,
@@ -93,7 +94,7 @@ def run(args) -> int:
             ties=args.ties,
             seed=args.seed,
             conf_level=args.conf_level,
-            rtol=DEFAULT_RTOL if args.rtol is None else args.rtol,
+            rtol=rtol,
             query_method="auto" if args.query_pvalues else None,
         )
     except ValueError as exc:
@@ -101,24 +102,23 @@ def run(args) -> int:
     d = {k: _clean(v) for k, v in res.to_dict().items()}
     d["queries"] = [_clean(v) for v in qids.tolist()]
     d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
-    if emit_json(args, d):
-        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+    return emit_results(args, d, lambda: _summary(res, rtol, args.query_pvalues))
+
+
+def _summary(res, rtol: float, query_pvalues: bool) -> None:
+    print(
+        f"mean AUPRC {res.statistic:.4f} over {_queries(res.n_queries)} "
+        f"(null mean {res.null_mean:.4f}); p = {_pvalue(res, rtol)}"
+    )
+    if query_pvalues:
+        k = int(np.sum(res.query_pvalue_bh <= 0.05))
+        print(f"{k} of {_queries(res.n_queries)} significant at 5% FDR (Benjamini-Hochberg)")
+    for row in res.groups or ():
         print(
-            f"mean AUPRC {res.statistic:.4f} over {_queries(res.n_queries)} "
-            f"(null mean {res.null_mean:.4f}); p = {_pvalue(res, rtol)}"
+            f"  group {row.group}: mean AUPRC {row.statistic:.4f} over "
+            f"{_queries(row.n_queries)}, p = {_pvalue(row, rtol)}, "
+            f"BH {row.pvalue_bh:.3g}"
         )
-        if args.query_pvalues:
-            k = int(np.sum(res.query_pvalue_bh <= 0.05))
-            print(f"{k} of {_queries(res.n_queries)} significant at 5% FDR (Benjamini-Hochberg)")
-        for row in res.groups or ():
-            print(
-                f"  group {row.group}: mean AUPRC {row.statistic:.4f} over "
-                f"{_queries(row.n_queries)}, p = {_pvalue(row, rtol)}, "
-                f"BH {row.pvalue_bh:.3g}"
-            )
-        if args.output:
-            print(f"results written to {args.output}")
-    return 0
 
 
 def _queries(n: int) -> str:

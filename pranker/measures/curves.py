@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._numba import curves as ck
 from .._numba import rankcount
 from .._numba import tiegroups as _k_tiegroups
@@ -66,6 +67,22 @@ __all__ = [
     "average_precision_many",
     "roc_auc_many",
 ]
+
+# Parameter descriptions the curve functions share (see pranker._docs.fill_doc).
+_DOCS = {
+    "binary_labels": (
+        "Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any\n"
+        "labels with ``pos_label``"
+    ),
+    "pos_label": (
+        "pos_label : scalar, optional\n"
+        "    The label of the positive class; every other label is a negative."
+    ),
+    "sklearn_names": (
+        "y_score, y_true : array_like, keyword only\n"
+        "    scikit-learn's names for ``scores`` and ``y``."
+    ),
+}
 
 _CURVE_TIES = ("threshold", "stable", "optimistic", "pessimistic")
 
@@ -233,6 +250,38 @@ def _readonly(*arrays):
         a.flags.writeable = False
 
 
+def _curve_counts(
+    scores, y, sample_weight, pos_label, *, need_neg: bool, what: str, where: str, ties="threshold"
+):
+    """Checked input to read-only cumulative counts of a curve, one point per threshold or item.
+
+    Returns ``(thresholds, tp, fp, n_pos, n_neg, u, w)``: ``u`` the Mann-Whitney
+    count of the threshold curve (None per item), ``w`` the checked weights or None.
+    """
+    s, yb, w = _prepare(
+        scores,
+        y,
+        sample_weight,
+        need_neg=need_neg,
+        what=what,
+        pos_label=pos_label,
+        where=where,
+    )
+    if ties == "threshold":
+        thr, tp, fp, u = _threshold_counts(s, yb, w)
+    else:
+        thr, tp, fp, u = _per_item_counts(s, yb, w, ties)
+    _readonly(thr, tp, fp)
+    return thr, tp, fp, float(tp[-1]), float(fp[-1]), u, w
+
+
+def _readonly_ratio(num: np.ndarray, den: float) -> np.ndarray:
+    """``num / den`` as a new read-only array (a rate of a curve)."""
+    r = num / den
+    r.flags.writeable = False
+    return r
+
+
 def _as_query(x, name: str, lo: float, hi: float):
     arr = np.asarray(_as_numeric_array(x, name), dtype=np.float64)
     if np.isnan(arr).any() or (arr < lo).any() or (arr > hi).any():
@@ -357,9 +406,7 @@ class PRCurve:
     @cached_property
     def recall(self) -> np.ndarray:
         """``tp / n_pos``: 0 at point 0, exactly 1 at the end. Computed on first access."""
-        r = self.tp / self.n_pos
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.tp, self.n_pos)
 
     # -- helpers -----------------------------------------------------------
     def _group_ends(self) -> np.ndarray:
@@ -694,22 +741,16 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
             f"ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
             "(for the average-over-orders AP call curve.average_precision(ties='average'))."
         )
-    s, yb, w = _prepare(
+    thr, tp, fp, n_pos, n_neg, _, w = _curve_counts(
         scores,
         y,
         sample_weight,
+        pos_label,
         need_neg=False,
         what="precision-recall curve",
-        pos_label=pos_label,
         where="pr_curve",
+        ties=ties,
     )
-    if ties == "threshold":
-        thr, tp, fp, _ = _threshold_counts(s, yb, w)
-    else:
-        thr, tp, fp, _ = _per_item_counts(s, yb, w, ties)
-    n_pos = float(tp[-1])
-    n_neg = float(fp[-1])
-    _readonly(thr, tp, fp)
     return PRCurve(thr, tp, fp, n_pos, n_neg, ties, w is not None)
 
 
@@ -771,16 +812,12 @@ class ROCCurve:
     @cached_property
     def fpr(self) -> np.ndarray:
         """False positive rate ``fp / n_neg`` (x axis). Computed on first access."""
-        r = self.fp / self.n_neg
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.fp, self.n_neg)
 
     @cached_property
     def tpr(self) -> np.ndarray:
         """True positive rate ``tp / n_pos`` (y axis). Computed on first access."""
-        r = self.tp / self.n_pos
-        _readonly(r)
-        return r
+        return _readonly_ratio(self.tp, self.n_pos)
 
     def eer(self) -> tuple[float, float]:
         """Equal error rate: where the curve crosses fpr = fnr = 1 - tpr.
@@ -803,6 +840,7 @@ class ROCCurve:
         return float(fpr0 + t * dfpr), float(self.thresholds[k])
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     """ROC curve (fpr, tpr per distinct threshold), its AUC and equal error rate.
@@ -811,13 +849,10 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     ----------
     scores : array_like of float, any shape (flattened)
     y : array_like, same number of elements
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     sample_weight : array_like of float >= 0, optional
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`pr_curve`.
 
@@ -847,22 +882,13 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     >>> c.eer()
     (0.25, 0.8)
     """
-    s, yb, w = _prepare(
-        scores,
-        y,
-        sample_weight,
-        need_neg=True,
-        what="ROC curve",
-        pos_label=pos_label,
-        where="roc_curve",
+    thr, tp, fp, n_pos, n_neg, u, _ = _curve_counts(
+        scores, y, sample_weight, pos_label, need_neg=True, what="ROC curve", where="roc_curve"
     )
-    thr, tp, fp, u = _threshold_counts(s, yb, w)
-    n_pos = float(tp[-1])
-    n_neg = float(fp[-1])
-    _readonly(thr, tp, fp)
     return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
@@ -877,15 +903,12 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
         Higher scores rank first. ``+inf`` and ``-inf`` are ranked; NaN is an
         error.
     y : array_like, same number of elements
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``. Both classes must occur.
+        %(binary_labels)s. Both classes must occur.
     sample_weight : array_like of float >= 0, optional
         Item weights; items of weight 0 are left out. Weighted input is
         computed from the curve (:func:`roc_curve`).
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`roc_curve`.
 
@@ -982,6 +1005,7 @@ def _sorted_rows(s: np.ndarray, yb: np.ndarray, stable: bool):
     )
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) -> np.ndarray:
     """Average precision of each row of a 2-D score array (one ranking per row).
@@ -990,12 +1014,10 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     ----------
     scores : array_like, shape (R, N)
     y : array_like, shape (N,) shared by all rows, or (R, N)
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     ties : str
         As in :func:`pranker.auprc_ap` (default ``"average"``).
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
+    %(pos_label)s
 
     Masked arrays with masked entries are refused (a row cannot drop items
     here); compute such rows one at a time with :func:`pranker.auprc_ap`.
@@ -1026,6 +1048,7 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     return ck.ap_rows(vs, ys, _k_tiegroups.MODE_CODES[ties], ties == "stable")
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     """ROC AUC of each row of a 2-D score array (Mann-Whitney, ties 1/2).
@@ -1035,10 +1058,8 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     scores : array_like, shape (R, N)
         One ranking per row.
     y : array_like, shape (N,) shared by all rows, or (R, N)
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``; every row needs both classes.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
+        %(binary_labels)s; every row needs both classes.
+    %(pos_label)s
 
     Returns
     -------

@@ -51,14 +51,16 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
 from .ap import _auprc_validated
-from .curves import _threshold_counts
+from .curves import _DOCS, _threshold_counts
 
 __all__ = [
     "ConfidenceInterval",
@@ -101,6 +103,26 @@ def _deprecated(old: str, new: str, owner: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+class _DeprecatedAlias:
+    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path)."""
+
+    def __init__(self, new: str):
+        self.new = new
+        self.__doc__ = f"Deprecated alias of ``{new}``."
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.owner, self.name = owner.__name__, name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        _deprecated(self.name, self.new, self.owner)
+        return attrgetter(self.new)(obj)
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError(f"{self.owner}.{self.name} is read-only")
 
 
 @dataclass(frozen=True)
@@ -166,17 +188,8 @@ class TrapezoidAUPRC:
         return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
     # deprecated names (one release)
-    @property
-    def estimate(self) -> float:
-        """Deprecated alias of ``auprc``."""
-        _deprecated("estimate", "auprc", "TrapezoidAUPRC")
-        return self.auprc
-
-    @property
-    def se(self) -> float:
-        """Deprecated alias of ``auprc_se``."""
-        _deprecated("se", "auprc_se", "TrapezoidAUPRC")
-        return self.auprc_se
+    estimate = _DeprecatedAlias("auprc")
+    se = _DeprecatedAlias("auprc_se")
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """Deprecated: use ``auprc_interval`` (set ``conf_level`` in :func:`auprc_trapezoid`)."""
@@ -214,6 +227,7 @@ def _grid_counts(s: np.ndarray, yb: np.ndarray, thresholds):
     return t, tp, n - tp
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def auprc_trapezoid(
     scores, y, *, thresholds=None, conf_level: float = 0.95, pos_label=None
@@ -224,18 +238,15 @@ def auprc_trapezoid(
     ----------
     scores : array_like of float (flattened)
     y : array_like
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     thresholds : array_like of float, optional
         Grid of thresholds (an item is retrieved when its score exceeds the
         threshold). Default: every distinct score, retrieving scores >= it,
         which is the exact curve.
     conf_level : float in (0, 1), default 0.95
         Confidence level of the result's ``auprc_interval``.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
@@ -298,6 +309,7 @@ def auprc_trapezoid(
     return TrapezoidAUPRC(mean, se, sd, n_pos, K, conf_level, int(s.shape[0]))
 
 
+@fill_doc()
 @dataclass(frozen=True)
 class APInterval:
     """An AUPRC estimate with a Boyd-Eng-Page confidence interval.
@@ -327,8 +339,7 @@ class APInterval:
 
     References
     ----------
-    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
-       curve: point estimates and confidence intervals", ECML PKDD 2013.
+    .. [1] %(ref_boyd2013)s
 
     Examples
     --------
@@ -350,23 +361,9 @@ class APInterval:
         return iter(self.auprc_interval)
 
     # deprecated names (one release)
-    @property
-    def estimate(self) -> float:
-        """Deprecated alias of ``auprc``."""
-        _deprecated("estimate", "auprc", "APInterval")
-        return self.auprc
-
-    @property
-    def low(self) -> float:
-        """Deprecated alias of ``auprc_interval.low``."""
-        _deprecated("low", "auprc_interval.low", "APInterval")
-        return self.auprc_interval.low
-
-    @property
-    def high(self) -> float:
-        """Deprecated alias of ``auprc_interval.high``."""
-        _deprecated("high", "auprc_interval.high", "APInterval")
-        return self.auprc_interval.high
+    estimate = _DeprecatedAlias("auprc")
+    low = _DeprecatedAlias("auprc_interval.low")
+    high = _DeprecatedAlias("auprc_interval.high")
 
 
 def boyd_interval(
@@ -428,6 +425,7 @@ def boyd_interval(
     return APInterval(theta, ConfidenceInterval(low, high), float(conf_level), method, n)
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def ap_interval(
     scores,
@@ -448,18 +446,15 @@ def ap_interval(
     scores : array_like of float (flattened)
         Scores; a higher score ranks an instance earlier.
     y : array_like
-        Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any
-        labels with ``pos_label``.
+        %(binary_labels)s.
     conf_level : float in (0, 1), default 0.95
         Confidence level of the interval.
     method : {"logit", "binomial"}, default "logit"
         Interval of Boyd, Eng & Page (2013); see :func:`boyd_interval`.
     ties : {"average", "optimistic", "pessimistic", "stable", "threshold"}, default "average"
         How tied scores are ranked, as in :func:`pranker.auprc_ap`.
-    pos_label : scalar, optional
-        The label of the positive class; every other label is a negative.
-    y_score, y_true : array_like, keyword only
-        scikit-learn's names for ``scores`` and ``y``.
+    %(pos_label)s
+    %(sklearn_names)s
 
     Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
 
@@ -477,8 +472,7 @@ def ap_interval(
 
     References
     ----------
-    .. [1] K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall
-       curve: point estimates and confidence intervals", ECML PKDD 2013.
+    .. [1] %(ref_boyd2013)s
 
     Examples
     --------
