@@ -20,15 +20,8 @@ from run import best_of
 
 from pranker._numba.tilt import _UNDERFLOW_EXP, _layer_factor
 
-
-@njit(cache=True)
-def _factor_called(mult, x_kd, inv, phi, a, shift):
-    if mult:
-        return x_kd * inv
-    x = phi * a - shift
-    if x > _UNDERFLOW_EXP:
-        return math.exp(x) * inv
-    return 0.0
+# the same Python function compiled as a plain call (no inline="always")
+_factor_called = njit(_layer_factor.py_func)
 
 
 @njit(cache=True)
@@ -52,34 +45,28 @@ def _layers_written(reps, k, m, phi, cP, inv_r, X, Gp, Gn, mult, shift, inv):
     return Gn[m]
 
 
-@njit(cache=True)
-def _layers_helper(reps, k, m, phi, cP, inv_r, X, Gp, Gn, mult, shift, inv):
-    for _ in range(reps):
-        tot = 0.0
-        for d in range(m + 1):
-            a = k * inv_r[k + d] - cP
-            e = _layer_factor(mult, X[k + d], inv, phi, a, shift)
-            f = e * Gp[d]
-            if f < 1e-300:
-                f = 0.0
-            tot += f
-            Gn[d] = tot
-    return Gn[m]
+def _layers_with(factor):
+    """The cell loop of ``_layers_written`` with the factor computed by ``factor``."""
+
+    @njit
+    def loop(reps, k, m, phi, cP, inv_r, X, Gp, Gn, mult, shift, inv):
+        for _ in range(reps):
+            tot = 0.0
+            for d in range(m + 1):
+                a = k * inv_r[k + d] - cP
+                e = factor(mult, X[k + d], inv, phi, a, shift)
+                f = e * Gp[d]
+                if f < 1e-300:
+                    f = 0.0
+                tot += f
+                Gn[d] = tot
+        return Gn[m]
+
+    return loop
 
 
-@njit(cache=True)
-def _layers_called(reps, k, m, phi, cP, inv_r, X, Gp, Gn, mult, shift, inv):
-    for _ in range(reps):
-        tot = 0.0
-        for d in range(m + 1):
-            a = k * inv_r[k + d] - cP
-            e = _factor_called(mult, X[k + d], inv, phi, a, shift)
-            f = e * Gp[d]
-            if f < 1e-300:
-                f = 0.0
-            tot += f
-            Gn[d] = tot
-    return Gn[m]
+_layers_helper = _layers_with(_layer_factor)
+_layers_called = _layers_with(_factor_called)
 
 
 def rows(quick: bool):
