@@ -8,16 +8,22 @@ shared helper as shipped (``inline="always"``, numba IR inlining), and a copy
 compiled as a plain call. Ratios near 1 mean the helper costs nothing in the
 hot loop. The machine is shared: the variants are interleaved round by round
 and the best of each is kept.
+
+The per-layer helper ``_layer_shift`` is inlined too; the last rows time
+``tilt_forward`` as shipped against the same function compiled with
+``_layer_shift`` as a plain call.
 """
 
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 from numba import njit
 from run import best_of
 
+import pranker._numba.tilt as _tilt
 from pranker._numba.tilt import _UNDERFLOW_EXP, _layer_factor
 
 # the same Python function compiled as a plain call (no inline="always")
@@ -69,6 +75,33 @@ _layers_helper = _layers_with(_layer_factor)
 _layers_called = _layers_with(_factor_called)
 
 
+def _with_plain_call(fn, name):
+    """``fn`` (a jitted function of ``pranker._numba.tilt``) recompiled with helper ``name`` as a plain call."""
+    glb = dict(vars(_tilt))
+    glb[name] = njit(getattr(_tilt, name).py_func)
+    py = fn.py_func
+    return njit(types.FunctionType(py.__code__, glb, py.__name__, py.__defaults__))
+
+
+def _forward_rows(quick, rounds):
+    N, P = (20_000, 100) if quick else (100_000, 300)
+    plain = _with_plain_call(_tilt.tilt_forward, "_layer_shift")
+    for phi in (3.0, -50.0, 900.0):
+        args = (N, P, phi, 0.3 * P, True, False)
+        assert plain(*args)[:3] == _tilt.tilt_forward(*args)[:3]
+        best = [math.inf] * 2
+        for _ in range(rounds):
+            for j, fn in enumerate((_tilt.tilt_forward, plain)):
+                best[j] = min(best[j], best_of(lambda fn=fn, args=args: fn(*args), 1))
+        r = best[0] / best[1]
+        yield (
+            f"tilt_forward, phi={phi:g}: shipped / _layer_shift called",
+            f"{r:.2f}x",
+            "<= 1.05x",
+            r <= 1.05,
+        )
+
+
 def rows(quick: bool):
     m = 20_000 if quick else 200_000
     reps = 5 if quick else 20
@@ -83,7 +116,7 @@ def rows(quick: bool):
     for label, phi in (("multiplicative", 50.0), ("exp", 800.0)):
         mult = abs(phi) <= 600.0
         shift = phi * (1.0 - cP)
-        X = np.exp(phi * (k * inv_r - 1.0))
+        X = np.exp(phi * (k * inv_r - 1.0)) if mult else np.zeros(N + 1)
         args = (reps, k, m, phi, cP, inv_r, X, Gp, Gn, mult, shift, 1.0)
         ref = _layers_written(*args)
         assert _layers_helper(*args) == ref and _layers_called(*args) == ref
@@ -107,6 +140,8 @@ def rows(quick: bool):
             "(information)",
             None,
         )
+
+    yield from _forward_rows(quick, rounds)
 
 
 if __name__ == "__main__":
