@@ -50,11 +50,16 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .rows import ROW_NAN, ROW_NO_POSITIVE, ROW_OK, row_ap
-
-_UNDERFLOW_EXP = -700.0
-_LAYER_TINY = 1e-280
-_MULT_MAX_PHI = 600.0
+from .rows import row_ap, store_row
+from .tilt import (
+    _LAYER_TINY,
+    _MULT_MAX_PHI,
+    _UNDERFLOW_EXP,
+    _layer_factor,
+    _layer_shift,
+    _layer_tables,
+    _log_layer_max,
+)
 
 
 @njit(cache=True)
@@ -94,10 +99,7 @@ def shared_last_layer(N, P, phi, c, order):
     w = m + 1
     cP = c / P
     binom = _binom_table(order)
-    inv_r = np.empty(N + 1)
-    inv_r[0] = 0.0
-    for r in range(1, N + 1):
-        inv_r[r] = 1.0 / r
+    inv_r, X, B = _layer_tables(N, phi)
     prev = np.zeros((order + 1, w))
     for d in range(w):
         prev[0, d] = 1.0
@@ -106,39 +108,15 @@ def shared_last_layer(N, P, phi, c, order):
     tot = np.zeros(order + 1)
     q = np.zeros(order + 1)
     mult = abs(phi) <= _MULT_MAX_PHI
-    X = np.empty(N + 1)
-    B = np.empty(N + 1)
-    if mult:
-        for r in range(1, N + 1):
-            B[r] = math.exp(phi * inv_r[r])
     lam = 0.0
     prev_tot = 1.0
     for k in range(1, P + 1):
-        if mult:
-            # X[k + d] = e^{phi (k / (k + d) - 1)}, updated by one multiplication per layer
-            shift = phi * (1.0 - cP)
-            if k == 1:
-                for d in range(w):
-                    X[1 + d] = math.exp(phi * (inv_r[1 + d] - 1.0))
-            else:
-                for d in range(m):
-                    X[k + d] *= B[k + d]
-                X[k + m] = math.exp(phi * (k * inv_r[k + m] - 1.0))
-        elif phi >= 0.0:
-            shift = phi * (1.0 - cP)
-        else:
-            shift = phi * (k * inv_r[k + m] - cP)
+        shift = _layer_shift(k, m, phi, cP, inv_r, X, B, mult)
         inv = 1.0 / prev_tot
         t0 = t1 = t2 = t3 = t4 = 0.0
         for d in range(w):
             a = k * inv_r[k + d] - cP
-            if mult:
-                e = X[k + d] * inv
-            else:
-                x = phi * a - shift
-                e = 0.0
-                if x > _UNDERFLOW_EXP:
-                    e = math.exp(x) * inv
+            e = _layer_factor(mult, X[k + d], inv, phi, a, shift)
             g0 = prev[0, d]
             f0 = e * g0
             if f0 < 1e-300:
@@ -169,13 +147,7 @@ def shared_last_layer(N, P, phi, c, order):
             lam += shift + math.log(prev_tot)
         else:
             # the mass sits where the exponent is small: redo the layer in log space
-            L = -np.inf
-            for d in range(w):
-                g = prev[0, d]
-                if g > 0.0:
-                    v = phi * (k * inv_r[k + d] - cP) + math.log(g)
-                    if v > L:
-                        L = v
+            L = _log_layer_max(k, m, phi, cP, inv_r, prev[0])
             for j in range(order + 1):
                 tot[j] = 0.0
             for d in range(w):
@@ -238,13 +210,5 @@ def ap_segments(scores, y, starts, mode, ap_out, n_out, npos_out, status_out):
         lo = starts[i]
         hi = starts[i + 1]
         buf = np.empty(hi - lo)
-        ap, n, p, nan = row_ap(scores[lo:hi], y[lo:hi], no_mask, False, mode, buf)
-        ap_out[i] = ap
-        n_out[i] = n
-        npos_out[i] = p
-        if nan > 0:
-            status_out[i] = ROW_NAN
-        elif p == 0:
-            status_out[i] = ROW_NO_POSITIVE
-        else:
-            status_out[i] = ROW_OK
+        res = row_ap(scores[lo:hi], y[lo:hi], no_mask, False, mode, buf)
+        store_row(i, res, ap_out, n_out, npos_out, status_out)

@@ -210,21 +210,28 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
     return ap_from_ranks(ranks, p), n, p, 0
 
 
+@njit(cache=True)
+def store_row(i, res, ap_out, n_out, npos_out, status_out):
+    """Write one ranking's ``row_ap`` result ``(ap, n, p, nan)`` at index ``i`` with its status code."""
+    ap, n, p, nan = res
+    ap_out[i] = ap
+    n_out[i] = n
+    npos_out[i] = p
+    if nan > 0:
+        status_out[i] = ROW_NAN
+    elif p == 0:
+        status_out[i] = ROW_NO_POSITIVE
+    else:
+        status_out[i] = ROW_OK
+
+
 @njit(cache=True, parallel=True)
 def ap_rows(scores, y, mask, use_mask, mode, lo, hi, ap_out, n_out, npos_out, status_out):
     """AP of rows lo..hi-1 of 2-D ``scores`` / ``y`` (bool) / ``mask`` (bool), in parallel."""
     for i in prange(lo, hi):
         buf = np.empty(scores.shape[1])
-        ap, n, p, nan = row_ap(scores[i], y[i], mask[i if use_mask else 0], use_mask, mode, buf)
-        ap_out[i] = ap
-        n_out[i] = n
-        npos_out[i] = p
-        if nan > 0:
-            status_out[i] = ROW_NAN
-        elif p == 0:
-            status_out[i] = ROW_NO_POSITIVE
-        else:
-            status_out[i] = ROW_OK
+        res = row_ap(scores[i], y[i], mask[i if use_mask else 0], use_mask, mode, buf)
+        store_row(i, res, ap_out, n_out, npos_out, status_out)
 
 
 @njit(cache=True)

@@ -639,6 +639,24 @@ def _influence_test(sa, sb, yb, d, common):
     )
 
 
+def _resampled_result(p, seed, reps, n_resamples, common, **extra):
+    """The result of a resampling test: p-value ``p`` and the replicates ``reps`` of the difference.
+
+    The standard error is the replicates' sample standard deviation; ``extra``
+    carries what only one test records (the BCa constants of the bootstrap).
+    """
+    return CompareResult(
+        pvalue=p,
+        log10_pvalue=math.log10(p),
+        seed=seed,
+        standard_error=float(reps.std(ddof=1)),
+        n_resamples=n_resamples,
+        _replicates=reps,
+        **extra,
+        **common,
+    )
+
+
 def _bootstrap_test(sa, sb, yb, d, seed, B, common):
     from scipy.special import ndtr, ndtri
 
@@ -676,16 +694,7 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
         a0 = float(ndtr(za))  # the BCa lower end at level a0 is 0
         p = {"greater": a0, "less": 1.0 - a0}.get(alt, 2.0 * min(a0, 1.0 - a0))
         p = min(max(p, 1.0 / (B + 1)), 1.0)
-    return CompareResult(
-        pvalue=p,
-        log10_pvalue=math.log10(p),
-        seed=seed,
-        standard_error=float(reps.std(ddof=1)),
-        n_resamples=B,
-        _replicates=reps,
-        _accel=(z0, a),
-        **common,
-    )
+    return _resampled_result(p, seed, reps, B, common, _accel=(z0, a))
 
 
 def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
@@ -732,12 +741,4 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
         )
         reps = np.concatenate([reps, more])
     p = (b + 1) / (m + 1)
-    return CompareResult(
-        pvalue=p,
-        log10_pvalue=math.log10(p),
-        seed=seed,
-        standard_error=float(reps.std(ddof=1)),
-        n_resamples=m,
-        _replicates=reps,
-        **common,
-    )
+    return _resampled_result(p, seed, reps, m, common)

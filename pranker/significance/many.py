@@ -261,6 +261,22 @@ def _ragged(scores, y, axis, pos_label=None):
     return s2, y2, mask
 
 
+def _kernel_mask(m2):
+    """``(use_mask, mask)`` as the row kernels take them: a dummy 1x1 mask when there is none."""
+    use_mask = m2 is not None
+    return use_mask, (m2 if use_mask else np.ones((1, 1), dtype=bool))
+
+
+def _row_buffers(R):
+    """The row kernels' outputs for ``R`` rankings: AP, N, number of positives, status code."""
+    return (
+        np.empty(R),
+        np.empty(R, dtype=np.int64),
+        np.empty(R, dtype=np.int64),
+        np.empty(R, dtype=np.int8),
+    )
+
+
 def _prepare(scores, y, axis, mask, pos_label=None):
     """Return 2-D scores, labels, mask (or None) and the batch shape."""
     if (
@@ -420,12 +436,8 @@ def pranker_many(
     R = s2.shape[0]
     if R == 0:
         raise ValueError("no rankings given (the batch is empty).")
-    use_mask = m2 is not None
-    mk = m2 if use_mask else np.ones((1, 1), dtype=bool)
-    ap = np.empty(R)
-    n = np.empty(R, dtype=np.int64)
-    npos = np.empty(R, dtype=np.int64)
-    status = np.empty(R, dtype=np.int8)
+    use_mask, mk = _kernel_mask(m2)
+    ap, n, npos, status = _row_buffers(R)
     mode = _k_tiegroups.MODE_CODES[ties]
     n_blocks = 1 if not progress else min(R, 50)
     edges = np.linspace(0, R, n_blocks + 1).astype(np.int64)

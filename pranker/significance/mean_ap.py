@@ -125,6 +125,36 @@ _LN10 = math.log(10.0)
 
 
 # --------------------------------------------------------------------------- per-(N, P) nulls
+def _weighted_hits(lw, hit):
+    """Importance-sampling estimate of a tail from log weights ``lw`` and hit flags ``hit``.
+
+    Returns ``(log_p, rse)``: the log of the mean of ``e^{lw}`` over all
+    draws with the misses counted as 0, and its relative standard error
+    ``sd / (mean sqrt(n))``; ``(-inf, inf)`` when nothing hits. The weights
+    are scaled by their largest hit so that ``exp`` cannot overflow.
+    """
+    if not hit.any():
+        return -math.inf, math.inf
+    n = lw.shape[0]
+    L = float(lw[hit].max())
+    w = np.zeros(n)
+    w[hit] = np.exp(lw[hit] - L)
+    mu = float(w.mean())
+    rse = float(w.std() / (mu * math.sqrt(n)))
+    return L + math.log(mu), rse
+
+
+def _log10_estimate(log_p, rse, z, n):
+    """``(log10 p, rse, (lo, hi), n)`` with the normal interval ``p (1 -+ z rse)`` in log10, capped at 0."""
+    if not math.isfinite(log_p):
+        return -math.inf, math.inf, (-math.inf, -math.inf), n
+    lg = min(log_p / _LN10, 0.0)
+    lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
+    lo = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
+    hi = min(lg + math.log10(hi_f), 0.0)
+    return lg, rse, (lo, hi), n
+
+
 class _PointNull:
     """P = N: S = P always."""
 
@@ -307,29 +337,14 @@ class _SumNull:
                 Ssum = S.reshape(c, n).sum(axis=0)
                 lw += c * k0 - phi * Ssum
                 tot += a * Ssum
-            hit = tot >= thr
-            if not hit.any():
-                mu, log_p, rse = 0.0, -math.inf, math.inf
-            else:
-                L = float(lw[hit].max())
-                w = np.zeros(n)
-                w[hit] = np.exp(lw[hit] - L)
-                mu = float(w.mean())
-                rse = float(w.std() / (mu * math.sqrt(n)))
-                log_p = L + math.log(mu)
+            log_p, rse = _weighted_hits(lw, tot >= thr)
             if rse <= rtol or n >= max_draws:
                 break
             n = min(2 * n, max_draws)
         for e, *_ in plan:
             if isinstance(e, TiltEngine):
                 e.release()
-        if not math.isfinite(log_p):
-            return -math.inf, math.inf, (-math.inf, -math.inf), n
-        lg = min(log_p / _LN10, 0.0)
-        lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
-        lo = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
-        hi = min(lg + math.log10(hi_f), 0.0)
-        return lg, rse, (lo, hi), n
+        return _log10_estimate(log_p, rse, z, n)
 
 
 class _SharedSum(_SumNull):
@@ -575,26 +590,11 @@ class _SharedSum(_SumNull):
             lw = np.concatenate([lw, lw_new])
             tot = np.concatenate([tot, tot_new])
             have = n
-            hit = tot >= thr
-            if not hit.any():
-                mu, log_p, rse = 0.0, -math.inf, math.inf
-            else:
-                L = float(lw[hit].max())
-                wts = np.zeros(n)
-                wts[hit] = np.exp(lw[hit] - L)
-                mu = float(wts.mean())
-                rse = float(wts.std() / (mu * math.sqrt(n)))
-                log_p = L + math.log(mu)
+            log_p, rse = _weighted_hits(lw, tot >= thr)
             if rse <= rtol or n >= max_draws:
                 break
             n = min(2 * n, max_draws)
-        if not math.isfinite(log_p):
-            return -math.inf, math.inf, (-math.inf, -math.inf), n
-        lg = min(log_p / _LN10, 0.0)
-        lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
-        lo = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
-        hi = min(lg + math.log10(hi_f), 0.0)
-        return lg, rse, (lo, hi), n
+        return _log10_estimate(log_p, rse, z, n)
 
 
 def _log_comb(n, p):
@@ -985,7 +985,7 @@ def _query_aps(scores_list, y_list, ties, pos_label):
     from .._numba import rows as _kernels_rows
     from .._numba import tiegroups as _k_tiegroups
     from .._validation import check_ties
-    from .many import _prepare
+    from .many import _kernel_mask, _prepare, _row_buffers
 
     check_ties(ties)
     mode = _k_tiegroups.MODE_CODES[ties]
@@ -993,12 +993,8 @@ def _query_aps(scores_list, y_list, ties, pos_label):
     if len(lengths) == 1:  # equal lengths: one 2-D batch
         s2, y2, m2, _ = _prepare(list(scores_list), list(y_list), -1, None, pos_label)
         R = s2.shape[0]
-        use_mask = m2 is not None
-        mk = m2 if use_mask else np.ones((1, 1), dtype=bool)
-        ap = np.empty(R)
-        n = np.empty(R, dtype=np.int64)
-        npos = np.empty(R, dtype=np.int64)
-        status = np.empty(R, dtype=np.int8)
+        use_mask, mk = _kernel_mask(m2)
+        ap, n, npos, status = _row_buffers(R)
         _kernels_rows.ap_rows(s2, y2, mk, use_mask, mode, 0, R, ap, n, npos, status)
     else:  # ragged: concatenated, each query checked as pranker_many checks it
         from .._numba.mean_ap import ap_segments
@@ -1022,10 +1018,7 @@ def _query_aps(scores_list, y_list, ties, pos_label):
         R = len(rows_s)
         starts = np.zeros(R + 1, dtype=np.int64)
         np.cumsum([a.shape[0] for a in rows_s], out=starts[1:])
-        ap = np.empty(R)
-        n = np.empty(R, dtype=np.int64)
-        npos = np.empty(R, dtype=np.int64)
-        status = np.empty(R, dtype=np.int8)
+        ap, n, npos, status = _row_buffers(R)
         ap_segments(
             np.concatenate(rows_s).astype(np.float64, copy=False),
             np.concatenate(rows_y).astype(bool, copy=False),
