@@ -12,7 +12,12 @@ import math
 
 from .._validation import check_counts
 
-__all__ = ["AUTO_EXACT_PLACEMENTS", "TILT_MAX_CELLS", "auto_method"]
+__all__ = ["AUTO_EXACT_PLACEMENTS", "DEFAULT_MC_DRAWS", "TILT_MAX_CELLS", "auto_method"]
+
+# Random rankings drawn by a plain Monte Carlo null when the caller does not say how
+# many: one number for every entry point (null_params, montecarlo_pvalue,
+# MonteCarloNull and method="montecarlo" everywhere).
+DEFAULT_MC_DRAWS = 100_000
 
 
 # --- the "auto" rule ---------------------------------------------------------

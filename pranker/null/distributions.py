@@ -45,7 +45,7 @@ from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._validation import check_count_pair
 from .beta import beta_fit
-from .choice import auto_method
+from .choice import DEFAULT_MC_DRAWS, auto_method
 from .moments import _min_auprc_pair
 from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
 
@@ -780,7 +780,7 @@ class MonteCarloNull(NullDistribution):
         N: int,
         P: int,
         *,
-        n_draws: int = 100_000,
+        n_draws: int = DEFAULT_MC_DRAWS,
         seed: int | None = None,
         alpha: float | None = None,
         abs_tol: float | None = None,

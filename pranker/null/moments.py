@@ -73,6 +73,7 @@ from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba import sampling as _sampling
 from .._validation import check_count, check_count_pair, check_counts
+from .choice import DEFAULT_MC_DRAWS
 from .tilt import DEFAULT_SEED
 
 __all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
@@ -129,7 +130,7 @@ class NullParams:
 
 @fill_doc()
 def null_params(
-    N, P, *, method: str = "exact", n_draws: int = 100_000, seed: int | None = None
+    N, P, *, method: str = "exact", n_draws: int = DEFAULT_MC_DRAWS, seed: int | None = None
 ) -> NullParams:
     """Mean and variance of AP over all random rankings of N instances with P positives.
 

@@ -50,6 +50,7 @@ from scipy import special
 
 from .._progress import progress_bar
 from .._validation import check_ap, check_conf_level, check_count, check_counts
+from .choice import DEFAULT_MC_DRAWS
 from .exact import REL_TOL
 from .moments import null_ap_samples
 from .tilt import DEFAULT_SEED
@@ -200,7 +201,7 @@ def montecarlo_pvalue(
     N: int,
     P: int,
     *,
-    n_draws: int = 100_000,
+    n_draws: int = DEFAULT_MC_DRAWS,
     seed: int | None = None,
     alpha: float | None = None,
     abs_tol: float | None = None,

@@ -9,7 +9,7 @@ ranking gets the same p-value everywhere. It depends on N and P only.
 from __future__ import annotations
 
 from .._validation import check_count_pair
-from ..null.choice import TILT_MAX_CELLS, auto_method
+from ..null.choice import DEFAULT_MC_DRAWS, TILT_MAX_CELLS, auto_method
 from ..null.distributions import (
     BetaNull,
     ExactNull,
@@ -73,7 +73,7 @@ def make_null(
         null = MonteCarloNull(
             n,
             n_pos,
-            n_draws=100_000 if n_draws is None else n_draws,
+            n_draws=DEFAULT_MC_DRAWS if n_draws is None else n_draws,
             seed=seed,
             alpha=alpha,
             progress=progress,
