@@ -135,6 +135,9 @@ _VALUE_MAX_D = 1 << 11  # ... and its 16 D slots (12 bytes each) fit in a core's
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
+_INF = np.uint64(0x7FF0000000000000)  # magnitude bits of inf: larger ones are NaN
+_KEY_INF = _K0 + _INF  # key of +inf: a larger key is a NaN with the sign bit clear
+_KEY_NINF = _K0 - _INF  # key of -inf: a smaller key is a NaN with the sign bit set
 
 
 @njit(cache=True, inline="always")
@@ -288,8 +291,11 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
     The same steps as :func:`_bucket_block`; written inline because a call
     per score costs more than the lookup.
     """
+    nan = 0
     for i in range(lo, hi):
-        kx = _key(bits[i])
+        b = bits[i]
+        nan += (b & _MAG) > _INF
+        kx = _key(b)
         t = tab[kx >> _SH52]
         p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
         r = sub[p]
@@ -300,6 +306,7 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
         a = vk[j]
         c = vk[j + np.uint64(1)]
         cnt[2 * (j + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))] += 1
+    return nan
 
 
 @njit(cache=True)
@@ -308,11 +315,14 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
     pb = np.empty(_BLOCK, dtype=np.uint64)
     rb = np.empty(_BLOCK, dtype=np.uint32)
     ib = np.empty(_BLOCK, dtype=np.uint64)
+    nan = 0
     for b0 in range(lo, hi, _BLOCK):
         m = min(_BLOCK, hi - b0)
         _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib)
         for i in range(m):
             cnt[ib[i]] += 1
+            nan += (kb[i] > _KEY_INF) | (kb[i] < _KEY_NINF)
+    return nan
 
 
 @njit(cache=True, inline="always")
@@ -386,8 +396,10 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
     off = prm[0]
     scale = prm[1]
     top = prm[2]
+    nan = 0
     for i in range(lo, hi):
         x = s[i]
+        nan += x != x
         j = _lin_slot(x, off, scale, top)
         r = sub[j]
         a = first[j]
@@ -396,6 +408,7 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
             cnt[2 * k + np.int64(vp[k] == x)] += 1
             continue
         cnt[2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)] += 1
+    return nan
 
 
 @njit(cache=True)
@@ -441,20 +454,23 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
     """
     bits = s.view(np.uint64)
     cur = lo
+    nan = 0
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
         if mp != _MAP_TABLE:
-            _count_linear(s, cur, end, vp, sub, first, prm, cnt)
+            nan += _count_linear(s, cur, end, vp, sub, first, prm, cnt)
         elif blocked:
-            _count_blocked(bits, cur, end, vk, tab, sub, cnt)
+            nan += _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
-            _count_fused(bits, cur, end, vk, tab, sub, cnt)
+            nan += _count_fused(bits, cur, end, vk, tab, sub, cnt)
         if q < pos_idx.shape[0]:
+            nan += s[end] != s[end]
             c = _bucket_any(s, end, mp, vk, tab, sub, first, prm, vp)
             snap[q] = cnt[c]
             kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
+    return nan
 
 
 @njit(cache=True)
@@ -467,12 +483,12 @@ def _chunk_bounds(n, n_chunks):
 
 
 @njit(cache=True, inline="always")
-def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     """Count part ``c`` of the scores (with its own slice of the positives)."""
     a = pos_bounds[c]
     z = pos_bounds[c + 1]
     mp, vk, tab, sub, first, prm, vp = lk
-    _count_chunk(
+    n_nan[c] = _count_chunk(
         s,
         bounds[c],
         bounds[c + 1],
@@ -492,18 +508,69 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True, parallel=True)
-def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     for c in prange(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
 
 
 @njit(cache=True)
-def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     for c in range(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
+
+
+@njit(cache=True)
+def bucket_counts_nan(s, vals, pos_idx, n_threads):
+    """:func:`bucket_counts` that also returns the number of NaN among ``s``.
+
+    A NaN lands in some bucket (its counts are then meaningless: the caller
+    raises), and each loop adds [x is NaN] to a counter held in a register,
+    so the scores need no separate pass to prove they hold no NaN.
+
+    Parameters
+    ----------
+    s : float64 array, shape (N,)
+        Scores; NaN allowed (counted, see above).
+    vals : float64 array, shape (D,)
+        Distinct reference values, ascending; D < 2**31.
+    pos_idx : int64 array, shape (Q,)
+        Ascending input indices whose tie-bucket count is snapshot (for
+        ``ties="stable"``); empty when not needed.
+    n_threads : int
+        Number of threads; 1 (or N below 65,536) counts in the calling thread.
+
+    Returns
+    -------
+    cnt : int32 array, shape (C, 2 D + 1)
+        Row c counts chunk c: gap i at 2 i, tie i at 2 i + 1.
+    bounds : int64 array, shape (C + 1,)
+        Chunk c covers ``s[bounds[c]:bounds[c + 1]]``.
+    snap, kpos : int64 arrays, shape (Q,)
+        The tie bucket's count in its chunk before each index, and its value
+        index.
+    n_nan : int
+        The number of NaN among ``s``.
+    """
+    n = s.shape[0]
+    lk = choose_map(vals)
+    q = pos_idx.shape[0]
+    snap = np.empty(q, dtype=np.int64)
+    kpos = np.empty(q, dtype=np.int64)
+    parallel = n_threads > 1 and n >= _PARALLEL_MIN
+    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
+    bounds = _chunk_bounds(n, n_chunks)
+    pos_bounds = np.searchsorted(pos_idx, bounds)
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
+    blocked = vals.shape[0] > _FUSED_MAX_D
+    n_nan = np.zeros(n_chunks, dtype=np.int64)
+    if parallel:
+        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+    else:
+        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+    return cnt, bounds, snap, kpos, n_nan.sum()
 
 
 @njit(cache=True)
@@ -532,21 +599,7 @@ def bucket_counts(s, vals, pos_idx, n_threads):
         The tie bucket's count in its chunk before each index, and its value
         index.
     """
-    n = s.shape[0]
-    lk = choose_map(vals)
-    q = pos_idx.shape[0]
-    snap = np.empty(q, dtype=np.int64)
-    kpos = np.empty(q, dtype=np.int64)
-    parallel = n_threads > 1 and n >= _PARALLEL_MIN
-    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
-    bounds = _chunk_bounds(n, n_chunks)
-    pos_bounds = np.searchsorted(pos_idx, bounds)
-    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
-    blocked = vals.shape[0] > _FUSED_MAX_D
-    if parallel:
-        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
-    else:
-        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+    cnt, bounds, snap, kpos, _ = bucket_counts_nan(s, vals, pos_idx, n_threads)
     return cnt, bounds, snap, kpos
 
 
@@ -654,3 +707,46 @@ def mann_whitney(cnt, runs):
 def default_threads() -> int:
     """Number of chunks for :func:`bucket_counts`: numba's thread count."""
     return get_num_threads()
+
+
+@njit(cache=True, inline="always")
+def _gather_chunk(s, mask, want, lo, hi, k, idx, ref):
+    for i in range(lo, hi):
+        if mask[i] == want:
+            idx[k] = i
+            ref[k] = s[i]
+            k += 1
+
+
+@njit(cache=True, parallel=True)
+def _gather_parallel(s, mask, want, bounds, idx, ref):
+    n_chunks = bounds.shape[0] - 1
+    start = np.zeros(n_chunks + 1, dtype=np.int64)
+    for c in prange(n_chunks):
+        k = 0
+        for i in range(bounds[c], bounds[c + 1]):
+            k += mask[i] == want
+        start[c + 1] = k
+    for c in range(n_chunks):
+        start[c + 1] += start[c]
+    for c in prange(n_chunks):
+        _gather_chunk(s, mask, want, bounds[c], bounds[c + 1], start[c], idx, ref)
+
+
+@njit(cache=True)
+def gather(s, mask, want, m, n_threads):
+    """Indices i with ``mask[i] == want`` (ascending) and their scores ``s[i]``.
+
+    ``m`` is the number of such i (the caller has counted them). The same as
+    ``idx = numpy.flatnonzero(mask == want)`` and ``s[idx]`` in one pass
+    that writes both (two passes over ``mask`` when parallel: each chunk
+    counts its matches, then writes them from its offset).
+    """
+    n = s.shape[0]
+    idx = np.empty(m, dtype=np.int64)
+    ref = np.empty(m, dtype=np.float64)
+    if n_threads > 1 and n >= _PARALLEL_MIN:
+        _gather_parallel(s, mask, want, _chunk_bounds(n, n_threads), idx, ref)
+    else:
+        _gather_chunk(s, mask, want, 0, n, 0, idx, ref)
+    return idx, ref
