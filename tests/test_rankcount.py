@@ -517,3 +517,21 @@ def test_gather_matches_flatnonzero():
                 idx, ref = rankcount.gather(s, m, want, len(loop), threads)
                 assert idx.tolist() == loop
                 assert ref.tolist() == [s[i] for i in loop]
+
+
+@pytest.mark.parametrize("share", [0.002, 0.998, 0.5])
+@pytest.mark.parametrize("at", ["negative", "positive"])
+def test_roc_auc_nan_found_on_every_path(share, at):
+    # the smaller class is the reference: positives, negatives, or the sort path
+    rng = np.random.default_rng(15)
+    n = 100_000
+    s = rng.standard_normal(n)
+    y = rng.random(n) < share
+    where = np.flatnonzero(y if at == "positive" else ~y)
+    s[where[[2, -1]]] = np.nan
+    count, first = _nan_oracle(s)
+    msg = rf"^roc_auc: scores contains {count} NaN value\(s\); the first is at \(flattened\) index {first}\. "
+    with pytest.raises(ValueError, match=msg):
+        roc_auc(s, y)
+    with pytest.raises(ValueError, match=msg):
+        roc_auc(s, np.ones(n))  # no negative: the NaN is still reported first
