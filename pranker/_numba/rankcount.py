@@ -135,9 +135,6 @@ _VALUE_MAX_D = 1 << 11  # ... and its 16 D slots (12 bytes each) fit in a core's
 _BLOCK = 256  # scores per block: each stage of the lookup runs over a block
 _FUSED_MAX_D = 1 << 13  # up to this many values the tables stay in cache: no blocks
 _CHUNK_MAX = 1 << 30  # scores per chunk: int32 counts cannot overflow
-_INF = np.uint64(0x7FF0000000000000)  # magnitude bits of inf: larger ones are NaN
-_KEY_INF = _K0 + _INF  # key of +inf: a larger key is a NaN with the sign bit clear
-_KEY_NINF = _K0 - _INF  # key of -inf: a smaller key is a NaN with the sign bit set
 
 
 @njit(cache=True, inline="always")
@@ -291,11 +288,8 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
     The same steps as :func:`_bucket_block`; written inline because a call
     per score costs more than the lookup.
     """
-    nan = 0
     for i in range(lo, hi):
-        b = bits[i]
-        nan += (b & _MAG) > _INF
-        kx = _key(b)
+        kx = _key(bits[i])
         t = tab[kx >> _SH52]
         p = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
         r = sub[p]
@@ -306,7 +300,6 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
         a = vk[j]
         c = vk[j + np.uint64(1)]
         cnt[2 * (j + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64((kx == a) | (kx == c))] += 1
-    return nan
 
 
 @njit(cache=True)
@@ -315,14 +308,11 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
     pb = np.empty(_BLOCK, dtype=np.uint64)
     rb = np.empty(_BLOCK, dtype=np.uint32)
     ib = np.empty(_BLOCK, dtype=np.uint64)
-    nan = 0
     for b0 in range(lo, hi, _BLOCK):
         m = min(_BLOCK, hi - b0)
         _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib)
         for i in range(m):
             cnt[ib[i]] += 1
-            nan += (kb[i] > _KEY_INF) | (kb[i] < _KEY_NINF)
-    return nan
 
 
 @njit(cache=True, inline="always")
@@ -396,10 +386,8 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
     off = prm[0]
     scale = prm[1]
     top = prm[2]
-    nan = 0
     for i in range(lo, hi):
         x = s[i]
-        nan += x != x
         j = _lin_slot(x, off, scale, top)
         r = sub[j]
         a = first[j]
@@ -408,7 +396,6 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
             cnt[2 * k + np.int64(vp[k] == x)] += 1
             continue
         cnt[2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)] += 1
-    return nan
 
 
 @njit(cache=True)
@@ -443,6 +430,15 @@ def choose_map(vals):
 
 
 @njit(cache=True)
+def _nan_count(s, lo, hi):
+    """Number of NaN among ``s[lo:hi]``: a loop with no lookup, which vectorizes."""
+    nan = 0
+    for i in range(lo, hi):
+        nan += s[i] != s[i]
+    return nan
+
+
+@njit(cache=True)
 def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
@@ -450,27 +446,34 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
     counting): ``snap[q]`` gets the count of that score's tie bucket in this
     chunk just before it, and ``kpos[q]`` its value index. ``mp`` and the
     tables are those of :func:`choose_map`; ``blocked`` selects the
-    block-wise lookup (large two-level tables) over the fused one.
+    block-wise lookup (large two-level tables) over the fused one. Returns
+    the number of NaN in the chunk (the scores of ``pos_idx`` must be none).
     """
     bits = s.view(np.uint64)
     cur = lo
-    nan = 0
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
         if mp != _MAP_TABLE:
-            nan += _count_linear(s, cur, end, vp, sub, first, prm, cnt)
+            _count_linear(s, cur, end, vp, sub, first, prm, cnt)
         elif blocked:
-            nan += _count_blocked(bits, cur, end, vk, tab, sub, cnt)
+            _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
-            nan += _count_fused(bits, cur, end, vk, tab, sub, cnt)
+            _count_fused(bits, cur, end, vk, tab, sub, cnt)
         if q < pos_idx.shape[0]:
-            nan += s[end] != s[end]
             c = _bucket_any(s, end, mp, vk, tab, sub, first, prm, vp)
             snap[q] = cnt[c]
             kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
-    return nan
+    # where a NaN lands (the scores of ``pos_idx`` are no NaN): the linear map
+    # sends it to slot 0, where every compare with it is false: gap 0. On the
+    # two-level table its key lies below that of -inf (sign bit set: gap 0)
+    # or above that of +inf (gap D), and the NaN whose key is all ones ties
+    # the sentinel key: the spare entry 2 D + 1. With these empty there is none.
+    m = cnt.shape[0]
+    if cnt[0] == 0 and cnt[m - 2] == 0 and cnt[m - 1] == 0:
+        return 0
+    return _nan_count(s, lo, hi)
 
 
 @njit(cache=True)
@@ -526,9 +529,12 @@ _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
 def bucket_counts_nan(s, vals, pos_idx, n_threads):
     """:func:`bucket_counts` that also returns the number of NaN among ``s``.
 
-    A NaN lands in some bucket (its counts are then meaningless: the caller
-    raises), and each loop adds [x is NaN] to a counter held in a register,
-    so the scores need no separate pass to prove they hold no NaN.
+    A NaN lands in gap 0, gap D or a spare entry (see :func:`_count_chunk`;
+    the counts are then meaningless: the caller raises). A chunk whose three
+    are empty holds no NaN; otherwise the chunk is searched for NaN in the
+    same parallel region, in a loop with no lookup (it vectorizes), instead
+    of a separate serial pass over all scores. Only ``pos_idx`` scores must
+    be free of NaN.
 
     Parameters
     ----------
@@ -563,14 +569,14 @@ def bucket_counts_nan(s, vals, pos_idx, n_threads):
     n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
     bounds = _chunk_bounds(n, n_chunks)
     pos_bounds = np.searchsorted(pos_idx, bounds)
-    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 2), dtype=np.int32)  # + spare, above
     blocked = vals.shape[0] > _FUSED_MAX_D
     n_nan = np.zeros(n_chunks, dtype=np.int64)
     if parallel:
         _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
     else:
         _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
-    return cnt, bounds, snap, kpos, n_nan.sum()
+    return cnt[:, :-1], bounds, snap, kpos, n_nan.sum()
 
 
 @njit(cache=True)
@@ -707,46 +713,3 @@ def mann_whitney(cnt, runs):
 def default_threads() -> int:
     """Number of chunks for :func:`bucket_counts`: numba's thread count."""
     return get_num_threads()
-
-
-@njit(cache=True, inline="always")
-def _gather_chunk(s, mask, want, lo, hi, k, idx, ref):
-    for i in range(lo, hi):
-        if mask[i] == want:
-            idx[k] = i
-            ref[k] = s[i]
-            k += 1
-
-
-@njit(cache=True, parallel=True)
-def _gather_parallel(s, mask, want, bounds, idx, ref):
-    n_chunks = bounds.shape[0] - 1
-    start = np.zeros(n_chunks + 1, dtype=np.int64)
-    for c in prange(n_chunks):
-        k = 0
-        for i in range(bounds[c], bounds[c + 1]):
-            k += mask[i] == want
-        start[c + 1] = k
-    for c in range(n_chunks):
-        start[c + 1] += start[c]
-    for c in prange(n_chunks):
-        _gather_chunk(s, mask, want, bounds[c], bounds[c + 1], start[c], idx, ref)
-
-
-@njit(cache=True)
-def gather(s, mask, want, m, n_threads):
-    """Indices i with ``mask[i] == want`` (ascending) and their scores ``s[i]``.
-
-    ``m`` is the number of such i (the caller has counted them). The same as
-    ``idx = numpy.flatnonzero(mask == want)`` and ``s[idx]`` in one pass
-    that writes both (two passes over ``mask`` when parallel: each chunk
-    counts its matches, then writes them from its offset).
-    """
-    n = s.shape[0]
-    idx = np.empty(m, dtype=np.int64)
-    ref = np.empty(m, dtype=np.float64)
-    if n_threads > 1 and n >= _PARALLEL_MIN:
-        _gather_parallel(s, mask, want, _chunk_bounds(n, n_threads), idx, ref)
-    else:
-        _gather_chunk(s, mask, want, 0, n, 0, idx, ref)
-    return idx, ref

@@ -73,14 +73,14 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
 def _tie_groups(scores: np.ndarray, y: np.ndarray, n_pos: int, where=None):
     """:func:`tie_groups`; with ``where`` given the scores may hold NaN (then raise).
 
-    On the rank-count path the NaN check rides along the gather of the
-    positives and the counting pass; the sort path checks first.
+    On the rank-count path the NaN check rides along the sort of the
+    positives' scores and the counting pass; the sort path checks first.
     """
     n = scores.shape[0]
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    _, vals, runs = _reference(scores, y, n_pos, where)
+    _, vals, runs = _reference(scores, y, where)
     if _rank_count_pays(n, n_pos, vals.shape[0]):
         cnt, _, _, _ = _bucket_counts(scores, vals, _NO_INDEX, where)
         return rankcount.groups_from_counts(cnt, runs)
@@ -128,15 +128,16 @@ def _distinct_values(scores: np.ndarray, ref_idx: np.ndarray):
     return rankcount.distinct_runs(ref)
 
 
-def _reference(scores: np.ndarray, mask: np.ndarray, n_ref: int, where=None, want=True):
+def _reference(scores: np.ndarray, mask: np.ndarray, where=None, want=True):
     """Indices i with ``mask[i] == want``, and their distinct scores and runs.
 
-    ``n_ref`` is the number of such i. With ``where`` given (scores not yet
+    With ``where`` given (scores not yet
     checked for NaN), a NaN among these scores raises the error of
     :func:`pranker._validation.check_scores`: NaN sorts last, so one compare
     after the sort finds it.
     """
-    idx, ref = rankcount.gather(scores, mask, want, n_ref, _threads())
+    idx = np.flatnonzero(mask if want else ~mask)
+    ref = scores[idx]
     ref.sort()
     if where is not None and ref.shape[0] and ref[-1] != ref[-1]:
         check_no_nan(scores, where=where)
@@ -257,7 +258,7 @@ def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> fl
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
         if _rank_count_pays(s.shape[0], n_pos):
-            idx, vals, runs = _reference(s, yb, n_pos, where)
+            idx, vals, runs = _reference(s, yb, where)
             if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
                 cnt, bounds, snap, kpos = _bucket_counts(s, vals, idx, where)
                 return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))

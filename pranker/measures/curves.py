@@ -218,7 +218,7 @@ def _mann_whitney_u(s: np.ndarray, yb: np.ndarray, n_pos: int, where=None) -> fl
             check_no_nan(s, where=where)
         pos, neg = _sorted_classes(s, yb)
         return ck.merge_mann_whitney(pos, neg)
-    _, vals, runs = _reference(s, yb, min(n_pos, n_neg), where, small_is_pos)
+    _, vals, runs = _reference(s, yb, where, small_is_pos)
     if _rank_count_pays(s.size, min(n_pos, n_neg), vals.shape[0]):
         cnt, _, _, _ = _bucket_counts(s, vals, _NO_INDEX, where)
         u = rankcount.mann_whitney(cnt, runs)
