@@ -103,6 +103,18 @@ gives t_q exactly. Among positives, its index in rank order is
 pos_above_i + j_q, with j_q its order among the positives of its group in
 input order.
 
+NaN among the scores
+--------------------
+The caller need not search the N scores for NaN first. Every compare with
+a NaN is false, so the linear map sends it to slot 0 and then to gap 0; on
+the two-level table a NaN's key lies below the key of -inf (sign bit set:
+gap 0) or above that of +inf (gap D), except the one whose key is all ones,
+which ties the sentinel and lands in a spare count entry 2 D + 1 (dropped
+from the result). A chunk whose gap 0, gap D and spare entry stay empty
+therefore holds no NaN; any other chunk is searched in a loop with no
+lookup, inside the same parallel region. The reference values themselves
+must not be NaN (the caller sorts them: NaN sorts last, one compare).
+
 Parallelism
 -----------
 The scores are cut into one contiguous chunk per thread; every chunk counts

@@ -121,13 +121,6 @@ def _threads() -> int:
     return rankcount.default_threads()
 
 
-def _distinct_values(scores: np.ndarray, ref_idx: np.ndarray):
-    """Distinct scores at ``ref_idx`` (ascending) and how many items hold each."""
-    ref = scores[ref_idx]
-    ref.sort()
-    return rankcount.distinct_runs(ref)
-
-
 def _reference(scores: np.ndarray, mask: np.ndarray, where=None, want=True):
     """Indices i with ``mask[i] == want``, and their distinct scores and runs.
 
