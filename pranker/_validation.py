@@ -85,12 +85,26 @@ def _prefix(where: str | None) -> str:
     return f"{where}: " if where else ""
 
 
-def check_scores(scores, name: str = "scores", *, where: str | None = None) -> np.ndarray:
-    """Return ``scores`` as a flat float64 array, rejecting NaN and non-numeric input."""
+def check_scores(
+    scores, name: str = "scores", *, where: str | None = None, check_nan: bool = True
+) -> np.ndarray:
+    """Return ``scores`` as a flat float64 array, rejecting NaN and non-numeric input.
+
+    With ``check_nan=False`` the NaN check is left to the caller, who must
+    call :func:`check_no_nan` (or count NaN in a pass of its own and call it
+    when one was seen) before using the scores.
+    """
     arr = _as_numeric_array(scores, name, where)
     flat = np.ascontiguousarray(arr, dtype=np.float64).ravel()
     if flat.size == 0:
         raise ValueError(f"{_prefix(where)}{name} is empty: at least one instance is needed.")
+    if check_nan:
+        check_no_nan(flat, name, where=where)
+    return flat
+
+
+def check_no_nan(flat: np.ndarray, name: str = "scores", *, where: str | None = None) -> None:
+    """Raise the NaN error of :func:`check_scores` if the float64 array ``flat`` holds a NaN."""
     # a sum without NaN proves there is none (inf - inf also gives NaN: then look)
     with np.errstate(invalid="ignore", over="ignore"):
         total = flat.sum()
@@ -98,7 +112,6 @@ def check_scores(scores, name: str = "scores", *, where: str | None = None) -> n
         nan = np.isnan(flat)
         if nan.any():
             raise ValueError(_prefix(where) + _first_nan_message(nan, name))
-    return flat
 
 
 # ---------------------------------------------------------------------------
@@ -314,12 +327,34 @@ def check_labels(
     ).ravel()
 
 
-def _check_pair(scores, y, *, pos_label, where: str | None, require_positive: bool):
+def _check_pair(
+    scores, y, *, pos_label, where: str | None, require_positive: bool, check_nan: bool = True
+):
     """Validated (float64 scores, bool positives, kept positions or None).
 
     Instances masked in either argument (numpy masked arrays) are dropped from
     both; ``keep`` then marks, over the flattened input, the instances kept.
+    With ``check_nan=False`` the scores are not searched for NaN unless
+    another error is found (a NaN is then reported first, as with the check
+    on); the caller checks them, see :func:`check_scores`.
     """
+    if check_nan or np.ma.isMaskedArray(scores) or np.ma.isMaskedArray(y):
+        return _check_pair_checked(scores, y, pos_label, where, require_positive, True)
+    try:
+        return _check_pair_checked(scores, y, pos_label, where, require_positive, False)
+    except (TypeError, ValueError):
+        # the error of the check on: a NaN in the scores is reported first
+        flat = None
+        try:
+            flat = check_scores(scores, where=where, check_nan=False)
+        except (TypeError, ValueError):
+            pass  # the scores themselves are bad: that is the error raised
+        if flat is not None:
+            check_no_nan(flat, where=where)
+        raise
+
+
+def _check_pair_checked(scores, y, pos_label, where, require_positive, check_nan):
     shapes = (np.shape(scores), np.shape(y))
     keep = None
     if np.ma.isMaskedArray(scores) or np.ma.isMaskedArray(y):
@@ -339,7 +374,7 @@ def _check_pair(scores, y, *, pos_label, where: str | None, require_positive: bo
                 )
             scores = np.asarray(_as_numeric_array(scores, "scores")).ravel()[keep]
             y = np.asarray(_as_label_array(y, "y", where)).ravel()[keep]
-    s = check_scores(scores, where=where)
+    s = check_scores(scores, where=where, check_nan=check_nan)
     y_arr = _as_label_array(y, "y", where)
     if s.size != y_arr.size:
         raise _size_error(s.size, y_arr.size, shapes, where)
@@ -369,7 +404,13 @@ def _no_positive_hint(pos_label) -> str:
 
 
 def check_scores_labels(
-    scores, y, *, pos_label=None, where: str | None = "pranker", require_positive: bool = True
+    scores,
+    y,
+    *,
+    pos_label=None,
+    where: str | None = "pranker",
+    require_positive: bool = True,
+    check_nan: bool = True,
 ):
     """Validate a (scores, labels) pair: the one entry point of every measure.
 
@@ -384,6 +425,9 @@ def check_scores_labels(
         Name of the calling function, put at the start of every error message.
     require_positive : bool
         Raise when no instance is positive.
+    check_nan : bool
+        Search the scores for NaN. With False the caller must do it (see
+        :func:`check_no_nan`); any other error still reports a NaN first.
 
     Returns
     -------
@@ -396,7 +440,12 @@ def check_scores_labels(
     ``f(y_true, y_score)``, gives. Every message starts with ``where``.
     """
     s, yb, _ = _check_pair(
-        scores, y, pos_label=pos_label, where=where, require_positive=require_positive
+        scores,
+        y,
+        pos_label=pos_label,
+        where=where,
+        require_positive=require_positive,
+        check_nan=check_nan,
     )
     return s, yb
 

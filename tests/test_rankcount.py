@@ -441,3 +441,87 @@ def test_stable_ap_on_each_map(kind):
     if kind == "normal":
         s = np.round(s, 2)  # ties
     _check_stable(s, labels(rng, 3000, 150))
+
+
+def _nan_oracle(s):
+    """Count and first index of NaN, by a plain loop."""
+    where = [i for i, x in enumerate(s.tolist()) if x != x]
+    return len(where), where[0]
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide"])
+@pytest.mark.parametrize("ties", ["average", "stable", "pessimistic"])
+@pytest.mark.parametrize("at", ["negative", "positive", "both"])
+def test_nan_found_by_the_counting_pass(kind, ties, at):
+    # the rank-count path checks NaN inside its own passes: same message as check_scores
+    rng = np.random.default_rng(11)
+    n = 200_000
+    s = rng.lognormal(0, 3, n) if kind == "lognormal" else rng.standard_normal(n)
+    y = np.zeros(n, dtype=bool)
+    n_pos = 20_000 if kind == "wide" else 300  # D > 8192: the block-wise lookup
+    y[rng.choice(n, n_pos, replace=False)] = True
+    neg = np.flatnonzero(~y)
+    pos = np.flatnonzero(y)
+    spots = {"negative": neg[[7, 4000]], "positive": pos[[3]], "both": [neg[9], pos[1], neg[-1]]}
+    s[spots[at]] = np.nan
+    s[neg[100]] = -np.nan  # a NaN with the sign bit set
+    count, first = _nan_oracle(s)
+    msg = (
+        rf"^auprc_ap: scores contains {count} NaN value\(s\); the first is at "
+        rf"\(flattened\) index {first}\. "
+    )
+    assert ap_module._rank_count_pays(n, n_pos)
+    with pytest.raises(ValueError, match=msg):
+        auprc_ap(s, y, ties=ties)
+    with pytest.raises(ValueError, match=msg):
+        auprc_ap(s.reshape(1000, 200), y.reshape(1000, 200), ties=ties)
+
+
+@pytest.mark.parametrize("share", [0.001, 0.5])
+def test_nan_is_reported_before_a_label_error(share):
+    # the NaN check is deferred on the fast path, but it still comes first
+    rng = np.random.default_rng(12)
+    n = 100_000
+    s = rng.standard_normal(n)
+    s[[5, 60_000]] = np.nan
+    y = (rng.random(n) < share).astype(float)
+    msg = r"^auprc_ap: scores contains 2 NaN value\(s\); the first is at \(flattened\) index 5\. "
+    with pytest.raises(ValueError, match=msg):
+        auprc_ap(s, y * 3)  # labels 0/3: not binary
+    with pytest.raises(ValueError, match=msg):
+        auprc_ap(s, np.zeros(n))  # no positive
+    with pytest.raises(ValueError, match=msg):
+        auprc_ap(s, y, pos_label=7)  # pos_label absent
+
+
+def test_bucket_counts_nan_counts_every_nan():
+    rng = np.random.default_rng(13)
+    for d, n_nan in [(50, 0), (50, 3), (3000, 5), (20_000, 2), (3000, 1)]:
+        s = rng.standard_normal(300_000)
+        bad = rng.choice(s.size, n_nan, replace=False)
+        s[bad] = np.where(np.arange(n_nan) % 2, np.nan, -np.nan)
+        if n_nan:  # the NaN whose bits are all ones but the sign: its key is the sentinel's
+            s.view(np.uint64)[bad[0]] = np.uint64(0x7FFFFFFFFFFFFFFF)
+            s.view(np.uint64)[bad[-1]] = np.uint64(0xFFFFFFFFFFFFFFFF)
+        vals = np.unique(rng.choice(s[np.isfinite(s)], d))
+        for threads in (1, 2):
+            *_, got = rankcount.bucket_counts_nan(s, vals, np.zeros(0, dtype=np.int64), threads)
+            assert got == n_nan
+
+
+@pytest.mark.parametrize("share", [0.002, 0.998, 0.5])
+@pytest.mark.parametrize("at", ["negative", "positive"])
+def test_roc_auc_nan_found_on_every_path(share, at):
+    # the smaller class is the reference: positives, negatives, or the sort path
+    rng = np.random.default_rng(15)
+    n = 100_000
+    s = rng.standard_normal(n)
+    y = rng.random(n) < share
+    where = np.flatnonzero(y if at == "positive" else ~y)
+    s[where[[2, -1]]] = np.nan
+    count, first = _nan_oracle(s)
+    msg = rf"^roc_auc: scores contains {count} NaN value\(s\); the first is at \(flattened\) index {first}\. "
+    with pytest.raises(ValueError, match=msg):
+        roc_auc(s, y)
+    with pytest.raises(ValueError, match=msg):
+        roc_auc(s, np.ones(n))  # no negative: the NaN is still reported first

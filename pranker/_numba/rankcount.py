@@ -103,6 +103,18 @@ gives t_q exactly. Among positives, its index in rank order is
 pos_above_i + j_q, with j_q its order among the positives of its group in
 input order.
 
+NaN among the scores
+--------------------
+The caller need not search the N scores for NaN first. Every compare with
+a NaN is false, so the linear map sends it to slot 0 and then to gap 0; on
+the two-level table a NaN's key lies below the key of -inf (sign bit set:
+gap 0) or above that of +inf (gap D), except the one whose key is all ones,
+which ties the sentinel and lands in a spare count entry 2 D + 1 (dropped
+from the result). A chunk whose gap 0, gap D and spare entry stay empty
+therefore holds no NaN; any other chunk is searched in a loop with no
+lookup, inside the same parallel region. The reference values themselves
+must not be NaN (the caller sorts them: NaN sorts last, one compare).
+
 Parallelism
 -----------
 The scores are cut into one contiguous chunk per thread; every chunk counts
@@ -430,6 +442,15 @@ def choose_map(vals):
 
 
 @njit(cache=True)
+def _nan_count(s, lo, hi):
+    """Number of NaN among ``s[lo:hi]``: a loop with no lookup, which vectorizes."""
+    nan = 0
+    for i in range(lo, hi):
+        nan += s[i] != s[i]
+    return nan
+
+
+@njit(cache=True)
 def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
@@ -437,7 +458,8 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
     counting): ``snap[q]`` gets the count of that score's tie bucket in this
     chunk just before it, and ``kpos[q]`` its value index. ``mp`` and the
     tables are those of :func:`choose_map`; ``blocked`` selects the
-    block-wise lookup (large two-level tables) over the fused one.
+    block-wise lookup (large two-level tables) over the fused one. Returns
+    the number of NaN in the chunk (the scores of ``pos_idx`` must be none).
     """
     bits = s.view(np.uint64)
     cur = lo
@@ -455,6 +477,15 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
             kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
+    # where a NaN lands (the scores of ``pos_idx`` are no NaN): the linear map
+    # sends it to slot 0, where every compare with it is false: gap 0. On the
+    # two-level table its key lies below that of -inf (sign bit set: gap 0)
+    # or above that of +inf (gap D), and the NaN whose key is all ones ties
+    # the sentinel key: the spare entry 2 D + 1. With these empty there is none.
+    m = cnt.shape[0]
+    if cnt[0] == 0 and cnt[m - 2] == 0 and cnt[m - 1] == 0:
+        return 0
+    return _nan_count(s, lo, hi)
 
 
 @njit(cache=True)
@@ -467,12 +498,12 @@ def _chunk_bounds(n, n_chunks):
 
 
 @njit(cache=True, inline="always")
-def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     """Count part ``c`` of the scores (with its own slice of the positives)."""
     a = pos_bounds[c]
     z = pos_bounds[c + 1]
     mp, vk, tab, sub, first, prm, vp = lk
-    _count_chunk(
+    n_nan[c] = _count_chunk(
         s,
         bounds[c],
         bounds[c + 1],
@@ -492,18 +523,72 @@ def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
 
 
 @njit(cache=True, parallel=True)
-def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     for c in prange(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
 
 
 @njit(cache=True)
-def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked):
+def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
     for c in range(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
+
+
+@njit(cache=True)
+def bucket_counts_nan(s, vals, pos_idx, n_threads):
+    """:func:`bucket_counts` that also returns the number of NaN among ``s``.
+
+    A NaN lands in gap 0, gap D or a spare entry (see :func:`_count_chunk`;
+    the counts are then meaningless: the caller raises). A chunk whose three
+    are empty holds no NaN; otherwise the chunk is searched for NaN in the
+    same parallel region, in a loop with no lookup (it vectorizes), instead
+    of a separate serial pass over all scores. Only ``pos_idx`` scores must
+    be free of NaN.
+
+    Parameters
+    ----------
+    s : float64 array, shape (N,)
+        Scores; NaN allowed (counted, see above).
+    vals : float64 array, shape (D,)
+        Distinct reference values, ascending; D < 2**31.
+    pos_idx : int64 array, shape (Q,)
+        Ascending input indices whose tie-bucket count is snapshot (for
+        ``ties="stable"``); empty when not needed.
+    n_threads : int
+        Number of threads; 1 (or N below 65,536) counts in the calling thread.
+
+    Returns
+    -------
+    cnt : int32 array, shape (C, 2 D + 1)
+        Row c counts chunk c: gap i at 2 i, tie i at 2 i + 1.
+    bounds : int64 array, shape (C + 1,)
+        Chunk c covers ``s[bounds[c]:bounds[c + 1]]``.
+    snap, kpos : int64 arrays, shape (Q,)
+        The tie bucket's count in its chunk before each index, and its value
+        index.
+    n_nan : int
+        The number of NaN among ``s``.
+    """
+    n = s.shape[0]
+    lk = choose_map(vals)
+    q = pos_idx.shape[0]
+    snap = np.empty(q, dtype=np.int64)
+    kpos = np.empty(q, dtype=np.int64)
+    parallel = n_threads > 1 and n >= _PARALLEL_MIN
+    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
+    bounds = _chunk_bounds(n, n_chunks)
+    pos_bounds = np.searchsorted(pos_idx, bounds)
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 2), dtype=np.int32)  # + spare, above
+    blocked = vals.shape[0] > _FUSED_MAX_D
+    n_nan = np.zeros(n_chunks, dtype=np.int64)
+    if parallel:
+        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+    else:
+        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+    return cnt[:, :-1], bounds, snap, kpos, n_nan.sum()
 
 
 @njit(cache=True)
@@ -532,21 +617,7 @@ def bucket_counts(s, vals, pos_idx, n_threads):
         The tie bucket's count in its chunk before each index, and its value
         index.
     """
-    n = s.shape[0]
-    lk = choose_map(vals)
-    q = pos_idx.shape[0]
-    snap = np.empty(q, dtype=np.int64)
-    kpos = np.empty(q, dtype=np.int64)
-    parallel = n_threads > 1 and n >= _PARALLEL_MIN
-    n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
-    bounds = _chunk_bounds(n, n_chunks)
-    pos_bounds = np.searchsorted(pos_idx, bounds)
-    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 1), dtype=np.int32)
-    blocked = vals.shape[0] > _FUSED_MAX_D
-    if parallel:
-        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
-    else:
-        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked)
+    cnt, bounds, snap, kpos, _ = bucket_counts_nan(s, vals, pos_idx, n_threads)
     return cnt, bounds, snap, kpos
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from .._numba import rankcount
 from .._numba import tiegroups as _k_tiegroups
-from .._validation import check_scores_labels, check_ties, score_label_aliases
+from .._validation import check_no_nan, check_scores_labels, check_ties, score_label_aliases
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
 
@@ -67,16 +67,25 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
     >>> [a.tolist() for a in tie_groups(s, y)]
     [[0, 1, 5], [1, 3, 1], [0, 1, 4], [1, 3, 1]]
     """
+    return _tie_groups(scores, y, int(np.count_nonzero(y)))
+
+
+def _tie_groups(scores: np.ndarray, y: np.ndarray, n_pos: int, where=None):
+    """:func:`tie_groups`; with ``where`` given the scores may hold NaN (then raise).
+
+    On the rank-count path the NaN check rides along the sort of the
+    positives' scores and the counting pass; the sort path checks first.
+    """
     n = scores.shape[0]
-    idx = np.flatnonzero(y)
-    n_pos = idx.shape[0]
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty, empty
-    vals, runs = _distinct_values(scores, idx)
+    _, vals, runs = _reference(scores, y, where)
     if _rank_count_pays(n, n_pos, vals.shape[0]):
-        cnt, _, _, _ = rankcount.bucket_counts(scores, vals, _NO_INDEX, _threads())
+        cnt, _, _, _ = _bucket_counts(scores, vals, _NO_INDEX, where)
         return rankcount.groups_from_counts(cnt, runs)
+    if where is not None:
+        check_no_nan(scores, where=where)
     lo, hi = _count_below_and_at(scores, vals)
     ends = np.cumsum(runs)
     greater = (n - hi)[::-1].astype(np.int64)
@@ -112,11 +121,33 @@ def _threads() -> int:
     return rankcount.default_threads()
 
 
-def _distinct_values(scores: np.ndarray, ref_idx: np.ndarray):
-    """Distinct scores at ``ref_idx`` (ascending) and how many items hold each."""
-    ref = scores[ref_idx]
+def _reference(scores: np.ndarray, mask: np.ndarray, where=None, want=True):
+    """Indices i with ``mask[i] == want``, and their distinct scores and runs.
+
+    With ``where`` given (scores not yet
+    checked for NaN), a NaN among these scores raises the error of
+    :func:`pranker._validation.check_scores`: NaN sorts last, so one compare
+    after the sort finds it.
+    """
+    idx = np.flatnonzero(mask if want else ~mask)
+    ref = scores[idx]
     ref.sort()
-    return rankcount.distinct_runs(ref)
+    if where is not None and ref.shape[0] and ref[-1] != ref[-1]:
+        check_no_nan(scores, where=where)
+    vals, runs = rankcount.distinct_runs(ref)
+    return idx, vals, runs
+
+
+def _bucket_counts(scores: np.ndarray, vals: np.ndarray, idx: np.ndarray, where=None):
+    """:func:`rankcount.bucket_counts`; with ``where`` given, raise if a score is NaN.
+
+    The counting pass counts the NaN it meets; only when it saw one are the
+    scores searched again, for the count and first index of the message.
+    """
+    cnt, bounds, snap, kpos, n_nan = rankcount.bucket_counts_nan(scores, vals, idx, _threads())
+    if n_nan and where is not None:
+        check_no_nan(scores, where=where)
+    return cnt, bounds, snap, kpos
 
 
 _PARALLEL_MIN = 1 << 20  # below this, one sort in the calling thread
@@ -211,17 +242,26 @@ def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (np.flatnonzero(y[order]) + 1).astype(np.int64)
 
 
-def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str) -> float:
+def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> float:
+    """AP of validated input; with ``where`` given, the scores may hold NaN (then raise).
+
+    Callers that validated with ``check_nan=False`` pass ``where``, so that
+    the NaN check is done in the passes over the scores made anyway.
+    """
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
         if _rank_count_pays(s.shape[0], n_pos):
-            idx = np.flatnonzero(yb)
-            vals, runs = _distinct_values(s, idx)
+            idx, vals, runs = _reference(s, yb, where)
             if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
-                cnt, bounds, snap, kpos = rankcount.bucket_counts(s, vals, idx, _threads())
+                cnt, bounds, snap, kpos = _bucket_counts(s, vals, idx, where)
                 return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
+        if where is not None:
+            check_no_nan(s, where=where)
         return float(_k_tiegroups.ap_from_ranks(_stable_ranks(s, yb), n_pos))
-    groups = tie_groups(s, yb)
+    if where is not None and not _rank_count_pays(s.shape[0], n_pos):
+        check_no_nan(s, where=where)
+        where = None
+    groups = _tie_groups(s, yb, n_pos, where)
     return float(_k_tiegroups.ap_from_groups(*groups, n_pos, _k_tiegroups.MODE_CODES[ties]))
 
 
@@ -292,5 +332,5 @@ def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
     0.8333333333333333
     """
     check_ties(ties)
-    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_ap")
-    return _auprc_validated(s, yb, ties)
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_ap", check_nan=False)
+    return _auprc_validated(s, yb, ties, where="auprc_ap")

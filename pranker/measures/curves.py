@@ -51,11 +51,18 @@ from .._validation import (
     _check_pair,
     _no_positive_hint,
     binarize_labels,
+    check_no_nan,
     check_scores,
     check_ties,
     score_label_aliases,
 )
-from .ap import _NO_INDEX, _distinct_values, _rank_count_pays, ap_from_tie_groups
+from .ap import (
+    _NO_INDEX,
+    _bucket_counts,
+    _rank_count_pays,
+    _reference,
+    ap_from_tie_groups,
+)
 
 __all__ = [
     "PRCurve",
@@ -109,9 +116,27 @@ def _check_weights(sample_weight, n: int) -> np.ndarray:
     return w
 
 
-def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str, pos_label=None, where=None):
-    """Validated (scores, labels, weights or None) with zero-weight and masked items removed."""
-    s, yb, keep = _check_pair(scores, y, pos_label=pos_label, where=where, require_positive=False)
+def _prepare(
+    scores,
+    y,
+    sample_weight,
+    *,
+    need_neg: bool,
+    what: str,
+    pos_label=None,
+    where=None,
+    check_nan: bool = True,
+):
+    """Validated (scores, labels, weights or None) with zero-weight and masked items removed.
+
+    ``check_nan=False`` (unweighted input only): the caller checks the scores
+    for NaN, as in :func:`pranker._validation.check_scores`.
+    """
+    s, yb, keep = _check_pair(
+        scores, y, pos_label=pos_label, where=where, require_positive=False, check_nan=check_nan
+    )
+    if not check_nan and sample_weight is not None:
+        check_no_nan(s, where=where)
     w = None
     if sample_weight is not None:
         if np.ma.isMaskedArray(sample_weight):  # a masked weight drops its item, like weight 0
@@ -127,6 +152,8 @@ def _prepare(scores, y, sample_weight, *, need_neg: bool, what: str, pos_label=N
     else:
         pos_mass = float(np.count_nonzero(yb))
         neg_mass = float(yb.size - pos_mass)
+    if not check_nan and (pos_mass <= 0 or (need_neg and neg_mass <= 0)):
+        check_no_nan(s, where=where)  # a NaN is reported first
     if pos_mass <= 0:
         raise ValueError(
             f"{where}: y has no positive instance with nonzero weight: the {what} is "
@@ -193,24 +220,29 @@ def _mann_whitney_from_counts(tp: np.ndarray, fp: np.ndarray) -> float:
     return float(np.dot(np.diff(fp), tp[:-1] + 0.5 * np.diff(tp)))
 
 
-def _mann_whitney_u(s: np.ndarray, yb: np.ndarray, n_pos: int) -> float:
+def _mann_whitney_u(s: np.ndarray, yb: np.ndarray, n_pos: int, where=None) -> float:
     """Unweighted Mann-Whitney U (ties 1/2), counting among the smaller class's scores.
 
     With the positives as the smaller class the counts give U; with the
     negatives they give n_pos n_neg - U. When counting does not pay, the
     smaller class (already sorted) is merged with the sorted other class.
+    With ``where`` given the scores may hold NaN: raise, as ``check_scores``.
     """
     n_neg = s.size - n_pos
     small_is_pos = n_pos <= n_neg
     if not _rank_count_pays(s.size, min(n_pos, n_neg)):
+        if where is not None:
+            check_no_nan(s, where=where)
         pos, neg = _sorted_classes(s, yb)
         return ck.merge_mann_whitney(pos, neg)
-    small = yb if small_is_pos else ~yb
-    vals, runs = _distinct_values(s, np.flatnonzero(small))
+    _, vals, runs = _reference(s, yb, where, small_is_pos)
     if _rank_count_pays(s.size, min(n_pos, n_neg), vals.shape[0]):
-        cnt, _, _, _ = rankcount.bucket_counts(s, vals, _NO_INDEX, rankcount.default_threads())
+        cnt, _, _, _ = _bucket_counts(s, vals, _NO_INDEX, where)
         u = rankcount.mann_whitney(cnt, runs)
         return u if small_is_pos else float(n_pos) * float(n_neg) - u
+    if where is not None:
+        check_no_nan(s, where=where)
+    small = yb if small_is_pos else ~yb
     ref = np.repeat(vals, runs)  # the smaller class, sorted
     other = s[~small]
     other.sort()
@@ -960,12 +992,13 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
         what="ROC AUC",
         pos_label=pos_label,
         where="roc_auc",
+        check_nan=sample_weight is not None,
     )
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
     n_pos = int(np.count_nonzero(yb))
     n_neg = s.size - n_pos
-    return float(_mann_whitney_u(s, yb, n_pos) / n_pos / n_neg)
+    return float(_mann_whitney_u(s, yb, n_pos, where="roc_auc") / n_pos / n_neg)
 
 
 # ---------------------------------------------------------------------------
