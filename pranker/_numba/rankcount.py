@@ -595,27 +595,8 @@ def bucket_counts_nan(s, vals, pos_idx, n_threads):
 def bucket_counts(s, vals, pos_idx, n_threads):
     """Per-chunk bucket counts of all scores ``s`` among ascending distinct ``vals``.
 
-    Parameters
-    ----------
-    s : float64 array, shape (N,)
-        Scores, no NaN.
-    vals : float64 array, shape (D,)
-        Distinct reference values, ascending; D < 2**31.
-    pos_idx : int64 array, shape (Q,)
-        Ascending input indices whose tie-bucket count is snapshot (for
-        ``ties="stable"``); empty when not needed.
-    n_threads : int
-        Number of threads; 1 (or N below 65,536) counts in the calling thread.
-
-    Returns
-    -------
-    cnt : int32 array, shape (C, 2 D + 1)
-        Row c counts chunk c: gap i at 2 i, tie i at 2 i + 1.
-    bounds : int64 array, shape (C + 1,)
-        Chunk c covers ``s[bounds[c]:bounds[c + 1]]``.
-    snap, kpos : int64 arrays, shape (Q,)
-        The tie bucket's count in its chunk before each index, and its value
-        index.
+    :func:`bucket_counts_nan` without the NaN count, for scores known to hold
+    no NaN: the same arguments and the same ``cnt, bounds, snap, kpos``.
     """
     cnt, bounds, snap, kpos, _ = bucket_counts_nan(s, vals, pos_idx, n_threads)
     return cnt, bounds, snap, kpos
