@@ -34,6 +34,14 @@ def run(argv, capsys):
     return code, out, err
 
 
+def map_json(path, capsys, *extra):
+    """``pranker map PATH --query query -s a -l label --json EXTRA...`` as a dict."""
+    argv = ["map", path, "--query", "query", "-s", "a", "-l", "label", "--json", *extra]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
 def ap_loop(scores, y) -> float:
     """Average precision by its definition (no ties): the mean over positives of the
     precision at the positive's rank."""
@@ -257,40 +265,8 @@ def test_map_rows_in_any_order(tmp_path, data, capsys):
     shuffled = tmp_path / "shuffled.csv"
     lines = path.read_text().splitlines()
     shuffled.write_text("\n".join([lines[0]] + [lines[1 + i] for i in perm]) + "\n")
-    d1 = json.loads(
-        run(
-            [
-                "map",
-                path,
-                "--query",
-                "query",
-                "-s",
-                "a",
-                "-l",
-                "label",
-                "--json",
-                "--no-query-pvalues",
-            ],
-            capsys,
-        )[1]
-    )
-    d2 = json.loads(
-        run(
-            [
-                "map",
-                shuffled,
-                "--query",
-                "query",
-                "-s",
-                "a",
-                "-l",
-                "label",
-                "--json",
-                "--no-query-pvalues",
-            ],
-            capsys,
-        )[1]
-    )
+    d1 = map_json(path, capsys, "--no-query-pvalues")
+    d2 = map_json(shuffled, capsys, "--no-query-pvalues")
     assert d2["query_auprc"] == pytest.approx(d1["query_auprc"], abs=1e-12)
     assert d2["statistic"] == pytest.approx(d1["statistic"], abs=1e-12)
 
@@ -549,12 +525,7 @@ def test_rtol_reaches_the_library(data, capsys):
     assert lib.method == "tilt" and lib.pvalue_rse <= 0.05
     assert d["pvalue"] == lib.pvalue and d["pvalue_rse"] == lib.pvalue_rse
     ids, s_list, y_list = _split(a, y, q)
-    d = json.loads(
-        run(
-            ["map", path, "--query", "query", "-s", "a", "-l", "label", "--json", "--rtol", "0.05"],
-            capsys,
-        )[1]
-    )
+    d = map_json(path, capsys, "--rtol", "0.05")
     assert d["pvalue"] == pranker.map_significance(s_list, y_list, rtol=0.05).pvalue
     with pytest.raises(SystemExit) as exc:  # argparse usage error
         run(["map", path, "--query", "query", "--rtol", "0"], capsys)
