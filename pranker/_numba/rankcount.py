@@ -40,8 +40,8 @@ need a compare. Two maps are used.
 tied scores; D <= 2048, so that its tables stay in a core's cache). f(x) =
 floor((x - v_0) s) clamped to [0, S - 1], S = 16 D slots, s = S / (v_{D-1} -
 v_0) (0 when that span overflows). Each step (subtraction, product by s > 0,
-clamp, floor) rounds monotonically, and the clamps send a NaN to slot 0, so
-an index never leaves the table. A slot holding at most one value stores it,
+clamp, floor) rounds monotonically, and a NaN goes to one extra slot S (see
+below), so an index never leaves the table. A slot holding at most one value stores it,
 ``first[j]``, and x lands in bucket 2 (sub[j] + [x > first[j]]) + [x ==
 first[j]]: one load of the table and one compare, in floats (``first`` is
 NaN past the last value, so no compare holds there). A slot holding more
@@ -105,15 +105,16 @@ input order.
 
 NaN among the scores
 --------------------
-The caller need not search the N scores for NaN first. Every compare with
-a NaN is false, so the linear map sends it to slot 0 and then to gap 0; on
-the two-level table a NaN's key lies below the key of -inf (sign bit set:
-gap 0) or above that of +inf (gap D), except the one whose key is all ones,
-which ties the sentinel and lands in a spare count entry 2 D + 1 (dropped
-from the result). A chunk whose gap 0, gap D and spare entry stay empty
-therefore holds no NaN; any other chunk is searched in a loop with no
-lookup, inside the same parallel region. The reference values themselves
-must not be NaN (the caller sorts them: NaN sorts last, one compare).
+The caller need not search the N scores for NaN first: the counting pass
+counts them, in a spare entry 2 D + 1 of ``cnt``, at no cost to the other
+scores. Every compare with a NaN is false, so the clamps of the linear map
+keep it and a last select sends it to an extra slot past the map's slots,
+flagged like a crowded one; on the two-level table a NaN's key lies below
+the key of -inf (sign bit set: the first range, which holds nothing else)
+or above that of +inf (the last range, with +inf), and these two ranges are
+flagged too. The flagged branch, taken by no finite score of an unflagged
+slot, tells a NaN by one compare. The reference values themselves must not
+be NaN (the caller sorts them: NaN sorts last, one compare).
 
 Parallelism
 -----------
@@ -134,6 +135,8 @@ _MAG = np.uint64(0x7FFFFFFFFFFFFFFF)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)  # above every key of a non-NaN float
 _SH52 = np.uint64(52)
+_KEY_NINF = np.uint64(0x0010000000000000)  # key of -inf: 2**63 - 0x7FF0...
+_KEY_PINF = np.uint64(0xFFF0000000000000)  # key of +inf: 2**63 + 0x7FF0...
 _N_TOP = 4096  # first-level entries: the top 12 bits of the key
 _EXTRA_BITS = 1  # slots per first-level range holding c values: the power of two in (2c, 4c]
 _K = 2  # slots with at most _K values are resolved by _K compares, no branch
@@ -232,6 +235,13 @@ def build_table(vals):
     for p in range(total):
         if sub[p + 1] - sub[p] > _K:
             sub[p] |= _CROWDED
+    # The first range holds only NaN keys (sign set, above the magnitude of
+    # -inf); the last, +inf and the NaN keys above it. Flagged, their items take
+    # :func:`_crowded`, which counts a NaN apart.
+    for p in range(first[1]):
+        sub[p] |= _CROWDED
+    for p in range(first[_N_TOP - 1], total):
+        sub[p] |= _CROWDED
     return vk, tab, sub
 
 
@@ -251,7 +261,7 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
     compares are described in the module docstring.
     """
     for i in range(m):
-        kx = _key(bits[b0 + i])
+        kx = _key(bits[np.uint64(b0 + i)])  # unsigned: no wraparound code
         t = tab[kx >> _SH52]
         kb[i] = kx
         pb[i] = (t >> np.uint64(8)) + ((kx & _MANT) >> (t & np.uint64(63)))
@@ -273,10 +283,16 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
 
 @njit(cache=True)
 def _crowded(kx, r, p, vk, sub):
-    """Bucket of key ``kx`` in crowded slot p (``r = sub[p]``): binary search."""
+    """Bucket of key ``kx`` in crowded slot p (``r = sub[p]``): binary search.
+
+    A NaN (a key below that of -inf or above that of +inf; only the flagged
+    first and last ranges hold such keys) goes to the spare entry 2 D + 1.
+    """
+    if kx < _KEY_NINF or kx > _KEY_PINF:
+        return np.uint64(2 * (vk.shape[0] - _K) + 1)
     hi = sub[p + np.uint64(1)] & _LOW31
     lo = np.uint64(_search(kx, np.int64(r & _LOW31), np.int64(hi), vk))
-    return 2 * lo + np.uint64(vk[lo] == kx)
+    return np.uint64(2) * lo + np.uint64(vk[lo] == kx)
 
 
 @njit(cache=True)
@@ -329,15 +345,21 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
 
 @njit(cache=True, inline="always")
 def _lin_slot(x, off, scale, top):
-    """Slot ``floor((x - off) scale)`` clamped to [0, top]; NaN goes to slot 0.
+    """Slot ``floor((x - off) scale)`` clamped to [0, top]; NaN goes to slot top + 1.
 
-    Monotone non-decreasing in x (each rounding step is), and equal for -0.0
-    and +0.0.
+    Monotone non-decreasing in x over the non-NaN floats (each rounding step
+    is), and equal for -0.0 and +0.0. Every compare with a NaN is false, so
+    the two clamps keep a NaN and the third select sends it to the extra
+    slot; a finite x whose product is NaN (an infinite x times a zero scale)
+    goes there too, and that slot's binary search places it exactly. The
+    index is unsigned, so numba adds no negative-index wraparound to the
+    loads it feeds.
     """
     t = (x - off) * scale
-    t = t if t > 0.0 else 0.0
-    t = t if t < top else top
-    return np.int64(t)
+    t = 0.0 if t < 0.0 else t
+    t = top if t > top else t
+    t = t if t == t else top + 1.0
+    return np.uint64(np.int64(t))
 
 
 @njit(cache=True)
@@ -348,7 +370,10 @@ def build_linear(vals, n_slots):
     with bit 31 set on slots holding more than one value; ``first[j]`` the
     smallest value at or above slot j (NaN past the last); ``prm = (off,
     scale, top)`` for :func:`_lin_slot`; ``crowd`` the number of values that
-    share a slot.
+    share a slot. After the ``n_slots`` slots of the map comes slot
+    ``n_slots``, where NaN lands: flagged, so that the lookup takes its
+    binary search branch (which counts a NaN apart), over all D values (for
+    a non-NaN score that arrives there, see :func:`_lin_slot`).
     """
     d = vals.shape[0]
     off = vals[0]
@@ -357,12 +382,13 @@ def build_linear(vals, n_slots):
     if not np.isfinite(scale):  # a span that overflows
         scale = 0.0
     top = float(n_slots - 1)
-    sub = np.zeros(n_slots + 1, dtype=np.uint32)
-    for k in range(d):
-        sub[_lin_slot(vals[k], off, scale, top) + 1] += 1
+    sub = np.zeros(n_slots + 2, dtype=np.uint32)
+    for k in range(d):  # (with a zero scale, v - off may overflow: inf * 0 is NaN)
+        j = _lin_slot(vals[k], off, scale, top) if scale > 0.0 else np.uint64(0)
+        sub[j + np.uint64(1)] += 1
     for j in range(n_slots):
         sub[j + 1] += sub[j]
-    first = np.empty(n_slots, dtype=np.float64)
+    first = np.empty(n_slots + 1, dtype=np.float64)
     crowd = 0
     for j in range(n_slots):
         r = sub[j]
@@ -370,16 +396,19 @@ def build_linear(vals, n_slots):
         if sub[j + 1] - r > 1:
             crowd += sub[j + 1] - r
             sub[j] |= _CROWDED
+    first[n_slots] = np.nan
+    sub[n_slots] = _CROWDED  # the NaN slot: search all values, from 0 ...
+    sub[n_slots + 1] = np.uint32(d)  # ... to D
     return sub, first, np.array([off, scale, top]), crowd
 
 
 @njit(cache=True)
 def _lin_bucket(x, vp, sub, first, prm):
-    """Bucket of score ``x`` under the linear map (the snapshot of a positive)."""
+    """Bucket of score ``x`` under the linear map (the snapshot of a positive: no NaN)."""
     j = _lin_slot(x, prm[0], prm[1], prm[2])
     r = sub[j]
     if r & _CROWDED:
-        k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+        k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + np.uint64(1)] & _LOW31))
         return 2 * k + np.int64(vp[k] == x)
     a = first[j]
     return 2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)
@@ -387,27 +416,33 @@ def _lin_bucket(x, vp, sub, first, prm):
 
 @njit(cache=True)
 def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
-    """Count scores lo .. hi-1 through the linear map.
+    """Count scores lo .. hi-1 through the linear map; a NaN in the last entry of ``cnt``.
 
     The steps of :func:`_lin_bucket`, written out: a call per score costs more
     than the lookup. Slot j holds at most one value, ``first[j]``, unless
     flagged, and ``sub[j]`` values lie below it, so x lands in gap or tie
     ``sub[j] + [x > first[j]]``, a tie iff ``x == first[j]`` (NaN past the
-    last value: no compare holds).
+    last value: no compare holds). A flagged slot (several values, or the
+    NaN slot) is binary-searched, after a NaN is counted apart. Indices are
+    unsigned: no wraparound code on the loads.
     """
     off = prm[0]
     scale = prm[1]
     top = prm[2]
+    nan = cnt.shape[0] - 1
     for i in range(lo, hi):
-        x = s[i]
+        x = s[np.uint64(i)]  # unsigned: no wraparound code
         j = _lin_slot(x, off, scale, top)
         r = sub[j]
         a = first[j]
         if r & _CROWDED:
-            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + 1] & _LOW31))
+            if x != x:
+                cnt[nan] += 1
+                continue
+            k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + np.uint64(1)] & _LOW31))
             cnt[2 * k + np.int64(vp[k] == x)] += 1
             continue
-        cnt[2 * (np.int64(r) + np.int64(x > a)) + np.int64(x == a)] += 1
+        cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
 
 
 @njit(cache=True)
@@ -442,15 +477,6 @@ def choose_map(vals):
 
 
 @njit(cache=True)
-def _nan_count(s, lo, hi):
-    """Number of NaN among ``s[lo:hi]``: a loop with no lookup, which vectorizes."""
-    nan = 0
-    for i in range(lo, hi):
-        nan += s[i] != s[i]
-    return nan
-
-
-@njit(cache=True)
 def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
     """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
 
@@ -477,15 +503,8 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
             kpos[q] = c >> 1
             cnt[c] += 1
             cur = end + 1
-    # where a NaN lands (the scores of ``pos_idx`` are no NaN): the linear map
-    # sends it to slot 0, where every compare with it is false: gap 0. On the
-    # two-level table its key lies below that of -inf (sign bit set: gap 0)
-    # or above that of +inf (gap D), and the NaN whose key is all ones ties
-    # the sentinel key: the spare entry 2 D + 1. With these empty there is none.
-    m = cnt.shape[0]
-    if cnt[0] == 0 and cnt[m - 2] == 0 and cnt[m - 1] == 0:
-        return 0
-    return _nan_count(s, lo, hi)
+    # every NaN (the scores of ``pos_idx`` are none) was counted in the last entry
+    return cnt[cnt.shape[0] - 1]
 
 
 @njit(cache=True)
@@ -541,11 +560,8 @@ _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
 def bucket_counts_nan(s, vals, pos_idx, n_threads):
     """:func:`bucket_counts` that also returns the number of NaN among ``s``.
 
-    A NaN lands in gap 0, gap D or a spare entry (see :func:`_count_chunk`;
-    the counts are then meaningless: the caller raises). A chunk whose three
-    are empty holds no NaN; otherwise the chunk is searched for NaN in the
-    same parallel region, in a loop with no lookup (it vectorizes), instead
-    of a separate serial pass over all scores. Only ``pos_idx`` scores must
+    A NaN is counted apart in the pass itself (see the module docstring); the
+    other counts are those of the other scores. Only ``pos_idx`` scores must
     be free of NaN.
 
     Parameters
@@ -581,7 +597,7 @@ def bucket_counts_nan(s, vals, pos_idx, n_threads):
     n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
     bounds = _chunk_bounds(n, n_chunks)
     pos_bounds = np.searchsorted(pos_idx, bounds)
-    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 2), dtype=np.int32)  # + spare, above
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 2), dtype=np.int32)  # + NaN entry
     blocked = vals.shape[0] > _FUSED_MAX_D
     n_nan = np.zeros(n_chunks, dtype=np.int64)
     if parallel:
