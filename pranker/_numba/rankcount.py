@@ -88,8 +88,8 @@ quadratic. Table size: at most 4 D + 4097 uint32 entries, plus D + 2 keys.
 
 Memory: while the tables and counts fit in cache (D <= 8192) one fused loop
 does the lookup (either map). Beyond, each block of 256 scores goes through the lookup in
-stages (keys and slots; slot entries; compares; increments), each a loop of
-independent loads, so that the cache misses of different scores overlap
+stages (keys and slots; slot entries; value keys; compares; increments), each
+a loop of independent loads, so that the cache misses of different scores overlap
 instead of forming one chain per score.
 
 Stable ties
@@ -252,13 +252,13 @@ def _search(kx, lo, hi, vk):
 
 
 @njit(cache=True)
-def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
+def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ab, cb, ib):
     """Bucket (index into ``cnt``) of scores b0 .. b0+m-1 into ``ib[:m]``.
 
-    Three passes over the block, each with independent loads, so that the
-    cache misses of different scores overlap: key and slot; slot entry; the
-    compares with the slot's (at most ``_K``) values. The lookup and the
-    compares are described in the module docstring.
+    Four passes over the block, the first three made of independent loads,
+    so that the cache misses of different scores overlap: key and slot; slot
+    entry; the slot's (at most ``_K``) value keys; the compares. The lookup
+    and the compares are described in the module docstring.
     """
     for i in range(m):
         kx = _key(bits[np.uint64(b0 + i)])  # unsigned: no wraparound code
@@ -268,17 +268,20 @@ def _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib):
     for i in range(m):
         rb[i] = sub[pb[i]]
     for i in range(m):
+        lo = np.uint64(rb[i] & _LOW31)
+        ab[i] = vk[lo]
+        cb[i] = vk[lo + np.uint64(1)]
+    for i in range(m):
         kx = kb[i]
         r = rb[i]
-        lo = np.uint64(r & _LOW31)
         if r & _CROWDED:
             ib[i] = _crowded(kx, r, pb[i], vk, sub)
         else:
-            a = vk[lo]
-            c = vk[lo + np.uint64(1)]
-            ib[i] = 2 * (lo + np.uint64(kx > a) + np.uint64(kx > c)) + np.uint64(
-                (kx == a) | (kx == c)
-            )
+            a = ab[i]
+            c = cb[i]
+            ib[i] = np.uint64(2) * (
+                np.uint64(r) + np.uint64(kx > a) + np.uint64(kx > c)
+            ) + np.uint64((kx == a) | (kx == c))
 
 
 @njit(cache=True)
@@ -335,10 +338,12 @@ def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
     kb = np.empty(_BLOCK, dtype=np.uint64)
     pb = np.empty(_BLOCK, dtype=np.uint64)
     rb = np.empty(_BLOCK, dtype=np.uint32)
+    ab = np.empty(_BLOCK, dtype=np.uint64)
+    cb = np.empty(_BLOCK, dtype=np.uint64)
     ib = np.empty(_BLOCK, dtype=np.uint64)
     for b0 in range(lo, hi, _BLOCK):
         m = min(_BLOCK, hi - b0)
-        _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ib)
+        _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ab, cb, ib)
         for i in range(m):
             cnt[ib[i]] += 1
 
