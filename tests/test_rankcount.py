@@ -421,6 +421,31 @@ def test_linear_map_signed_zeros_and_single_value():
         _counts_agree(s, vals)
 
 
+def test_linear_map_zero_scale_sends_infinities_to_the_search():
+    """One reference value: a zero scale, so an infinite score's slot product is NaN.
+
+    Such a score lands in the slot kept for NaN, whose binary search over all
+    values must still place it exactly (and not count it as a NaN); true NaNs
+    are counted, on one thread and on several.
+    """
+    rng = np.random.default_rng(75)
+    for ref in ([0.5], [-1e308], [1e308]):
+        vals = np.array(ref)
+        assert rankcount.choose_map(vals)[0] == rankcount._MAP_VALUE
+        s = np.concatenate(
+            [rng.choice([0.5, -1e308, 1e308, 0.0], 3000), np.full(7, np.inf), np.full(5, -np.inf)]
+        )
+        rng.shuffle(s)
+        for threads in (1, 3):
+            _counts_agree(s, vals, threads)
+            *_, n_nan = rankcount.bucket_counts_nan(s, vals, np.zeros(0, dtype=np.int64), threads)
+            assert n_nan == 0
+        bad = s.copy()
+        bad[[3, 900, 2999]] = [np.nan, -np.nan, np.nan]
+        *_, n_nan = rankcount.bucket_counts_nan(bad, vals, np.zeros(0, dtype=np.int64), 1)
+        assert n_nan == 3
+
+
 def test_linear_map_span_overflow_is_exact():
     """Finite values whose span overflows (-1e308 .. 1e308): every score in one slot, still exact."""
     rng = np.random.default_rng(73)
