@@ -42,6 +42,17 @@ def map_json(path, capsys, *extra):
     return json.loads(out)
 
 
+def _no_constant(name):
+    raise AssertionError(f"{name} in JSON output: not standard JSON")
+
+
+def test_json_cleaning_reaches_nested_values():
+    from pranker.cli.format import _clean
+
+    raw = {"a": {"b": float("nan"), "c": [np.float64(np.inf), 1.5]}, "d": (float("-inf"), 2)}
+    assert _clean(raw) == {"a": {"b": None, "c": [None, 1.5]}, "d": [None, 2]}
+
+
 def ap_loop(scores, y) -> float:
     """Average precision by its definition (no ties): the mean over positives of the
     precision at the positive's rank."""
@@ -138,7 +149,7 @@ def test_compare_text_comma_form_and_options(data, capsys):
     ]
     code, out, err = run(argv, capsys)
     assert code == 0, err
-    d = json.loads(out)
+    d = json.loads(out, parse_constant=_no_constant)  # standard JSON: no NaN, no Infinity
     lib = pranker.compare(
         a,
         b,

@@ -102,7 +102,9 @@ def run(args) -> int:
         result_dict(r, c, "label", csv_path, padj[k])
         for k, (c, r) in enumerate(zip(cols, results, strict=True))
     ]
-    atomic_write_text(os.path.join(out, "results.json"), json.dumps(records, indent=2) + "\n")
+    atomic_write_text(
+        os.path.join(out, "results.json"), json.dumps(records, indent=2, allow_nan=False) + "\n"
+    )
 
     def say(*a):
         if not args.quiet:

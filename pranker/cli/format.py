@@ -223,8 +223,11 @@ def format_results(columns, results, padj_log10, label, source, *, unicode: bool
 
 
 def _clean(v):
+    """``v`` ready for JSON, which has no infinity and no NaN: those become None (null)."""
     if isinstance(v, float) and not math.isfinite(v):
         return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
     if isinstance(v, tuple):
         return [_clean(x) for x in v]
     if isinstance(v, list):

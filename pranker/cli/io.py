@@ -38,6 +38,7 @@ import numpy as np
 
 from .._files import atomic_write, atomic_write_text, write_text  # noqa: F401  (re-exported)
 from .errors import UserError
+from .format import _clean
 
 SCORE_NAMES = ("score", "scores", "prediction")
 LABEL_NAMES = ("label", "labels", "y", "truth")
@@ -208,7 +209,7 @@ def emit_json(args, d: dict) -> bool:
     Returns whether the human summary should be printed (neither ``--json``
     nor ``--quiet``).
     """
-    text = json.dumps(d, indent=2) + "\n"
+    text = json.dumps(_clean(d), indent=2, allow_nan=False) + "\n"
     if args.output:
         write_output(args.output, text, args.force)
     if args.json:

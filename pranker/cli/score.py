@@ -310,7 +310,7 @@ def run(args) -> int:
         ]
 
     def as_json():
-        return json.dumps(records[0] if padj is None else records, indent=2) + "\n"
+        return json.dumps(records[0] if padj is None else records, indent=2, allow_nan=False) + "\n"
 
     if args.output:
         text = as_json() if out_kind == "json" else results_csv(records)
