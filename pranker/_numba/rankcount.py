@@ -335,12 +335,10 @@ def _count_fused(bits, lo, hi, vk, tab, sub, cnt):
 
 @njit(cache=True)
 def _count_blocked(bits, lo, hi, vk, tab, sub, cnt):
-    kb = np.empty(_BLOCK, dtype=np.uint64)
-    pb = np.empty(_BLOCK, dtype=np.uint64)
+    # per block: keys, slots, the two value keys of each slot, buckets; slot entries
+    buf = np.empty((5, _BLOCK), dtype=np.uint64)
+    kb, pb, ab, cb, ib = buf[0], buf[1], buf[2], buf[3], buf[4]
     rb = np.empty(_BLOCK, dtype=np.uint32)
-    ab = np.empty(_BLOCK, dtype=np.uint64)
-    cb = np.empty(_BLOCK, dtype=np.uint64)
-    ib = np.empty(_BLOCK, dtype=np.uint64)
     for b0 in range(lo, hi, _BLOCK):
         m = min(_BLOCK, hi - b0)
         _bucket_block(bits, b0, m, vk, tab, sub, kb, pb, rb, ab, cb, ib)
