@@ -172,6 +172,17 @@ def test_errors(cl):
         ValueError, match=r"NaN value\(s\) in partition 5; the first is at index 13"
     ):
         pdask.auprc_ap(da.from_array(bad, chunks=50), y)
+    # several bad partitions: the error names the first, whichever task fails first
+    bad[[60, 120, 399]] = np.nan
+    for _ in range(3):
+        with pytest.raises(
+            ValueError, match=r"NaN value\(s\) in partition 1; the first is at index 10"
+        ):
+            pdask.auprc_ap(da.from_array(bad, chunks=50), y)
+    labels = y.astype(float)
+    labels[[130, 390]] = 7.0
+    with pytest.raises(ValueError, match=r"partition 2.*but labels must be binary"):
+        pdask.auprc_ap(da.from_array(s, chunks=50), labels)
     with pytest.raises(ValueError, match="no positive"):
         pdask.auprc_ap(da.from_array(s, chunks=50), np.zeros(400))
     with pytest.raises(ValueError, match="same number of elements"):

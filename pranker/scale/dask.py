@@ -90,12 +90,30 @@ def _unpack(data, cols):
 
 
 def _scan_task(data, cols, max_positives, where, pos_label):
-    s, y = _unpack(data, cols)
-    return _c.scan_chunk(s, y, max_positives=max_positives, where=where, pos_label=pos_label)
+    """Validate and scan one partition; an input error is returned, not raised.
+
+    The partitions run in any order, so the first error raised would name
+    whichever partition failed first; the client raises instead the error of
+    the first bad partition in order (:func:`_first_error`), the same every run.
+    """
+    try:
+        s, y = _unpack(data, cols)
+        return _c.scan_chunk(s, y, max_positives=max_positives, where=where, pos_label=pos_label)
+    except (ValueError, TypeError) as exc:
+        return exc
 
 
 def _scan_meta(r):
+    if isinstance(r, Exception):
+        return r
     return r.n, r.n_pos, r.positives is not None, r.sample, r.negative_code
+
+
+def _first_error(meta) -> None:
+    """Raise the input error of the first partition (in order) that has one."""
+    for m in meta:
+        if isinstance(m, Exception):
+            raise m
 
 
 def _scan_positives(r):
@@ -233,6 +251,7 @@ def _auprc(
     ]
     scans = dask.persist(*scans, **kw)
     meta = dask.compute(*[delayed(_scan_meta)(r) for r in scans], **kw)
+    _first_error(meta)
     n = sum(m[0] for m in meta)
     n_pos = sum(m[1] for m in meta)
     _c.check_totals(n, n_pos, "collection", pos_label, [m[4] for m in meta])
