@@ -408,6 +408,14 @@ def test_linear_map_last_bit_neighbours_and_crowded_slots():
     rng.shuffle(s)
     for threads in (1, 3):
         _counts_agree(s, vals, threads)
+    # the last slot crowded: its search runs up to the NaN slot's entry (D + 1)
+    top = np.unique(np.concatenate([base, [np.nextafter(3.0, -np.inf)]]))
+    lk = rankcount.choose_map(top)
+    last = lk[3][: lk[3].size - 2]  # the map's own slots
+    assert lk[0] == rankcount._MAP_VALUE and last[-1] & rankcount._CROWDED
+    t = np.concatenate([s, np.nextafter(top[-2:], np.inf), top[-2:], [3.5, np.inf]])
+    for threads in (1, 3):
+        _counts_agree(t, top, threads)
 
 
 def test_linear_map_signed_zeros_and_single_value():
@@ -421,17 +429,18 @@ def test_linear_map_signed_zeros_and_single_value():
         _counts_agree(s, vals)
 
 
-def test_linear_map_zero_scale_sends_infinities_to_the_search():
-    """One reference value: a zero scale, so an infinite score's slot product is NaN.
+def test_linear_map_one_value_infinities_and_nan():
+    """One reference value (zero span): infinite and huge scores, and NaN.
 
-    Such a score lands in the slot kept for NaN, whose binary search over all
-    values must still place it exactly (and not count it as a NaN); true NaNs
-    are counted, on one thread and on several.
+    ``x - v`` overflows to an infinite product for huge scores, which the
+    clamps must place; with no crowded slot the branch-free loop runs, and its
+    NaN slot must count exactly the NaN, on one thread and on several.
     """
     rng = np.random.default_rng(75)
     for ref in ([0.5], [-1e308], [1e308]):
         vals = np.array(ref)
-        assert rankcount.choose_map(vals)[0] == rankcount._MAP_VALUE
+        lk = rankcount.choose_map(vals)
+        assert lk[0] == rankcount._MAP_VALUE and lk[5][3] == 0.0  # no crowded slot
         s = np.concatenate(
             [rng.choice([0.5, -1e308, 1e308, 0.0], 3000), np.full(7, np.inf), np.full(5, -np.inf)]
         )

@@ -106,15 +106,16 @@ input order.
 NaN among the scores
 --------------------
 The caller need not search the N scores for NaN first: the counting pass
-counts them, in a spare entry 2 D + 1 of ``cnt``, at no cost to the other
-scores. Every compare with a NaN is false, so the clamps of the linear map
-keep it and a last select sends it to an extra slot past the map's slots,
-flagged like a crowded one; on the two-level table a NaN's key lies below
-the key of -inf (sign bit set: the first range, which holds nothing else)
-or above that of +inf (the last range, with +inf), and these two ranges are
-flagged too. The flagged branch, taken by no finite score of an unflagged
-slot, tells a NaN by one compare. The reference values themselves must not
-be NaN (the caller sorts them: NaN sorts last, one compare).
+counts them, in an extra entry 2 D + 2 of ``cnt`` (after a spare entry that
+stays 0), at little cost to the other scores. Every compare with a NaN is
+false, so the clamps of the linear map keep it and a last select sends it
+to an extra slot past the map's slots, whose table entry points at the NaN
+entry. On the two-level table a NaN's key lies below the key of -inf (sign
+bit set: the first range, which holds nothing else) or above that of +inf
+(the last range, with +inf); these two ranges are flagged like crowded
+slots, and the flagged branch tells a NaN by two compares of its key. The
+reference values themselves must not be NaN (the caller sorts them: NaN
+sorts last, one compare).
 
 Parallelism
 -----------
@@ -289,10 +290,10 @@ def _crowded(kx, r, p, vk, sub):
     """Bucket of key ``kx`` in crowded slot p (``r = sub[p]``): binary search.
 
     A NaN (a key below that of -inf or above that of +inf; only the flagged
-    first and last ranges hold such keys) goes to the spare entry 2 D + 1.
+    first and last ranges hold such keys) goes to the NaN entry 2 D + 2.
     """
     if kx < _KEY_NINF or kx > _KEY_PINF:
-        return np.uint64(2 * (vk.shape[0] - _K) + 1)
+        return np.uint64(2 * (vk.shape[0] - _K) + 2)
     hi = sub[p + np.uint64(1)] & _LOW31
     lo = np.uint64(_search(kx, np.int64(r & _LOW31), np.int64(hi), vk))
     return np.uint64(2) * lo + np.uint64(vk[lo] == kx)
@@ -353,10 +354,11 @@ def _lin_slot(x, off, scale, top):
     Monotone non-decreasing in x over the non-NaN floats (each rounding step
     is), and equal for -0.0 and +0.0. Every compare with a NaN is false, so
     the two clamps keep a NaN and the third select sends it to the extra
-    slot; a finite x whose product is NaN (an infinite x times a zero scale)
-    goes there too, and that slot's binary search places it exactly. The
-    index is unsigned, so numba adds no negative-index wraparound to the
-    loads it feeds.
+    slot. With ``off`` finite and ``scale`` finite and positive (as
+    :func:`choose_map` uses the map) the product is NaN only for a NaN x: an
+    infinite x gives an infinite product, which the clamps catch. The index
+    is unsigned, so numba adds no negative-index wraparound to the loads it
+    feeds.
     """
     t = (x - off) * scale
     t = 0.0 if t < 0.0 else t
@@ -372,17 +374,21 @@ def build_linear(vals, n_slots):
     Returns ``(sub, first, prm, crowd)``: ``sub[j]`` = #{k : slot(v_k) < j},
     with bit 31 set on slots holding more than one value; ``first[j]`` the
     smallest value at or above slot j (NaN past the last); ``prm = (off,
-    scale, top)`` for :func:`_lin_slot`; ``crowd`` the number of values that
-    share a slot. After the ``n_slots`` slots of the map comes slot
-    ``n_slots``, where NaN lands: flagged, so that the lookup takes its
-    binary search branch (which counts a NaN apart), over all D values (for
-    a non-NaN score that arrives there, see :func:`_lin_slot`).
+    scale, top, crowd)`` for :func:`_lin_slot` and the count loops;
+    ``crowd`` the number of values that share a slot. After the ``n_slots``
+    slots of the map comes slot ``n_slots``, where NaN lands: its entry
+    ``sub = D + 1`` and ``first = NaN`` send a NaN to count entry 2 D + 2
+    with no branch.
+
+    A span that overflows, or so small that ``n_slots / span`` does, gives
+    scale 0: every value shares slot 0 (``crowd = D``) and :func:`choose_map`
+    takes the two-level table instead. One value (zero span) gets scale 1.
     """
     d = vals.shape[0]
     off = vals[0]
     span = vals[d - 1] - off
-    scale = n_slots / span if span > 0.0 else 0.0
-    if not np.isfinite(scale):  # a span that overflows
+    scale = n_slots / span if span > 0.0 else 1.0
+    if not np.isfinite(scale):  # the span overflows (then scale is 0), or is tiny
         scale = 0.0
     top = float(n_slots - 1)
     sub = np.zeros(n_slots + 2, dtype=np.uint32)
@@ -399,10 +405,13 @@ def build_linear(vals, n_slots):
         if sub[j + 1] - r > 1:
             crowd += sub[j + 1] - r
             sub[j] |= _CROWDED
+    # the NaN slot: bucket 2 (D + 1), the NaN entry. (sub[n_slots] is also the
+    # upper bound of a search in slot n_slots - 1: D + 1 reaches the NaN pad of
+    # ``vp``, which no score is above, so the search ends at most at D.)
     first[n_slots] = np.nan
-    sub[n_slots] = _CROWDED  # the NaN slot: search all values, from 0 ...
-    sub[n_slots + 1] = np.uint32(d)  # ... to D
-    return sub, first, np.array([off, scale, top]), crowd
+    sub[n_slots] = np.uint32(d + 1)
+    sub[n_slots + 1] = np.uint32(d + 1)
+    return sub, first, np.array([off, scale, top, float(crowd)]), crowd
 
 
 @njit(cache=True)
@@ -419,32 +428,46 @@ def _lin_bucket(x, vp, sub, first, prm):
 
 @njit(cache=True)
 def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
-    """Count scores lo .. hi-1 through the linear map; a NaN in the last entry of ``cnt``.
+    """Count scores lo .. hi-1 through the linear map (a NaN: count entry 2 D + 2).
 
     The steps of :func:`_lin_bucket`, written out: a call per score costs more
     than the lookup. Slot j holds at most one value, ``first[j]``, unless
     flagged, and ``sub[j]`` values lie below it, so x lands in gap or tie
     ``sub[j] + [x > first[j]]``, a tie iff ``x == first[j]`` (NaN past the
-    last value: no compare holds). A flagged slot (several values, or the
-    NaN slot) is binary-searched, after a NaN is counted apart. Indices are
-    unsigned: no wraparound code on the loads.
+    last value: no compare holds). A flagged slot is binary-searched.
+    Indices are unsigned: no wraparound code on the loads.
     """
     off = prm[0]
     scale = prm[1]
     top = prm[2]
-    nan = cnt.shape[0] - 1
     for i in range(lo, hi):
         x = s[np.uint64(i)]  # unsigned: no wraparound code
         j = _lin_slot(x, off, scale, top)
         r = sub[j]
         a = first[j]
         if r & _CROWDED:
-            if x != x:
-                cnt[nan] += 1
-                continue
             k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + np.uint64(1)] & _LOW31))
             cnt[2 * k + np.int64(vp[k] == x)] += 1
             continue
+        cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
+
+
+@njit(cache=True)
+def _count_linear_plain(s, lo, hi, sub, first, prm, cnt):
+    """:func:`_count_linear` for a table with no flagged slot: no branch at all.
+
+    Evenly spread and lattice-tied values (the same 1,000 values repeated,
+    say) often leave no slot with two values; the loop then has no
+    data-dependent branch, which measured about 15% faster on such scores.
+    """
+    off = prm[0]
+    scale = prm[1]
+    top = prm[2]
+    for i in range(lo, hi):
+        x = s[np.uint64(i)]  # unsigned: no wraparound code
+        j = _lin_slot(x, off, scale, top)
+        r = sub[j]
+        a = first[j]
         cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
 
 
@@ -476,7 +499,7 @@ def choose_map(vals):
             empty = np.zeros(0, dtype=np.uint64)
             return _MAP_VALUE, empty, empty, sub, first, prm, vp
     vk, tab, sub = build_table(vals)
-    return _MAP_TABLE, vk, tab, sub, np.zeros(0), np.zeros(3), vp
+    return _MAP_TABLE, vk, tab, sub, np.zeros(0), np.zeros(4), vp
 
 
 @njit(cache=True)
@@ -494,7 +517,9 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
     cur = lo
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
-        if mp != _MAP_TABLE:
+        if mp != _MAP_TABLE and prm[3] == 0.0:  # no crowded slot
+            _count_linear_plain(s, cur, end, sub, first, prm, cnt)
+        elif mp != _MAP_TABLE:
             _count_linear(s, cur, end, vp, sub, first, prm, cnt)
         elif blocked:
             _count_blocked(bits, cur, end, vk, tab, sub, cnt)
@@ -600,14 +625,15 @@ def bucket_counts_nan(s, vals, pos_idx, n_threads):
     n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
     bounds = _chunk_bounds(n, n_chunks)
     pos_bounds = np.searchsorted(pos_idx, bounds)
-    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 2), dtype=np.int32)  # + NaN entry
+    # 2 D + 1 counts, a spare entry (always 0) and the NaN entry 2 D + 2
+    cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 3), dtype=np.int32)
     blocked = vals.shape[0] > _FUSED_MAX_D
     n_nan = np.zeros(n_chunks, dtype=np.int64)
     if parallel:
         _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
     else:
         _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
-    return cnt[:, :-1], bounds, snap, kpos, n_nan.sum()
+    return cnt[:, : 2 * vals.shape[0] + 1], bounds, snap, kpos, n_nan.sum()
 
 
 @njit(cache=True)
