@@ -211,10 +211,15 @@ class TiltEngine:
         """The saddle point ``phi`` with ``K'(phi) = s``: safeguarded Newton in ``log |phi|``.
 
         Returns ``(phi, K(phi), K''(phi))``. Newton steps in ``t = log |phi|``
-        are capped at 2; a step leaving the bracket is replaced by regula
-        falsi between the bracket ends. Stops when ``|K' - s| <= tol sd_phi``
-        or the bracket is narrower than ``tol`` in ``t``; ``s`` must lie
-        strictly inside the support of S.
+        are capped at 2; a step leaving the bracket is replaced by bisection
+        of the bracket in ``t``. (Regula falsi, used before, stalls where K'
+        is strongly convex in ``t``: with few positives among many items the
+        tilted law moves from "no positive at rank 1" (S below 1/2) to "a
+        positive at rank 1" (S at least 1) within a short range of ``phi``,
+        and the bracket end on the low side crept by 1 % a step, so the
+        search ran out of steps far from the root.) Stops when
+        ``|K' - s| <= tol sd_phi`` or the bracket is narrower than ``tol``
+        in ``t``; ``s`` must lie strictly inside the support of S.
         """
         sign = 1.0 if s >= self.mean_s else -1.0
         if s == self.mean_s:
@@ -242,10 +247,7 @@ class TiltEngine:
             step = max(-2.0, min(2.0, step))
             new = t + step
             if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
-                # regula falsi between the bracket ends (both exist here)
-                (t0, g0), (t1, g1) = lo, hi
-                new = t0 - g0 * (t1 - t0) / (g1 - g0)
-                new = min(max(new, t0 + 0.01 * (t1 - t0)), t1 - 0.01 * (t1 - t0))
+                new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
             t = new
         return phi, k, k2
 
