@@ -427,7 +427,7 @@ def _lin_bucket(x, vp, sub, first, prm):
 
 
 @njit(cache=True)
-def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
+def _count_linear(s, lo, hi, vp, sub, first, prm, cnt, crowded):
     """Count scores lo .. hi-1 through the linear map (a NaN: count entry 2 D + 2).
 
     The steps of :func:`_lin_bucket`, written out: a call per score costs more
@@ -435,7 +435,11 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
     flagged, and ``sub[j]`` values lie below it, so x lands in gap or tie
     ``sub[j] + [x > first[j]]``, a tie iff ``x == first[j]`` (NaN past the
     last value: no compare holds). A flagged slot is binary-searched.
-    Indices are unsigned: no wraparound code on the loads.
+    ``crowded`` False (no flagged slot: evenly spread or lattice-tied values,
+    e.g. the same 1,000 values repeated) drops that test: the compiler then
+    runs a copy of the loop with no data-dependent branch, measured 13-20%
+    faster on such scores. Indices are unsigned: no wraparound code on the
+    loads.
     """
     off = prm[0]
     scale = prm[1]
@@ -445,29 +449,10 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt):
         j = _lin_slot(x, off, scale, top)
         r = sub[j]
         a = first[j]
-        if r & _CROWDED:
+        if crowded and (r & _CROWDED):
             k = lower_bound(vp, x, np.int64(r & _LOW31), np.int64(sub[j + np.uint64(1)] & _LOW31))
             cnt[2 * k + np.int64(vp[k] == x)] += 1
             continue
-        cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
-
-
-@njit(cache=True)
-def _count_linear_plain(s, lo, hi, sub, first, prm, cnt):
-    """:func:`_count_linear` for a table with no flagged slot: no branch at all.
-
-    Evenly spread and lattice-tied values (the same 1,000 values repeated,
-    say) often leave no slot with two values; the loop then has no
-    data-dependent branch, which measured about 15% faster on such scores.
-    """
-    off = prm[0]
-    scale = prm[1]
-    top = prm[2]
-    for i in range(lo, hi):
-        x = s[np.uint64(i)]  # unsigned: no wraparound code
-        j = _lin_slot(x, off, scale, top)
-        r = sub[j]
-        a = first[j]
         cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
 
 
@@ -517,10 +502,8 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
     cur = lo
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
-        if mp != _MAP_TABLE and prm[3] == 0.0:  # no crowded slot
-            _count_linear_plain(s, cur, end, sub, first, prm, cnt)
-        elif mp != _MAP_TABLE:
-            _count_linear(s, cur, end, vp, sub, first, prm, cnt)
+        if mp != _MAP_TABLE:
+            _count_linear(s, cur, end, vp, sub, first, prm, cnt, prm[3] > 0.0)
         elif blocked:
             _count_blocked(bits, cur, end, vk, tab, sub, cnt)
         else:
