@@ -270,7 +270,7 @@ def test_sort_in_pieces_gives_the_same_counts(monkeypatch):
     monkeypatch.setattr(ap_module, "_PARALLEL_MIN", 10)
     monkeypatch.setattr(ap_module.os, "cpu_count", lambda: 3)
     assert len(ap_module._sorted_parts(s)) == 3  # pieces, each sorted in its own thread
-    for m in MODES:
+    for m in MODES:  # integer counts, then the same AP arithmetic: bit for bit
         assert auprc_ap(s, y, ties=m) == want[m]
     # and against the plain definition for the tie-free stable order
     order = sorted(range(len(s)), key=lambda i: (-s[i], i))

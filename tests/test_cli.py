@@ -535,7 +535,8 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
         "skewbeta",
         "beta",
     )
-    # the re-run the demo suggests gives the same numbers (one answer per question)
+    # the re-run the demo suggests gives the same numbers (one answer per question): the
+    # same score function on the same values (written with repr), so bit for bit
     cols = ",".join(r["score_column"] for r in res)
     code, js, _ = run(["score", out / "scores.csv", "-s", cols, "-l", "label", "--json"], capsys)
     again = json.loads(js)

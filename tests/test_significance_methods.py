@@ -146,6 +146,6 @@ def test_null_distribution_default_is_the_auto_rule():
     pv = null_distribution(1000, 10, max_nodes=5).pvalue(0.3)  # an exact-only option is ignored
     res = significance_from_ap(0.3, 1000, 10)
     assert (pv.method, res.method) == ("tilt", "tilt")
-    assert pv.log10_pvalue == res.log10_pvalue
+    assert pv.log10_pvalue == res.log10_pvalue  # both are TiltNull(1000, 10).pvalue(0.3)
     with pytest.raises(ValueError, match="method must be one of"):
         null_distribution(12, 4, "gaussian")

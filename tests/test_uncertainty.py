@@ -270,4 +270,4 @@ def test_one_vocabulary_with_pranker_result():
     for r in (auprc_trapezoid(s, y), ap_interval(s, y)):
         assert r.n_pos == res.n_pos and r.n == res.n and r.conf_level == res.conf_level
         assert isinstance(r.auprc_interval, tuple) and r.auprc_interval._fields == ("low", "high")
-    assert ap_interval(s, y).auprc == res.auprc
+    assert ap_interval(s, y).auprc == res.auprc  # both call the same AP function
