@@ -12,7 +12,7 @@ import math
 
 from .._validation import check_counts
 
-__all__ = ["AUTO_EXACT_PLACEMENTS", "DEFAULT_MC_DRAWS", "TILT_MAX_CELLS", "auto_method"]
+__all__ = ["AUTO_EXACT_PLACEMENTS", "DEFAULT_MC_DRAWS", "auto_method"]
 
 # Random rankings drawn by a plain Monte Carlo null when the caller does not say how
 # many: one number for every entry point (null_params, montecarlo_pvalue,
@@ -24,12 +24,11 @@ DEFAULT_MC_DRAWS = 100_000
 # Exact when the tail count is instant: C(N, P) placements at most this many
 # (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
 AUTO_EXACT_PLACEMENTS = 1_000_000
-# The tilt stores P (N - P + 1) prefix sums (8 bytes each): up to 3.2 GB.
-TILT_MAX_CELLS = 400_000_000
-# Beyond the tilt's memory "auto" uses Monte Carlo, not the saddlepoint: measured
-# against the tilt at N = 1e6, P = 300 (AP 0.0007, true p = 2.5e-3) Lugannani-Rice
-# was off by 1.2 orders of magnitude; with many items per positive the null is too
-# skewed for it (see the calibration study).
+# Otherwise the tilt: its memory does not grow with N P (exact layers up to 128 MB, the
+# compressed proposal of pranker.null.compressed beyond), so there is no Monte Carlo
+# fallback. (The saddlepoint needs no tables but is off by more than an order of
+# magnitude for some (N, P): at N = 1e6, P = 300, AP 0.0007, true p = 2.5e-3,
+# Lugannani-Rice was off by 1.2 orders; see the calibration study.)
 
 
 def auto_method(N: int, P: int) -> str:
@@ -37,12 +36,10 @@ def auto_method(N: int, P: int) -> str:
 
     - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
       instant);
-    - ``"tilt"`` (the exact-tilt estimator, 2 % relative standard error) when
-      its P (N - P + 1) stored prefix sums fit in 3.2 GB (N P up to ~4e8);
-    - ``"montecarlo"`` beyond, with its interval: it resolves p-values down
-      to about 1e-5 only, and says so. (The saddlepoint, which needs no
-      storage, is off by more than an order of magnitude for some such (N,
-      P); it is available as ``method="saddlepoint"``.)
+    - ``"tilt"`` otherwise: the importance sampler with exact likelihood
+      ratios, 2 % relative standard error, for any N (its tables take at
+      most ~130 MB: exact layers while they fit, the compressed proposal of
+      :mod:`pranker.null.compressed` beyond).
 
     The rule depends on (N, P) only, never on the observed AP, so every
     entry point gives the same answer for the same ranking.
@@ -55,7 +52,7 @@ def auto_method(N: int, P: int) -> str:
     Returns
     -------
     str
-        ``"exact"``, ``"tilt"`` or ``"montecarlo"``.
+        ``"exact"`` or ``"tilt"``.
 
     See Also
     --------
@@ -66,13 +63,11 @@ def auto_method(N: int, P: int) -> str:
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)
     ('exact', 'exact', 'tilt')
-    >>> auto_method(10**6, 300), auto_method(10**7, 10**4)
-    ('tilt', 'montecarlo')
+    >>> auto_method(10**6, 300), auto_method(10**10, 10**5)
+    ('tilt', 'tilt')
     """
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
         return "exact"
-    if p * (n - p + 1) <= TILT_MAX_CELLS:
-        return "tilt"
-    return "montecarlo"
+    return "tilt"

@@ -77,8 +77,16 @@ import numpy as np
 from .._numba.moments import null_moments
 from .._numba.sampling import null_ap_draws
 from .._numba.tilt import tilt_draws, tilt_forward
+from .compressed import CompressedProposal
 
-__all__ = ["TiltEngine", "TailEstimate", "DEFAULT_SEED", "DEFAULT_RTOL", "REL_TOL"]
+__all__ = [
+    "TiltEngine",
+    "TailEstimate",
+    "DEFAULT_SEED",
+    "DEFAULT_RTOL",
+    "REL_TOL",
+    "EXACT_TABLE_CELLS",
+]
 
 DEFAULT_SEED = 20140915  # fixed: the same call gives the same number
 DEFAULT_RTOL = 0.02
@@ -90,6 +98,12 @@ REL_TOL = 1e-12  # AP values within this relative distance count as equal (as th
 # support (AP near 1) while phi sigma_0 is still well below 1.
 _GRID_START = 2.0**-12
 _GRID_PER_OCTAVE = 16  # cells per doubling of phi (measured: 4 or 8 lose up to 20x or 2x in draws deep in the tail)
+# The compressed proposal is used at larger N, where the tilted law is narrower relative to
+# its mean: a finer grid keeps phi within 0.3 % of the saddle point.
+_GRID_PER_OCTAVE_COMPRESSED = 128
+# The exact layers are stored up to this many prefix sums (8 bytes each: 128 MB); the
+# compressed proposal (pranker.null.compressed) beyond.
+EXACT_TABLE_CELLS = 16_000_000
 _MASK64 = (1 << 64) - 1
 
 
@@ -185,7 +199,16 @@ class TiltEngine:
         Key of the draw streams.
     """
 
-    def __init__(self, N: int, P: int, seed: int = DEFAULT_SEED):
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        seed: int = DEFAULT_SEED,
+        *,
+        compressed: bool | None = None,
+        knot_start: int | None = None,
+        knot_ratio: float | None = None,
+    ):
         self.N = int(N)
         self.P = int(P)
         self.seed = int(seed)
@@ -193,6 +216,15 @@ class TiltEngine:
         self.mean_s = mean * P  # E[S] under the null
         self.sd_s = math.sqrt(var) * P
         self.log_comb = _log_comb(self.N, self.P)
+        if compressed is None:
+            compressed = self.P * (self.N - self.P + 1) > EXACT_TABLE_CELLS
+        self.compressed = bool(compressed)
+        self._cz = (
+            CompressedProposal(self.N, self.P, self.log_comb, E=knot_start, eps=knot_ratio)
+            if self.compressed
+            else None
+        )
+        self.per_octave = _GRID_PER_OCTAVE_COMPRESSED if self.compressed else _GRID_PER_OCTAVE
         self._k1_cache: dict = {}  # grid half-point index -> K'(phi)
         self._draws: dict = {}  # grid index -> (K(phi_j), S draws)
         self._layers = None  # (grid index, K, stored layers) of the last grid point sampled
@@ -265,7 +297,7 @@ class TiltEngine:
         a = abs(j)
         if a == 0:
             return 0.0
-        psi = _GRID_START * 2.0 ** ((a - 0.5) / _GRID_PER_OCTAVE)
+        psi = _GRID_START * 2.0 ** ((a - 0.5) / self.per_octave)
         return math.copysign(psi / self.sd_s, j)
 
     def _k1_edge(self, i: int, sign: int) -> float:
@@ -273,7 +305,8 @@ class TiltEngine:
         key = sign * (2 * i + 1)
         v = self._k1_cache.get(key)
         if v is None:
-            v = self.cgf(self.grid_phi(sign * (i + 0.5)))[1]
+            phi = self.grid_phi(sign * (i + 0.5))
+            v = self._cz.cgf(phi)[1] if self.compressed else self.cgf(phi)[1]
             self._k1_cache[key] = v
         return v
 
@@ -344,6 +377,19 @@ class TiltEngine:
         """Drop cached draws and layers (keeps the cached CGF values)."""
         self._draws.clear()
         self._layers = None
+        if self._cz is not None:
+            self._cz.release()
+
+    def _contributions(self, s: float, j: int, n: int, upper: bool):
+        """``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``."""
+        phi = self.grid_phi(j)
+        if self.compressed:
+            return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL)
+        k0, S = self.draws(j, n)
+        hit = S >= s * (1.0 - REL_TOL) if upper else S <= s * (1.0 + REL_TOL)
+        w = np.zeros(n)
+        w[hit] = np.exp(-phi * (S[hit] - s))
+        return k0 - phi * s, w
 
     # -- the tail ------------------------------------------------------------
     def tail(
@@ -366,17 +412,9 @@ class TiltEngine:
     def _estimate(self, s, j, upper, rtol, max_draws, conf_level):
         phi = self.grid_phi(j)
         n = FIRST_DRAWS
-        thr_hi = s * (1.0 - REL_TOL)
-        thr_lo = s * (1.0 + REL_TOL)
         z = _z_of(conf_level)
         while True:
-            k0, S = self.draws(j, n)
-            if upper:
-                hit = S >= thr_hi
-            else:
-                hit = S <= thr_lo
-            w = np.zeros(n)
-            w[hit] = np.exp(-phi * (S[hit] - s))
+            log_off, w = self._contributions(s, j, n, upper)
             mu = float(w.mean())
             rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
             if rse <= rtol or n >= max_draws:
@@ -384,7 +422,7 @@ class TiltEngine:
             n = min(2 * n, max_draws)
         ln10 = math.log(10.0)
         if mu > 0.0:
-            log_p = k0 - phi * s + math.log(mu)
+            log_p = log_off + math.log(mu)
             log10_p = min(log_p / ln10, 0.0)
             lo_f = 1.0 - z * rse
             hi_f = 1.0 + z * rse

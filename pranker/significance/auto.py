@@ -9,7 +9,7 @@ ranking gets the same p-value everywhere. It depends on N and P only.
 from __future__ import annotations
 
 from .._validation import check_count_pair
-from ..null.choice import DEFAULT_MC_DRAWS, TILT_MAX_CELLS, auto_method
+from ..null.choice import DEFAULT_MC_DRAWS, auto_method
 from ..null.distributions import (
     BetaNull,
     ExactNull,
@@ -59,13 +59,6 @@ def make_null(
     if method == "exact":
         null = ExactNull(n, n_pos, max_nodes=max_nodes)
     elif method == "tilt":
-        cells = n_pos * (n - n_pos + 1)
-        if cells > TILT_MAX_CELLS and 1 < n_pos < n:
-            raise ValueError(
-                f"method='tilt' would store P (N - P + 1) = {cells:.3g} prefix sums "
-                f"({8 * cells / 1e9:.3g} GB) for N={n}, P={n_pos}; the limit is "
-                f"{TILT_MAX_CELLS:.0e}. Use method='saddlepoint' (no storage) or 'auto'."
-            )
         null = TiltNull(n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed)
     elif method == "saddlepoint":
         null = SaddlepointNull(n, n_pos, seed=seed)

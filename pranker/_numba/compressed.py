@@ -1,0 +1,302 @@
+r"""Kernels of the compressed tilted proposal: tables of size P x B instead of P x (N - P + 1).
+
+Notation as in :mod:`pranker._numba.tilt`: offsets ``d_k = r_k - k`` with
+``0 <= d_1 <= ... <= d_P <= M = N - P``, ``S = sum_k k / (k + d_k)``, and the
+exactly tilted law ``∝ e^{phi S}`` has the forward recursion
+``F_k(d) = e^{phi k / (k + d)} G_{k-1}(d)``, ``G_k(d) = sum_{d' <= d} F_k(d')``.
+
+Knots
+-----
+Every offset below ``E`` is a knot; above it the knots grow geometrically,
+``x_{j+1} = max(x_j + 1, floor(x_j (1 + eps)))``, and the last knot is ``M``.
+Block ``j`` holds the offsets ``x_{j-1} < d <= x_j`` (``L_j = x_j - x_{j-1}``
+of them).
+
+The proposal
+------------
+Layer ``k`` of the proposal has log-weights ``l_k(x_j) = phi k / (k + x_j) +
+log Ghat_{k-1}(x_j)`` at the knots and is log-linear inside each block:
+``l_k(x_{j-1} + t) = l_k(x_{j-1}) + t beta_j`` for ``t = 1..L_j``, with
+``beta_j = (l_k(x_j) - l_k(x_{j-1})) / L_j``. ``Ghat_k(D)`` is the exact sum
+of these weights over ``d <= D``: a stored prefix at the knots plus a
+closed-form geometric partial sum inside a block,
+``log sum_{i=1}^t e^{i beta}`` (:func:`log_geo`). Only ``log Ghat_k`` at the
+knots is stored (``B`` numbers per layer).
+
+Draws go backwards: ``d_P`` from layer ``P`` on ``[0, M]``, then each
+``d_k <= d_{k+1}`` from layer ``k`` restricted to ``[0, d_{k+1}]``: the block by
+binary search over the stored prefixes, the offset inside it by inverting the
+geometric partial sum, corrected by one step against :func:`log_geo` itself so
+that the search and the probabilities agree. Each conditional is exactly
+normalised, so the probability of a draw under the proposal, ``Q``, is known
+exactly and importance sampling with weights ``C(N, P)^{-1} / Q`` is unbiased
+however coarse the knots (the compression only costs variance). The
+interpolation error per layer is about ``k eps^2 / 8`` in log-weight, so
+``eps`` shrinks like ``1 / sqrt(P)``.
+
+The first positive is integrated out: the sampler stops at ``d_2`` and the
+caller counts the ``d_1 <= d_2`` that reach the threshold, which needs no
+table (a conditional Monte Carlo step: it only lowers the variance).
+
+All values are carried in log space, so no scaling is needed at any ``phi``.
+Draws use the counter-based generator of :mod:`pranker._numba.sampling`
+keyed by (seed, draw index): each draw is reproducible whatever the number of
+threads and whatever the batch it is computed in.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .sampling import _draw_seed, _uniform01
+from .tiegroups import lower_bound
+
+_SMALL = 1e-6  # |t beta| below this: the series of log_geo and its derivative
+
+
+@njit(cache=True)
+def compressed_knots(M, E, eps):
+    """Knots ``0..E-1`` (or ``0..M``), then geometric with ratio ``1 + eps``, ending at ``M``."""
+    if M + 1 <= E:
+        return np.arange(M + 1)
+    # count first, then fill
+    n = E
+    x = E - 1
+    while x < M:
+        nx = max(x + 1, int(math.floor(x * (1.0 + eps))))
+        x = min(nx, M)
+        n += 1
+    out = np.empty(n, np.int64)
+    for i in range(E):
+        out[i] = i
+    x = E - 1
+    i = E
+    while x < M:
+        nx = max(x + 1, int(math.floor(x * (1.0 + eps))))
+        x = min(nx, M)
+        out[i] = x
+        i += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def log_geo(t, beta):
+    """``log sum_{i=1}^t e^{i beta}`` for ``t >= 1``, without overflow or cancellation."""
+    if t == 1:
+        return beta
+    tb = t * beta
+    if abs(tb) < _SMALL:
+        return math.log(t) + 0.5 * (t + 1) * beta
+    if beta > 0.0:
+        return tb + math.log(-math.expm1(-tb)) - math.log(-math.expm1(-beta))
+    return beta + math.log(-math.expm1(tb)) - math.log(-math.expm1(beta))
+
+
+@njit(cache=True, inline="always")
+def dlog_geo(t, beta):
+    """``d/d beta`` of :func:`log_geo`: the mean of ``i`` under weights ``e^{i beta}``, ``i = 1..t``."""
+    if t == 1:
+        return 1.0
+    if abs(t * beta) < _SMALL:
+        return 0.5 * (t + 1) + beta * (t * t - 1.0) / 12.0
+    return 1.0 - t / math.expm1(-t * beta) + 1.0 / math.expm1(-beta)
+
+
+@njit(cache=True, inline="always")
+def _logaddexp(a, b):
+    if a >= b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+@njit(cache=True)
+def _layer(k, phi, x, lp, ln):
+    """Row of layer k (``log Ghat_k`` at the knots) from the row of layer k - 1."""
+    B = x.shape[0]
+    lprev = phi * k / (k + x[0]) + lp[0]
+    acc = lprev
+    ln[0] = acc
+    for j in range(1, B):
+        lj = phi * k / (k + x[j]) + lp[j]
+        L = x[j] - x[j - 1]
+        if L == 1:
+            bs = lj
+        else:
+            bs = lprev + log_geo(L, (lj - lprev) / L)
+        acc = _logaddexp(acc, bs)
+        ln[j] = acc
+        lprev = lj
+
+
+@njit(cache=True)
+def compressed_cgf(N, P, phi, x):
+    """``(log Zhat(phi), d/dphi log Zhat)``: the proposal's total mass and its slope.
+
+    ``log Zhat - log C(N, P)`` approximates the CGF ``K(phi)`` of S and its
+    slope ``K'(phi)``; both are biased by the compression (about ``P^2 eps^2 /
+    16`` in ``log Z`` at ``phi`` far from 0), which is why they are used only to
+    choose the tilt, never as an answer.
+    """
+    B = x.shape[0]
+    lp = np.zeros(B)
+    dp = np.zeros(B)
+    ln = np.empty(B)
+    dn = np.empty(B)
+    for k in range(1, P + 1):
+        lprev = phi * k / (k + x[0]) + lp[0]
+        dprev = k / (k + x[0]) + dp[0]
+        acc = lprev
+        dacc = dprev
+        ln[0] = acc
+        dn[0] = dacc
+        for j in range(1, B):
+            a = k / (k + x[j])
+            lj = phi * a + lp[j]
+            dj = a + dp[j]
+            L = x[j] - x[j - 1]
+            if L == 1:
+                bs = lj
+                dbs = dj
+            else:
+                beta = (lj - lprev) / L
+                bs = lprev + log_geo(L, beta)
+                dbs = dprev + dlog_geo(L, beta) * (dj - dprev) / L
+            new = _logaddexp(acc, bs)
+            dacc = math.exp(acc - new) * dacc + math.exp(bs - new) * dbs
+            acc = new
+            ln[j] = acc
+            dn[j] = dacc
+            lprev = lj
+            dprev = dj
+        lp, ln = ln, lp
+        dp, dn = dn, dp
+    return lp[B - 1], dp[B - 1]
+
+
+@njit(cache=True)
+def compressed_rows(phi, x, k_start, out):
+    """Fill ``out[1:]`` with the rows of layers ``k_start, k_start + 1, ...`` from ``out[0]``.
+
+    ``out[0]`` must hold the row of layer ``k_start - 1`` (zeros for layer 0).
+    """
+    for i in range(1, out.shape[0]):
+        _layer(k_start + i - 1, phi, x, out[i - 1], out[i])
+
+
+@njit(cache=True, inline="always")
+def _log_ghat_at(row, x, jD, D, k, phi, rowm1):
+    """``log Ghat_k(D)`` for D inside block jD (not a knot): prefix plus partial block."""
+    a = phi * k / (k + x[jD - 1]) + rowm1[jD - 1]
+    b = phi * k / (k + x[jD]) + rowm1[jD]
+    L = x[jD] - x[jD - 1]
+    beta = (b - a) / L
+    return _logaddexp(row[jD - 1], a + log_geo(D - x[jD - 1], beta))
+
+
+@njit(cache=True, inline="always")
+def _invert_geo(y, beta, tmax):
+    """Smallest t in [1, tmax] with ``log_geo(t, beta) >= y`` (tmax if none)."""
+    if beta > 1e-300 or beta < -1e-300:
+        if beta > 0.0:
+            z = y + math.log(-math.expm1(-beta))
+            v = z if z > 35.0 else math.log1p(math.exp(z))
+            tf = v / beta
+        else:
+            z = y + math.log(math.expm1(-beta))
+            if z >= 0.0:
+                tf = float(tmax)
+            else:
+                tf = math.log1p(-math.exp(z)) / beta
+    else:
+        tf = math.exp(y)
+    if not tf < tmax:  # also NaN
+        t = tmax
+    elif tf < 1.0:
+        t = 1
+    else:
+        t = int(math.ceil(tf))
+    while t > 1 and log_geo(t - 1, beta) >= y:
+        t -= 1
+    while t < tmax and log_geo(t, beta) < y:
+        t += 1
+    return t
+
+
+@njit(cache=True)
+def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
+    """Draws lo..hi-1 through layers k_hi down to max(k_lo, 2); rows[i] is layer k_lo - 1 + i."""
+    B = x.shape[0]
+    for i in range(lo, hi):
+        d = D[i]
+        q = lq[i]
+        sr = srest[i]
+        state = st[i]
+        for k in range(k_hi, max(k_lo, 2) - 1, -1):
+            if d == 0:
+                sr += 1.0
+                continue
+            row = rows[k - k_lo + 1]
+            rowm1 = rows[k - k_lo]
+            jD = lower_bound(x, d, 0, B)  # x[jD] >= d, jD >= 1
+            if x[jD] == d:
+                T = row[jD]
+            else:
+                T = _log_ghat_at(row, x, jD, d, k, phi, rowm1)
+            state, u = _uniform01(state)
+            lt = T + math.log(u)
+            j = lower_bound(row, lt, 0, jD)
+            if j == 0:
+                nd = 0
+                ld = phi + rowm1[0]  # x[0] = 0: k / (k + 0) = 1
+            else:
+                a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
+                L = x[j] - x[j - 1]
+                if L == 1:
+                    nd = x[j]
+                    ld = phi * k / (k + x[j]) + rowm1[j]
+                else:
+                    b = phi * k / (k + x[j]) + rowm1[j]
+                    beta = (b - a) / L
+                    tmax = L if (j < jD or x[jD] == d) else d - x[j - 1]
+                    lr = lt + math.log(-math.expm1(row[j - 1] - lt)) if row[j - 1] < lt else -np.inf
+                    t = _invert_geo(lr - a, beta, tmax)
+                    nd = x[j - 1] + t
+                    ld = a + t * beta
+            q += ld - T
+            sr += k / (k + nd)
+            d = nd
+        D[i] = d
+        lq[i] = q
+        srest[i] = sr
+        st[i] = state
+
+
+@njit(cache=True, parallel=True)
+def compressed_advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st):
+    """Advance every draw through layers ``k_hi`` down to ``max(k_lo, 2)`` (threads over draws).
+
+    ``rows[i]`` is the row of layer ``k_lo - 1 + i``. ``D`` holds each draw's
+    current upper bound (``M`` before the first layer, then ``d_{k+1}``),
+    ``lq`` its accumulated ``log Q``, ``srest`` its partial sum of
+    ``k / (k + d_k)`` and ``st`` its generator state; all are updated in
+    place.
+    """
+    n = D.shape[0]
+    block = 64
+    nb = (n + block - 1) // block
+    for b in prange(nb):
+        lo = b * block
+        hi = min(n, lo + block)
+        _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi)
+
+
+@njit(cache=True)
+def draw_states(seed, start, n):
+    """Generator states of draws ``start .. start + n - 1``."""
+    st = np.empty(n, np.uint64)
+    for i in range(n):
+        st[i] = _draw_seed(seed, start + i)
+    return st

@@ -1,0 +1,218 @@
+r"""The compressed tilted proposal: the tail engine in memory that does not grow with N P.
+
+The exact-tilt engine (:mod:`pranker.null.tilt`) stores ``P (N - P + 1)``
+prefix sums per tilt. Importance sampling does not need them: it needs a
+proposal that is close to the tilted law and whose probability of each draw
+is known exactly. This module builds such a proposal on ``B`` knots per
+layer — every offset below ``E``, then a geometric grid of ratio ``1 + eps``
+(kernels and derivation in :mod:`pranker._numba.compressed`) — so the tables
+take ``8 (P + 1) B`` bytes, with ``B`` about ``E + ln(N / E) / eps``: 2,000 to
+3,000 knots for any N up to 10^10 at ``eps = 1 %``.
+
+The estimator
+-------------
+A draw ``d_2 .. d_P`` from the proposal ``Q`` has weight
+``C(N, P)^{-1} / Q(d_2 .. d_P)``, and the first positive is integrated out
+exactly: ``#{d_1 <= d_2 : 1 / (1 + d_1) >= s - sum_{k >= 2} k / (k + d_k)}``
+placements complete it to ``S >= s``. So
+
+.. math::
+
+    \hat p = \frac{1}{n} \sum_i \frac{c_i(s)}{C(N, P)\, Q(d^{(i)}_{2..P})},
+
+unbiased whatever the knots (conditional Monte Carlo on top of importance
+sampling; Asmussen & Glynn 2007, ch. V). The compressed CGF ``log Zhat -
+log C(N, P)`` is biased (by about ``P^2 eps^2 / 16`` far in the tail): it
+only chooses the tilt, through its slope, and is never an answer.
+
+Memory
+------
+When ``8 (P + 1) B`` bytes exceed :data:`TABLE_BYTES`, only every ``c``-th
+row is kept (``c = ceil(sqrt(P))``) and the rows between two kept rows are
+recomputed while the draws pass through them, all draws together: memory
+``8 (P / c + c) B`` bytes for one more forward pass per batch of draws.
+
+References
+----------
+S. Asmussen and P. W. Glynn, Stochastic Simulation, Springer 2007.
+J. Blanchet, K. Leder and P. W. Glynn, "Efficient simulation of light-tailed
+sums: an old-folk song sung to a faster new tune", in Monte Carlo and
+Quasi-Monte Carlo Methods 2008, Springer 2009.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numba.compressed import (
+    compressed_advance,
+    compressed_cgf,
+    compressed_knots,
+    compressed_rows,
+    draw_states,
+)
+
+__all__ = ["CompressedProposal", "KNOT_START", "TABLE_BYTES", "knot_ratio"]
+
+KNOT_START = 1024  # every offset below this is a knot
+TABLE_BYTES = 64 * 2**20  # rows kept whole up to this; checkpointed beyond
+
+
+def knot_ratio(P: int) -> float:
+    """The knots' growth ``eps``: 1 % up to P = 1000, then ``0.01 sqrt(1000 / P)``.
+
+    The log-linear interpolation errs by about ``k eps^2 / 8`` per layer, so
+    ``eps`` shrinks like ``1 / sqrt(P)`` to keep the proposal's variance near
+    the exact tilt's (measured 0.93-1.11 times it at ``eps = 1 %`` for P up to
+    1000).
+    """
+    return 0.01 * min(1.0, math.sqrt(1000.0 / max(P, 1)))
+
+
+class CompressedProposal:
+    """Knots, tables and draws of the compressed proposal for one (N, P).
+
+    Parameters
+    ----------
+    N, P : int
+        ``2 <= P < N``.
+    log_comb : float
+        ``log C(N, P)``.
+    E : int, optional
+        Offsets below ``E`` are knots (default :data:`KNOT_START`).
+    eps : float, optional
+        Growth of the knots above ``E`` (default :func:`knot_ratio`).
+    """
+
+    def __init__(self, N: int, P: int, log_comb: float, *, E: int | None = None, eps=None):
+        self.N = int(N)
+        self.P = int(P)
+        self.M = self.N - self.P
+        self.log_comb = float(log_comb)
+        self.E = KNOT_START if E is None else int(E)
+        self.eps = knot_ratio(self.P) if eps is None else float(eps)
+        if self.E < 1 or not self.eps > 0.0:
+            raise ValueError(f"need E >= 1 and eps > 0; got E={self.E}, eps={self.eps}.")
+        self.x = compressed_knots(self.M, self.E, self.eps)
+        self._tables = None  # (phi, kind, data)
+        self._draws: dict = {}  # phi -> (lw, srest, d2)
+
+    @property
+    def n_knots(self) -> int:
+        return int(self.x.shape[0])
+
+    def table_bytes(self) -> int:
+        """Bytes of the tables kept for one tilt."""
+        B, P = self.n_knots, self.P
+        if 8 * (P + 1) * B <= TABLE_BYTES:
+            return 8 * (P + 1) * B
+        c = self._segment()
+        return 8 * (-(-P // c) + c + 1) * B
+
+    def _segment(self) -> int:
+        return max(1, math.ceil(math.sqrt(self.P)))
+
+    # -- the tilt's slope ------------------------------------------------------
+    def cgf(self, phi: float) -> tuple:
+        """``(Khat(phi), Khat'(phi))``: the compressed CGF and its slope (biased; for choosing phi)."""
+        lz, d = compressed_cgf(self.N, self.P, float(phi), self.x)
+        return lz - self.log_comb, d
+
+    # -- tables --------------------------------------------------------------
+    def _table(self, phi: float):
+        if self._tables is not None and self._tables[0] == phi:
+            return self._tables
+        self._tables = None
+        P, B = self.P, self.n_knots
+        if 8 * (P + 1) * B <= TABLE_BYTES:
+            rows = np.zeros((P + 1, B))
+            compressed_rows(phi, self.x, 1, rows)
+            self._tables = (phi, "full", rows)
+        else:
+            c = self._segment()
+            nseg = -(-P // c)
+            ck = np.empty((nseg, B))
+            buf = np.zeros((c + 1, B))
+            for s in range(nseg):
+                k0 = s * c + 1
+                k1 = min(k0 + c - 1, P)
+                ck[s] = buf[0]
+                compressed_rows(phi, self.x, k0, buf[: k1 - k0 + 2])
+                buf[0] = buf[k1 - k0 + 1]
+            self._tables = (phi, "checkpoints", (ck, buf, c))
+        return self._tables
+
+    def _sample(self, phi: float, seed: int, start: int, n: int):
+        """``(log weight without the d_1 count, sum_{k>=2} k/(k + d_k), d_2)`` of draws start..start+n-1."""
+        _, kind, data = self._table(phi)
+        D = np.full(n, self.M, dtype=np.int64)
+        lq = np.zeros(n)
+        srest = np.zeros(n)
+        st = draw_states(np.uint64(seed), start, n)
+        P = self.P
+        if kind == "full":
+            compressed_advance(data, 1, P, phi, self.x, D, lq, srest, st)
+        else:
+            ck, buf, c = data
+            for s in range(ck.shape[0] - 1, -1, -1):
+                k0 = s * c + 1
+                k1 = min(k0 + c - 1, P)
+                if k1 < 2:
+                    continue
+                seg = buf[: k1 - k0 + 2]
+                seg[0] = ck[s]
+                compressed_rows(phi, self.x, k0, seg)
+                compressed_advance(seg, k0, k1, phi, self.x, D, lq, srest, st)
+        return -self.log_comb - lq, srest, D
+
+    def draws(self, phi: float, seed: int, n: int):
+        """The first n draws at tilt ``phi`` (cached; extended by the draws that are missing)."""
+        have = self._draws.get(phi)
+        if have is None or have[0].shape[0] < n:
+            if have is None:
+                self._draws.clear()  # one tilt's draws at a time
+                start = 0
+            else:
+                start = have[0].shape[0]
+            new = self._sample(phi, seed, start, n - start)
+            if have is not None:
+                new = tuple(np.concatenate([a, b]) for a, b in zip(have, new, strict=True))
+            self._draws[phi] = new
+            have = new
+        return tuple(a[:n] for a in have)
+
+    def contributions(self, phi: float, seed: int, n: int, s: float, upper: bool, rel_tol: float):
+        """``(log offset, c)``: the estimate of the tail is ``e^{offset} mean(c)``.
+
+        ``c_i`` is draw i's weight times its count of first-positive
+        placements that reach the threshold (``S >= s (1 - rel_tol)`` for the
+        upper tail, ``S <= s (1 + rel_tol)`` for the lower), scaled by the
+        largest term.
+        """
+        lw, srest, d2 = self.draws(phi, seed, n)
+        d2f = d2.astype(np.float64)
+        with np.errstate(divide="ignore"):
+            if upper:
+                R = s * (1.0 - rel_tol) - srest
+                inv = 1.0 / R
+                cnt = np.where(R <= 1.0 / (1.0 + d2f), d2f + 1.0, np.where(R > 1.0, 0.0, np.floor(inv)))
+            else:
+                R = s * (1.0 + rel_tol) - srest
+                inv = 1.0 / R
+                first = np.ceil(inv - 1.0)  # smallest d_1 with 1 / (1 + d_1) <= R
+                cnt = np.where(
+                    R >= 1.0,
+                    d2f + 1.0,
+                    np.where(R < 1.0 / (1.0 + d2f), 0.0, d2f - first + 1.0),
+                )
+            logc = np.where(cnt > 0.0, lw + np.log(np.maximum(cnt, 1.0)), -np.inf)
+        top = float(logc.max())
+        if not math.isfinite(top):
+            return 0.0, np.zeros(n)
+        return top, np.exp(logc - top)
+
+    def release(self):
+        self._tables = None
+        self._draws.clear()
