@@ -198,7 +198,12 @@ def _log_ghat_at(row, x, jD, D, k, phi, rowm1):
 
 @njit(cache=True, inline="always")
 def _invert_geo(y, beta, tmax):
-    """Smallest t in [1, tmax] with ``log_geo(t, beta) >= y`` (tmax if none)."""
+    """Smallest t in [1, tmax] with ``log_geo(t, beta) >= y`` (tmax if none).
+
+    The closed-form inverse, checked against :func:`log_geo` itself only when
+    it lands within 1e-6 (relative) of an integer, where rounding could move
+    it by one: elsewhere the search and the probabilities agree exactly.
+    """
     if beta > 1e-300 or beta < -1e-300:
         if beta > 0.0:
             z = y + math.log(-math.expm1(-beta))
@@ -213,16 +218,36 @@ def _invert_geo(y, beta, tmax):
     else:
         tf = math.exp(y)
     if not tf < tmax:  # also NaN
-        t = tmax
-    elif tf < 1.0:
+        return tmax
+    if tf <= 1.0:
         t = 1
+        if tf < 1.0 - 1e-6:
+            return 1
     else:
         t = int(math.ceil(tf))
-    while t > 1 and log_geo(t - 1, beta) >= y:
-        t -= 1
-    while t < tmax and log_geo(t, beta) < y:
-        t += 1
+    tol = 1e-6 * t
+    if tf - (t - 1) < tol:
+        while t > 1 and log_geo(t - 1, beta) >= y:
+            t -= 1
+    if t - tf < tol:
+        while t < tmax and log_geo(t, beta) < y:
+            t += 1
     return t
+
+
+@njit(cache=True, inline="always")
+def _first_at_least(row, v, hi):
+    """Smallest j in [0, hi) with row[j] >= v (row nondecreasing), or hi: galloping down from hi."""
+    if hi == 0 or row[hi - 1] < v:
+        return hi
+    top = hi - 1  # row[top] >= v
+    step = 1
+    lo = top - 1
+    while lo >= 0 and row[lo] >= v:
+        top = lo
+        step <<= 1
+        lo = top - step
+    return lower_bound(row, v, max(lo, -1) + 1, top)
 
 
 @njit(cache=True)
@@ -234,40 +259,42 @@ def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
         q = lq[i]
         sr = srest[i]
         state = st[i]
+        jD = lower_bound(x, d, 0, B)  # block of d: x[jD - 1] < d <= x[jD]
         for k in range(k_hi, max(k_lo, 2) - 1, -1):
             if d == 0:
                 sr += 1.0
                 continue
             row = rows[k - k_lo + 1]
             rowm1 = rows[k - k_lo]
-            jD = lower_bound(x, d, 0, B)  # x[jD] >= d, jD >= 1
-            if x[jD] == d:
+            at_knot = x[jD] == d
+            if at_knot:
                 T = row[jD]
             else:
                 T = _log_ghat_at(row, x, jD, d, k, phi, rowm1)
             state, u = _uniform01(state)
             lt = T + math.log(u)
-            j = lower_bound(row, lt, 0, jD)
+            j = _first_at_least(row, lt, jD)
             if j == 0:
                 nd = 0
                 ld = phi + rowm1[0]  # x[0] = 0: k / (k + 0) = 1
             else:
-                a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
                 L = x[j] - x[j - 1]
                 if L == 1:
                     nd = x[j]
-                    ld = phi * k / (k + x[j]) + rowm1[j]
+                    ld = phi * k / (k + nd) + rowm1[j]
                 else:
+                    a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
                     b = phi * k / (k + x[j]) + rowm1[j]
                     beta = (b - a) / L
-                    tmax = L if (j < jD or x[jD] == d) else d - x[j - 1]
-                    lr = lt + math.log(-math.expm1(row[j - 1] - lt)) if row[j - 1] < lt else -np.inf
+                    tmax = L if (j < jD or at_knot) else d - x[j - 1]
+                    lr = lt + math.log(-math.expm1(row[j - 1] - lt))
                     t = _invert_geo(lr - a, beta, tmax)
                     nd = x[j - 1] + t
                     ld = a + t * beta
             q += ld - T
             sr += k / (k + nd)
             d = nd
+            jD = j
         D[i] = d
         lq[i] = q
         srest[i] = sr
@@ -300,3 +327,135 @@ def draw_states(seed, start, n):
     for i in range(n):
         st[i] = _draw_seed(seed, start + i)
     return st
+
+
+# --- state-dependent tilting ---------------------------------------------------------
+@njit(cache=True, inline="always")
+def _log_ghat(row, rowm1, x, jD, d, k, phi):
+    """``log Ghat_k(d)`` of one tilt's layer k, ``d`` in block ``jD``."""
+    if x[jD] == d:
+        return row[jD]
+    return _log_ghat_at(row, x, jD, d, k, phi, rowm1)
+
+
+@njit(cache=True, inline="always")
+def _log_binom(n, k):
+    """``log C(n, k)``: a sum of logs for small k, lgamma beyond."""
+    if k <= 32:
+        t = 0.0
+        for i in range(1, k + 1):
+            t += math.log((n - k + i) / i)
+        return t
+    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+
+
+@njit(cache=True)
+def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
+    """Log contribution of one draw to ``P(S >= thr)`` (``-inf`` when it misses).
+
+    On entry the layers above ``kc`` are drawn: ``d = d_{kc+1}`` (or ``M``),
+    ``lw = -log C(N, P) - log Q`` of those layers, ``sr`` their part of S.
+    """
+    B = x.shape[0]
+    J = phis.shape[0]
+    jD = lower_bound(x, d, 0, B)
+    j = J // 2
+    for k in range(kc, 1, -1):
+        R = thr - sr
+        if R <= 0.0:
+            return lw + _log_binom(d + k, k)  # every completion reaches the threshold
+        if R > k:
+            return -np.inf
+        if d == 0:
+            return lw if sr + k >= thr else -np.inf
+        # the tilt whose conditional mean of the remaining sum matches R (secant slopes
+        # of log Ghat_k(d) across the tilts, walking from the previous layer's tilt)
+        for t in range(J):
+            Lc[t] = np.nan
+        while True:
+            moved = False
+            if j + 1 < J:
+                if math.isnan(Lc[j]):
+                    Lc[j] = _log_ghat(tabs[j, k], tabs[j, k - 1], x, jD, d, k, phis[j])
+                if math.isnan(Lc[j + 1]):
+                    Lc[j + 1] = _log_ghat(
+                        tabs[j + 1, k], tabs[j + 1, k - 1], x, jD, d, k, phis[j + 1]
+                    )
+                if (Lc[j + 1] - Lc[j]) / (phis[j + 1] - phis[j]) < R:
+                    j += 1
+                    moved = True
+            if not moved and j > 0:
+                if math.isnan(Lc[j]):
+                    Lc[j] = _log_ghat(tabs[j, k], tabs[j, k - 1], x, jD, d, k, phis[j])
+                if math.isnan(Lc[j - 1]):
+                    Lc[j - 1] = _log_ghat(
+                        tabs[j - 1, k], tabs[j - 1, k - 1], x, jD, d, k, phis[j - 1]
+                    )
+                if (Lc[j] - Lc[j - 1]) / (phis[j] - phis[j - 1]) > R:
+                    j -= 1
+                    moved = True
+            if not moved:
+                break
+        phi = phis[j]
+        row = tabs[j, k]
+        rowm1 = tabs[j, k - 1]
+        T = Lc[j]
+        if math.isnan(T):
+            T = _log_ghat(row, rowm1, x, jD, d, k, phi)
+        state, u = _uniform01(state)
+        lt = T + math.log(u)
+        jn = _first_at_least(row, lt, jD)
+        if jn == 0:
+            nd = 0
+            ld = phi + rowm1[0]
+        else:
+            L = x[jn] - x[jn - 1]
+            if L == 1:
+                nd = x[jn]
+                ld = phi * k / (k + nd) + rowm1[jn]
+            else:
+                a = phi * k / (k + x[jn - 1]) + rowm1[jn - 1]
+                b = phi * k / (k + x[jn]) + rowm1[jn]
+                beta = (b - a) / L
+                tmax = L if (jn < jD or x[jD] == d) else d - x[jn - 1]
+                lr = lt + math.log(-math.expm1(row[jn - 1] - lt))
+                t = _invert_geo(lr - a, beta, tmax)
+                nd = x[jn - 1] + t
+                ld = a + t * beta
+        lw -= ld - T
+        sr += k / (k + nd)
+        d = nd
+        jD = jn
+    # the first positive: count the d_1 <= d that reach the threshold
+    R = thr - sr
+    if R <= 1.0 / (1.0 + d):
+        return lw + math.log(d + 1.0)
+    if R > 1.0:
+        return -np.inf
+    return lw + math.log(math.floor(1.0 / R))
+
+
+@njit(cache=True, parallel=True)
+def state_dependent_draws(tabs, phis, kc, x, thr, seed, start, D, lw, sr, out):
+    """``out[i]``: log contribution of draw ``start + i`` to ``P(S >= thr)``.
+
+    ``tabs[j, k]`` is the row of layer ``k = 0..kc`` at tilt ``phis[j]``
+    (increasing). ``D``, ``lw``, ``sr`` describe each draw's layers above
+    ``kc`` (drawn at one fixed tilt by :func:`compressed_advance`): ``d_{kc+1}``,
+    ``-log C(N, P) - log Q`` and their part of S. Layers ``kc`` down to 2
+    each use the tilt whose conditional mean of the remaining sum matches the
+    residual ``thr - (sum so far)``; every step is an exactly normalised
+    conditional, so the estimate stays unbiased. The first positive is
+    counted.
+    """
+    n = out.shape[0]
+    nb = max(1, min(n, 64))
+    per = (n + nb - 1) // nb
+    J = phis.shape[0]
+    for b in prange(nb):
+        Lc = np.empty(J)
+        lo = b * per
+        hi = min(n, lo + per)
+        for i in range(lo, hi):
+            state = _draw_seed(seed, start + i)
+            out[i] = _sd_draw(tabs, phis, kc, x, thr, state, D[i], lw[i], sr[i], Lc)

@@ -52,12 +52,16 @@ from .._numba.compressed import (
     compressed_knots,
     compressed_rows,
     draw_states,
+    state_dependent_draws,
 )
 
 __all__ = ["CompressedProposal", "KNOT_START", "TABLE_BYTES", "knot_ratio"]
 
 KNOT_START = 1024  # every offset below this is a knot
-TABLE_BYTES = 64 * 2**20  # rows kept whole up to this; checkpointed beyond
+TABLE_BYTES = 48 * 2**20  # rows kept whole up to this; checkpointed beyond (and the budget
+# of the state-dependent tilts' tables)
+SD_TILTS = 40  # tilts of the state-dependent proposal (fewer when their tables would not fit)
+SD_MIN_TILTS = 8  # below this many, one fixed tilt instead
 
 
 def knot_ratio(P: int) -> float:
@@ -98,6 +102,7 @@ class CompressedProposal:
         self.x = compressed_knots(self.M, self.E, self.eps)
         self._tables = None  # (phi, kind, data)
         self._draws: dict = {}  # phi -> (lw, srest, d2)
+        self._sd = None  # (key, tables, log contributions) of the last state-dependent threshold
 
     @property
     def n_knots(self) -> int:
@@ -144,27 +149,34 @@ class CompressedProposal:
             self._tables = (phi, "checkpoints", (ck, buf, c))
         return self._tables
 
-    def _sample(self, phi: float, seed: int, start: int, n: int):
-        """``(log weight without the d_1 count, sum_{k>=2} k/(k + d_k), d_2)`` of draws start..start+n-1."""
+    def _sample(self, phi: float, seed: int, start: int, n: int, k_stop: int = 1):
+        """Draws start..start+n-1 through layers P down to ``k_stop + 1`` (at least 2).
+
+        Returns ``(-log C(N, P) - log Q, sum of k / (k + d_k) over those
+        layers, d_{k_stop + 1})`` per draw; with ``k_stop = 1`` the last is
+        ``d_2``, below which the first positive is counted.
+        """
         _, kind, data = self._table(phi)
         D = np.full(n, self.M, dtype=np.int64)
         lq = np.zeros(n)
         srest = np.zeros(n)
         st = draw_states(np.uint64(seed), start, n)
         P = self.P
+        k_lo = max(k_stop + 1, 2)
         if kind == "full":
-            compressed_advance(data, 1, P, phi, self.x, D, lq, srest, st)
+            compressed_advance(data[k_lo - 1 :], k_lo, P, phi, self.x, D, lq, srest, st)
         else:
             ck, buf, c = data
             for s in range(ck.shape[0] - 1, -1, -1):
                 k0 = s * c + 1
                 k1 = min(k0 + c - 1, P)
-                if k1 < 2:
-                    continue
+                if k1 < k_lo:
+                    break
                 seg = buf[: k1 - k0 + 2]
                 seg[0] = ck[s]
                 compressed_rows(phi, self.x, k0, seg)
-                compressed_advance(seg, k0, k1, phi, self.x, D, lq, srest, st)
+                lo = max(k0, k_lo)
+                compressed_advance(seg[lo - k0 :], lo, k1, phi, self.x, D, lq, srest, st)
         return -self.log_comb - lq, srest, D
 
     def draws(self, phi: float, seed: int, n: int):
@@ -197,7 +209,9 @@ class CompressedProposal:
             if upper:
                 R = s * (1.0 - rel_tol) - srest
                 inv = 1.0 / R
-                cnt = np.where(R <= 1.0 / (1.0 + d2f), d2f + 1.0, np.where(R > 1.0, 0.0, np.floor(inv)))
+                cnt = np.where(
+                    R <= 1.0 / (1.0 + d2f), d2f + 1.0, np.where(R > 1.0, 0.0, np.floor(inv))
+                )
             else:
                 R = s * (1.0 + rel_tol) - srest
                 inv = 1.0 / R
@@ -216,3 +230,107 @@ class CompressedProposal:
     def release(self):
         self._tables = None
         self._draws.clear()
+        self._sd = None
+
+    # -- state-dependent tilting -------------------------------------------------
+    def saddle(self, s: float, mean_s: float, sd_s: float) -> float:
+        """The tilt ``phi > 0`` with ``Khat'(phi) = s`` (to 0.5 % in phi), by Illinois steps in log phi.
+
+        Deterministic given ``s``: the search starts from the normal
+        approximation ``(s - mean) / sd^2`` and takes the same path every time.
+        """
+        t = math.log(max((s - mean_s) / (sd_s * sd_s), 1e-300))
+
+        def g(t):
+            return self.cgf(math.exp(t))[1] - s
+
+        gt = g(t)
+        step = 1.0 if gt < 0.0 else -1.0
+        a, ga = t, gt
+        for _ in range(60):  # bracket: K' is increasing in phi
+            b = a + step
+            gb = g(b)
+            if (gb > 0.0) != (ga > 0.0):
+                break
+            a, ga = b, gb
+            step *= 2.0
+        else:  # pragma: no cover - s inside the support always brackets
+            return math.exp(a)
+        side = 0
+        for _ in range(40):
+            c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+            gc = g(c)
+            if (gc > 0.0) == (gb > 0.0):
+                b, gb = c, gc
+                if side == -1:
+                    ga *= 0.5
+                side = -1
+            else:
+                a, ga = b, gb
+                b, gb = c, gc
+                if side == 1:
+                    ga *= 0.5
+                side = 1
+            if abs(b - a) < 0.005:
+                break
+        return math.exp(b)
+
+    def state_dependent_tilts(self, s: float, phi_star: float):
+        """``(phis, kc)`` for threshold ``s``, or None when their tables do not fit the budget.
+
+        ``J`` tilts ``phi* e^{linspace(-3, 2, J)}`` (J up to 40) for layers
+        ``1 .. kc``, ``kc = min(P, floor(2 s + 10))``: above ``kc`` the
+        positives follow the uniform law.
+        """
+        kc = int(min(self.P, math.floor(2.0 * s + 10.0)))
+        per_tilt = 8 * (kc + 1) * self.n_knots
+        J = min(SD_TILTS, TABLE_BYTES // per_tilt)
+        if J < SD_MIN_TILTS:
+            return None
+        return phi_star * np.exp(np.linspace(-3.0, 2.0, J)), kc
+
+    def state_dependent(self, s, phis, kc, phi_star, seeds, n, rel_tol):
+        """``(log offset, c)`` of the first n state-dependent draws for ``P(S >= s)``.
+
+        Layers above ``kc`` are drawn at the fixed tilt ``phi_star`` (stream
+        ``seeds[0]``), layers ``kc`` down to 2 by state-dependent tilting
+        (stream ``seeds[1]``).
+        """
+        key = (float(s), float(phis[0]), len(phis), kc, float(phi_star))
+        if self._sd is None or self._sd[0] != key:
+            self._draws.clear()
+            tabs = np.zeros((len(phis), kc + 1, self.n_knots))
+            for j, phi in enumerate(phis):
+                compressed_rows(float(phi), self.x, 1, tabs[j])
+            self._sd = (key, tabs, np.empty(0))
+        key, tabs, have = self._sd
+        if have.shape[0] < n:
+            start = have.shape[0]
+            m = n - start
+            if kc < self.P:
+                lw, sr, D = self._sample(phi_star, seeds[0], start, m, k_stop=kc)
+            else:
+                lw = np.full(m, -self.log_comb)
+                sr = np.zeros(m)
+                D = np.full(m, self.M, dtype=np.int64)
+            new = np.empty(m)
+            state_dependent_draws(
+                tabs,
+                np.asarray(phis, dtype=np.float64),
+                kc,
+                self.x,
+                s * (1.0 - rel_tol),
+                np.uint64(seeds[1]),
+                start,
+                D,
+                lw,
+                sr,
+                new,
+            )
+            have = np.concatenate([have, new])
+            self._sd = (key, tabs, have)
+        logc = have[:n]
+        top = float(logc.max())
+        if not math.isfinite(top):
+            return 0.0, np.zeros(n)
+        return top, np.exp(logc - top)

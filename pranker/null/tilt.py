@@ -99,12 +99,13 @@ REL_TOL = 1e-12  # AP values within this relative distance count as equal (as th
 _GRID_START = 2.0**-12
 _GRID_PER_OCTAVE = 16  # cells per doubling of phi (measured: 4 or 8 lose up to 20x or 2x in draws deep in the tail)
 # The compressed proposal is used at larger N, where the tilted law is narrower relative to
-# its mean: a finer grid keeps phi within 0.3 % of the saddle point.
-_GRID_PER_OCTAVE_COMPRESSED = 128
+# its mean: a finer grid keeps phi within 0.6 % of the saddle point.
+_GRID_PER_OCTAVE_COMPRESSED = 64
 # The exact layers are stored up to this many prefix sums (8 bytes each: 128 MB); the
 # compressed proposal (pranker.null.compressed) beyond.
 EXACT_TABLE_CELLS = 16_000_000
 _MASK64 = (1 << 64) - 1
+_SD_STREAM = 1 << 40  # stream keys of the state-dependent draws (grid points use small j)
 
 
 @dataclass(frozen=True)
@@ -402,19 +403,48 @@ class TiltEngine:
         conf_level: float = 0.95,
         index: int | None = None,
     ) -> TailEstimate:
-        """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator."""
+        """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator.
+
+        With the compressed proposal, an upper tail beyond the mean uses
+        state-dependent tilting (:meth:`CompressedProposal.state_dependent`)
+        when its tables fit; otherwise, and with exact layers, the grid point
+        ``index`` (found by :meth:`grid_index` when not given).
+        """
+        if self.compressed and upper and s > self.mean_s:
+            phi_star = self._cz.saddle(s, self.mean_s, self.sd_s)
+            plan = self._cz.state_dependent_tilts(s, phi_star)
+            if plan is not None:
+                phis, kc = plan
+                seeds = tuple(
+                    _mix_seed(self.seed, self.N, self.P, _SD_STREAM + i) for i in range(2)
+                )
+
+                def contributions(n):
+                    return self._cz.state_dependent(s, phis, kc, phi_star, seeds, n, REL_TOL)
+
+                return self._run(contributions, phi_star, rtol, max_draws, conf_level)
         sign = 1 if upper else -1
         if index is None:
             index = self.grid_index(s, sign)
-        j = index
-        return self._estimate(s, sign * j, upper, rtol, max_draws, conf_level)
+        return self._estimate(s, sign * index, upper, rtol, max_draws, conf_level)
 
     def _estimate(self, s, j, upper, rtol, max_draws, conf_level):
-        phi = self.grid_phi(j)
+        def contributions(n):
+            return self._contributions(s, j, n, upper)
+
+        return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level)
+
+    @staticmethod
+    def _run(contributions, phi, rtol, max_draws, conf_level):
+        """Draws doubling from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
+
+        ``contributions(n)`` returns ``(log offset, c)`` for the first n
+        draws; the estimate is ``e^offset mean(c)``, carried in log space.
+        """
         n = FIRST_DRAWS
         z = _z_of(conf_level)
         while True:
-            log_off, w = self._contributions(s, j, n, upper)
+            log_off, w = contributions(n)
             mu = float(w.mean())
             rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
             if rse <= rtol or n >= max_draws:
