@@ -103,6 +103,7 @@ class CompressedProposal:
         self._tables = None  # (phi, kind, data)
         self._draws: dict = {}  # phi -> (lw, srest, d2)
         self._sd = None  # (key, tables, log contributions) of the last state-dependent threshold
+        self._coarse = None  # knots of the coarse copy used to bracket the saddle point
 
     @property
     def n_knots(self) -> int:
@@ -234,46 +235,31 @@ class CompressedProposal:
 
     # -- state-dependent tilting -------------------------------------------------
     def saddle(self, s: float, mean_s: float, sd_s: float) -> float:
-        """The tilt ``phi > 0`` with ``Khat'(phi) = s`` (to 0.5 % in phi), by Illinois steps in log phi.
+        """The tilt ``phi > 0`` with ``Khat'(phi) = s``, to about 0.5 %.
 
-        Deterministic given ``s``: the search starts from the normal
-        approximation ``(s - mean) / sd^2`` and takes the same path every time.
+        ``Khat'`` is increasing and convex in ``phi`` and nearly flat then
+        steep where the positives crowd the top ranks, so the root is
+        bracketed on a coarse copy of the knots (``E = 256``, ``eps = 5 %``,
+        several times cheaper), then refined on the real knots by Illinois
+        steps in ``phi``. The path depends on ``s`` alone, so the tilt is a
+        function of the threshold.
         """
-        t = math.log(max((s - mean_s) / (sd_s * sd_s), 1e-300))
+        coarse = self._coarse
+        if coarse is None:
+            coarse = compressed_knots(self.M, min(self.E, 256), max(self.eps, 0.05))
+            self._coarse = coarse
 
-        def g(t):
-            return self.cgf(math.exp(t))[1] - s
+        def g_coarse(phi):
+            return compressed_cgf(self.N, self.P, phi, coarse)[1] - s
 
-        gt = g(t)
-        step = 1.0 if gt < 0.0 else -1.0
-        a, ga = t, gt
-        for _ in range(60):  # bracket: K' is increasing in phi
-            b = a + step
-            gb = g(b)
-            if (gb > 0.0) != (ga > 0.0):
-                break
-            a, ga = b, gb
-            step *= 2.0
-        else:  # pragma: no cover - s inside the support always brackets
-            return math.exp(a)
-        side = 0
-        for _ in range(40):
-            c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
-            gc = g(c)
-            if (gc > 0.0) == (gb > 0.0):
-                b, gb = c, gc
-                if side == -1:
-                    ga *= 0.5
-                side = -1
-            else:
-                a, ga = b, gb
-                b, gb = c, gc
-                if side == 1:
-                    ga *= 0.5
-                side = 1
-            if abs(b - a) < 0.005:
-                break
-        return math.exp(b)
+        def g_fine(phi):
+            return self.cgf(phi)[1] - s
+
+        phi0 = min(max((s - mean_s) / (sd_s * sd_s), 1e-12), 1.0)
+        a, b = _bracket(g_coarse, phi0)
+        phi_c = _illinois(g_coarse, a, b, 0.02)
+        a, b = _bracket(g_fine, phi_c, factor=1.05)
+        return _illinois(g_fine, a, b, 0.005)
 
     def state_dependent_tilts(self, s: float, phi_star: float):
         """``(phis, kc)`` for threshold ``s``, or None when their tables do not fit the budget.
@@ -334,3 +320,43 @@ class CompressedProposal:
         if not math.isfinite(top):
             return 0.0, np.zeros(n)
         return top, np.exp(logc - top)
+
+
+def _bracket(g, phi, factor=2.0):
+    """``(a, b)`` with ``g(a) < 0 <= g(b)`` (as ``(phi, g)`` pairs), stepping geometrically from phi."""
+    ga = g(phi)
+    a = (phi, ga)
+    up = ga < 0.0
+    f = factor if up else 1.0 / factor
+    for _ in range(200):
+        nxt = a[0] * f
+        gn = g(nxt)
+        if (gn >= 0.0) == up:
+            return (a, (nxt, gn)) if up else ((nxt, gn), a)
+        a = (nxt, gn)
+        f = f * f if abs(math.log(f)) < 8.0 else f
+    raise RuntimeError(f"no saddle point found near phi = {phi!r}")  # pragma: no cover
+
+
+def _illinois(g, a, b, rel):
+    """Root of increasing g in the bracket ``a = (x, g < 0)``, ``b = (x, g >= 0)``, to ``rel`` in x."""
+    (xa, ga), (xb, gb) = a, b
+    side = 0
+    for _ in range(100):
+        if xb - xa <= rel * xb:
+            break
+        x = xb - gb * (xb - xa) / (gb - ga) if gb != ga else 0.5 * (xa + xb)
+        if not xa < x < xb:
+            x = 0.5 * (xa + xb)
+        gx = g(x)
+        if gx < 0.0:
+            xa, ga = x, gx
+            if side == -1:
+                gb *= 0.5
+            side = -1
+        else:
+            xb, gb = x, gx
+            if side == 1:
+                ga *= 0.5
+            side = 1
+    return xb if abs(gb) <= abs(ga) else xa
