@@ -20,10 +20,11 @@ class _NoBar:
 
 
 def progress_bar(total: int | None, desc: str, enabled: bool | None = False):
-    """A tqdm bar when ``enabled`` (``None`` = only if stderr is a terminal), else a no-op.
+    """A tqdm bar when ``enabled`` (``None`` = only if stderr is a terminal and tqdm is installed), else a no-op.
 
     Usable as a context manager; call ``.update(n)``.
     """
+    asked = enabled is True
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
@@ -31,6 +32,8 @@ def progress_bar(total: int | None, desc: str, enabled: bool | None = False):
     try:
         from tqdm.auto import tqdm
     except ImportError as exc:
+        if not asked:  # the default on a terminal: no bar rather than an error
+            return _NoBar()
         raise ImportError(
             "progress=True needs tqdm: pip install 'pranker[progress]' (or pip install tqdm)."
         ) from exc

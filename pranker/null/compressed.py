@@ -196,7 +196,9 @@ class CompressedProposal:
             have = new
         return tuple(a[:n] for a in have)
 
-    def contributions(self, phi: float, seed: int, n: int, s: float, upper: bool, rel_tol: float):
+    def contributions(
+        self, phi: float, seed: int, n: int, s: float, upper: bool, rel_tol: float, estimate=True
+    ):
         """``(log offset, c)``: the estimate of the tail is ``e^{offset} mean(c)``.
 
         ``c_i`` is draw i's weight times its count of first-positive
@@ -205,6 +207,8 @@ class CompressedProposal:
         largest term.
         """
         lw, srest, d2 = self.draws(phi, seed, n)
+        if not estimate:
+            return None
         d2f = d2.astype(np.float64)
         with np.errstate(divide="ignore"):
             if upper:
@@ -275,7 +279,7 @@ class CompressedProposal:
             return None
         return phi_star * np.exp(np.linspace(-3.0, 2.0, J)), kc
 
-    def state_dependent(self, s, phis, kc, phi_star, seeds, n, rel_tol):
+    def state_dependent(self, s, phis, kc, phi_star, seeds, n, rel_tol, estimate=True):
         """``(log offset, c)`` of the first n state-dependent draws for ``P(S >= s)``.
 
         Layers above ``kc`` are drawn at the fixed tilt ``phi_star`` (stream
@@ -315,6 +319,8 @@ class CompressedProposal:
             )
             have = np.concatenate([have, new])
             self._sd = (key, tabs, have)
+        if not estimate:
+            return None
         logc = have[:n]
         top = float(logc.max())
         if not math.isfinite(top):

@@ -443,6 +443,10 @@ class TiltNull(NullDistribution):
         same number).
     max_draws : int
         Upper bound on draws per p-value (2**20 by default).
+    progress : bool or None
+        A progress bar (tqdm) for p-values whose draws are predicted to take
+        more than about 2 s: always (True), never (False), or only when
+        stderr is a terminal (None, the default).
 
     Attributes
     ----------
@@ -484,8 +488,10 @@ class TiltNull(NullDistribution):
         rtol: float = DEFAULT_RTOL,
         seed: int | None = None,
         max_draws: int | None = None,
+        progress: bool | None = None,
     ):
         super().__init__(N, P)
+        self.progress = progress
         if not (0.0 < float(rtol) < 1.0):
             raise ValueError(f"rtol must be in (0, 1); got {rtol!r}.")
         self.rtol = float(rtol)
@@ -513,6 +519,7 @@ class TiltNull(NullDistribution):
             max_draws=self.max_draws,
             conf_level=conf_level,
             index=index,
+            progress=self.progress,
         )
         lo, hi = est.log10_interval
         return PValue(

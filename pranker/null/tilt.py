@@ -70,6 +70,7 @@ recall curve", ECML PKDD 2014.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,6 +78,7 @@ import numpy as np
 from .._numba.moments import null_moments
 from .._numba.sampling import null_ap_draws
 from .._numba.tilt import tilt_draws, tilt_forward
+from .._progress import progress_bar
 from .compressed import CompressedProposal
 
 __all__ = [
@@ -91,6 +93,8 @@ __all__ = [
 DEFAULT_SEED = 20140915  # fixed: the same call gives the same number
 DEFAULT_RTOL = 0.02
 FIRST_DRAWS = 4096
+DRAW_CHUNK = 4096  # draws per kernel call: Ctrl-C is seen between calls
+_BAR_SECONDS = 2.0  # a progress bar when the draws are predicted to take longer
 DEFAULT_MAX_DRAWS = 1 << 20
 REL_TOL = 1e-12  # AP values within this relative distance count as equal (as the exact count)
 # phi * sigma_0 of the first cell edge; plain Monte Carlo below. Far below 1: when P
@@ -381,12 +385,14 @@ class TiltEngine:
         if self._cz is not None:
             self._cz.release()
 
-    def _contributions(self, s: float, j: int, n: int, upper: bool):
+    def _contributions(self, s: float, j: int, n: int, upper: bool, estimate: bool = True):
         """``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``."""
         phi = self.grid_phi(j)
         if self.compressed:
-            return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL)
+            return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL, estimate)
         k0, S = self.draws(j, n)
+        if not estimate:
+            return None
         hit = S >= s * (1.0 - REL_TOL) if upper else S <= s * (1.0 + REL_TOL)
         w = np.zeros(n)
         w[hit] = np.exp(-phi * (S[hit] - s))
@@ -402,6 +408,7 @@ class TiltEngine:
         max_draws: int = DEFAULT_MAX_DRAWS,
         conf_level: float = 0.95,
         index: int | None = None,
+        progress: bool | None = None,
     ) -> TailEstimate:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator.
 
@@ -409,6 +416,12 @@ class TiltEngine:
         state-dependent tilting (:meth:`CompressedProposal.state_dependent`)
         when its tables fit; otherwise, and with exact layers, the grid point
         ``index`` (found by :meth:`grid_index` when not given).
+
+        Draws are made in chunks of :data:`DRAW_CHUNK` (the same numbers as
+        in one go: each draw has its own stream), so Ctrl-C stops a long call
+        within about a second. When the first draws predict more than about
+        2 s, a tqdm progress bar is shown if ``progress`` is True, or with
+        None (the default) when stderr is a terminal.
         """
         if self.compressed and upper and s > self.mean_s:
             phi_star = self._cz.saddle(s, self.mean_s, self.sd_s)
@@ -419,37 +432,62 @@ class TiltEngine:
                     _mix_seed(self.seed, self.N, self.P, _SD_STREAM + i) for i in range(2)
                 )
 
-                def contributions(n):
-                    return self._cz.state_dependent(s, phis, kc, phi_star, seeds, n, REL_TOL)
+                def contributions(n, estimate=True):
+                    return self._cz.state_dependent(
+                        s, phis, kc, phi_star, seeds, n, REL_TOL, estimate
+                    )
 
-                return self._run(contributions, phi_star, rtol, max_draws, conf_level)
+                return self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
         sign = 1 if upper else -1
         if index is None:
             index = self.grid_index(s, sign)
-        return self._estimate(s, sign * index, upper, rtol, max_draws, conf_level)
+        return self._estimate(s, sign * index, upper, rtol, max_draws, conf_level, progress)
 
-    def _estimate(self, s, j, upper, rtol, max_draws, conf_level):
-        def contributions(n):
-            return self._contributions(s, j, n, upper)
+    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None):
+        def contributions(n, estimate=True):
+            return self._contributions(s, j, n, upper, estimate)
 
-        return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level)
+        return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress)
 
     @staticmethod
-    def _run(contributions, phi, rtol, max_draws, conf_level):
+    def _run(contributions, phi, rtol, max_draws, conf_level, progress=None):
         """Draws doubling from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
 
         ``contributions(n)`` returns ``(log offset, c)`` for the first n
-        draws; the estimate is ``e^offset mean(c)``, carried in log space.
+        draws (the estimate is ``e^offset mean(c)``, carried in log space);
+        ``contributions(n, False)`` only makes sure they are drawn.
         """
         n = FIRST_DRAWS
         z = _z_of(conf_level)
-        while True:
-            log_off, w = contributions(n)
-            mu = float(w.mean())
-            rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
-            if rse <= rtol or n >= max_draws:
-                break
-            n = min(2 * n, max_draws)
+        bar = None
+        t0 = time.perf_counter()
+        try:
+            while True:
+                log_off, w = contributions(n)
+                mu = float(w.mean())
+                rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
+                if rse <= rtol or n >= max_draws:
+                    break
+                target = min(2 * n, max_draws)
+                if bar is None and progress is not False:
+                    # predicted draws: the variance per draw stays about the same
+                    want = max_draws if not math.isfinite(rse) else (rse / rtol) ** 2 * n
+                    want = n * 2 ** max(1, math.ceil(math.log2(max(want, n) / n)))
+                    want = min(max_draws, want)  # the doubling's end
+                    per = (time.perf_counter() - t0) / n
+                    if per * want > _BAR_SECONDS:
+                        bar = progress_bar(want, "tail draws", progress)
+                        bar.update(n)
+                done = n
+                while done < target:
+                    m = min(done + DRAW_CHUNK, target)
+                    contributions(m, False)
+                    bar is not None and bar.update(m - done)
+                    done = m
+                n = target
+        finally:
+            if bar is not None:
+                bar.close()
         ln10 = math.log(10.0)
         if mu > 0.0:
             log_p = log_off + math.log(mu)

@@ -59,7 +59,9 @@ def make_null(
     if method == "exact":
         null = ExactNull(n, n_pos, max_nodes=max_nodes)
     elif method == "tilt":
-        null = TiltNull(n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed)
+        null = TiltNull(
+            n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed, progress=progress
+        )
     elif method == "saddlepoint":
         null = SaddlepointNull(n, n_pos, seed=seed)
     elif method == "montecarlo":

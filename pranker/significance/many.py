@@ -545,7 +545,7 @@ def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
                 if null.method == "tilt" and P > 1 and P < N and null.edge_pvalue(x) is None:
                     eng = null.engine
                     s = x * P
-                    index = eng.grid_index(s, 1)
+                    index = None if eng.compressed else eng.grid_index(s, 1)
                     pv = null.tail_pvalue(x, conf_level=conf_level, index=index)
                 else:
                     pv = null.pvalue(x, conf_level=conf_level)

@@ -217,7 +217,7 @@ def pranker(
     seed: int | None = None,
     alpha: float | None = None,
     max_nodes: int | None = None,
-    progress: bool | None = False,
+    progress: bool | None = None,
 ) -> PrankerResult:
     """AUPRC of a ranking and its p-value against random ranking.
 
@@ -270,7 +270,9 @@ def pranker(
     max_nodes : int, optional
         Step budget of the exact tail count (default 1e9).
     progress : bool or None
-        Progress bar for Monte Carlo (needs tqdm).
+        A progress bar (tqdm) for long p-values: Monte Carlo, or tilt draws
+        predicted to take more than about 2 s. True, False, or None (the
+        default): only when stderr is a terminal and tqdm is installed.
 
     Returns
     -------
@@ -337,7 +339,7 @@ def significance_from_ap(
     seed: int | None = None,
     alpha: float | None = None,
     max_nodes: int | None = None,
-    progress: bool | None = False,
+    progress: bool | None = None,
 ) -> PrankerResult:
     """The :class:`PrankerResult` of an AP computed elsewhere: the null needs only N and P.
 
