@@ -1,0 +1,382 @@
+"""The compressed tilted proposal (pranker.null.compressed) against independent oracles.
+
+Oracles: exhaustive enumeration of every placement in exact fractions (written
+here from the definition S = sum_k k / r_k), the exact-tilt engine (a different
+proposal: the exactly tilted law, without integrating out the first positive),
+plain Monte Carlo from numpy's own generator, and the closed-form null mean.
+The compressed engine is forced with coarse knots (few knots, so the
+compression really happens) wherever a small case is enumerated.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pranker
+import pranker.null.compressed as compressed_module
+from pranker.null.tilt import EXACT_TABLE_CELLS, TiltEngine
+
+LN10 = math.log(10.0)
+
+
+# ----------------------------------------------------------------- oracles
+def exact_sums(N, P):
+    """S = sum_k k / r_k for every P-subset of 1..N, as exact fractions (plain loops)."""
+    out = []
+    for ranks in itertools.combinations(range(1, N + 1), P):
+        s = Fraction(0)
+        for k, r in enumerate(ranks, start=1):
+            s += Fraction(k, r)
+        out.append(s)
+    return out
+
+
+def exact_tail(sums, s, upper=True):
+    """P(S >= s) (``upper``) or P(S <= s), exactly, by counting subsets."""
+    hits = sum(1 for x in sums if (x >= s if upper else x <= s))
+    return Fraction(hits, len(sums))
+
+
+def z_of(est, p):
+    """|log(p_hat / p)| in units of the estimate's relative standard error.
+
+    An estimate with rse 0 (every draw gave the same contribution, as when
+    the proposal sits on the one placement that counts) must be exact.
+    """
+    err = abs(est.log10_pvalue * LN10 - math.log(p))
+    if est.rse == 0.0:
+        return 0.0 if err <= 1e-9 else math.inf
+    return err / est.rse
+
+
+def z_two(a, b):
+    """|log(a / b)| in units of the combined relative standard error of two estimates."""
+    return abs(a.log10_pvalue - b.log10_pvalue) * LN10 / math.hypot(a.rse, b.rse)
+
+
+def numpy_null_sums(N, P, draws, seed):
+    """Plain Monte Carlo: uniform P-subsets of 1..N from numpy's generator.
+
+    P ranks drawn independently and uniformly, rows with a repeated rank redrawn
+    (rejection: the accepted rows are uniform P-subsets).
+    """
+    rng = np.random.default_rng(seed)
+    k = np.arange(1, P + 1)
+    out = []
+    need = draws
+    while need > 0:
+        r = np.sort(rng.integers(1, N + 1, size=(need, P)), axis=1)
+        r = r[(np.diff(r, axis=1) > 0).all(axis=1)]
+        out.append((k / r).sum(axis=1))
+        need -= r.shape[0]
+    return np.concatenate(out)
+
+
+def coarse(N, P, seed, E, eps):
+    """The forced-compressed engine with knots ``E, eps``; checks that it compresses."""
+    eng = TiltEngine(N, P, seed=seed, compressed=True, knot_start=E, knot_ratio=eps)
+    assert eng.compressed and eng._cz is not None
+    assert eng._cz.n_knots < N - P + 1, (N, P, E, eps, eng._cz.x)
+    return eng
+
+
+# ------------------------------------------- 1. exact enumeration, N <= 14
+# (N, P, knot_start, knot_ratio): every setting leaves fewer knots than offsets
+ENUM_CASES = [
+    (14, 4, 1, 0.3),
+    (14, 4, 2, 0.5),
+    (14, 4, 3, 0.5),
+    (14, 4, 1, 1.0),
+    (13, 6, 2, 0.5),
+    (13, 6, 1, 1.0),
+    (12, 3, 3, 0.3),
+    (12, 3, 2, 0.5),
+    (12, 3, 1, 1.0),
+    (14, 2, 1, 0.3),
+    (14, 2, 6, 0.5),
+    (14, 2, 2, 1.0),
+    (14, 9, 1, 1.0),
+    (14, 9, 2, 1.5),
+]
+_SUMS: dict = {}
+
+
+def sums_of(N, P):
+    if (N, P) not in _SUMS:
+        _SUMS[(N, P)] = exact_sums(N, P)
+    return _SUMS[(N, P)]
+
+
+def interior_thresholds(sums):
+    """Attained values of S (ties!) from the body to the deep tails, inside the support."""
+    vals = sorted(set(sums))
+    n = len(vals)
+    picks = {1, 3, n // 10, n // 3, n // 2, (2 * n) // 3, n - 1 - n // 10, n - 4, n - 2}
+    return [vals[i] for i in sorted(picks) if 0 < i < n - 1]
+
+
+@pytest.mark.parametrize("N,P,E,eps", ENUM_CASES)
+def test_tails_against_exact_enumeration(N, P, E, eps):
+    """Upper and lower tails at attained values of S within 4 rse of the exact count."""
+    sums = sums_of(N, P)
+    eng = coarse(N, P, 1000 * N + P, E, eps)
+    checked = 0
+    for s in interior_thresholds(sums):
+        for upper in (True, False):
+            p = exact_tail(sums, s, upper)
+            est = eng.tail(float(s), upper=upper)
+            assert 0 < p < 1
+            assert math.isfinite(est.log10_pvalue) and 0.0 < est.rse <= 0.02, (s, upper, est)
+            assert z_of(est, p) <= 4.0, (N, P, E, eps, float(s), upper, float(p), est)
+            checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize(
+    "N,P,E,eps",
+    [(14, 4, 1, 0.5), (14, 4, 1, 1.0), (13, 6, 2, 0.5), (14, 2, 6, 0.5), (12, 3, 3, 0.3)],
+)
+def test_edges_of_the_support(N, P, E, eps):
+    """At the maximum (only the perfect ranking), above it (p = 0), at and below the minimum.
+
+    ``tail`` needs a threshold inside the support or at its edge (its tilt is
+    chosen where the CGF's slope reaches the threshold; the public API answers
+    the edges in closed form), so beyond the edges the grid-point estimator is
+    called with a given grid point: unbiased at any tilt, it must count no
+    placement at all.
+    """
+    sums = sums_of(N, P)
+    vals = sorted(set(sums))
+    smin, smax = vals[0], vals[-1]
+    assert smax == P  # the perfect ranking
+    assert exact_tail(sums, smax) == Fraction(1, math.comb(N, P))
+    one = 1.0 / math.comb(N, P)
+    eng = coarse(N, P, 7, E, eps)
+
+    # upper tail at the maximum: 1 / C(N, P)
+    est = eng.tail(float(smax))
+    assert est.rse <= 0.02 and z_of(est, one) <= 4.0, est
+    # above it: 0, at the grid point of the second largest value and far beyond it
+    j = eng.grid_index(float(vals[-2]))
+    for jj in (1, j, j + 300):
+        above = eng._estimate(float(smax) * (1 + 1e-9), jj, True, 0.02, 1 << 13, 0.95)
+        assert above.log10_pvalue == -math.inf, (jj, above)
+        assert above.log10_interval == (-math.inf, -math.inf)
+
+    # upper tail at and below the minimum: every placement
+    for s in (float(smin), float(smin) * 0.999, 0.0):
+        est = eng.tail(s)
+        assert est.log10_pvalue <= 0.0
+        assert abs(est.log10_pvalue) * LN10 <= 4.0 * est.rse + 1e-12, (s, est)
+
+    # lower tail at the minimum: its own multiplicity; below it: 0
+    p_min = exact_tail(sums, smin, upper=False)
+    j = eng.grid_index(float(vals[1]), -1)
+    for jj in (j, j + 300):
+        est = eng.tail(float(smin), upper=False, index=jj)
+        assert z_of(est, p_min) <= 4.0, (jj, est)
+        below = eng.tail(float(smin) * (1 - 1e-9), upper=False, index=jj, max_draws=1 << 13)
+        assert below.log10_pvalue == -math.inf
+
+
+def test_checkpointed_rows_against_exact_enumeration(monkeypatch):
+    """Tables kept as checkpoints (rows recomputed between them): still the exact count."""
+    N, P = 13, 6
+    sums = sums_of(N, P)
+    monkeypatch.setattr(compressed_module, "TABLE_BYTES", 64)
+    eng = coarse(N, P, 99, 2, 0.5)
+    assert eng._cz.table_bytes() < 8 * (P + 1) * eng._cz.n_knots  # checkpointed
+    for s in interior_thresholds(sums):
+        for upper in (True, False):
+            p = exact_tail(sums, s, upper)
+            est = eng.tail(float(s), upper=upper)
+            assert eng._cz._tables[1] == "checkpoints"
+            assert z_of(est, p) <= 4.0, (float(s), upper, float(p), est)
+
+
+# ------------------------------ 2. moderate sizes: against the exact-tilt engine
+# AP thresholds chosen (once, beforehand) for p near 1e-3, 1e-10/1e-20, 1e-60
+MODERATE = [
+    (2000, 5, [(0.2044, -3), (0.666, -10)]),
+    (3000, 20, [(0.0635, -3), (0.4574, -20)]),
+    (5000, 50, [(0.037, -3), (0.2212, -20), (0.6028, -60)]),
+]
+
+
+@pytest.mark.parametrize("N,P,aps", MODERATE)
+def test_moderate_sizes_against_the_exact_tilt_engine(N, P, aps):
+    exact = TiltEngine(N, P, seed=11, compressed=False)
+    assert not exact.compressed
+    default = TiltEngine(N, P, seed=12, compressed=True)
+    assert default._cz.n_knots < N - P + 1
+    rough = coarse(N, P, 13, 8, 0.2)
+    for ap, target in aps:
+        s = ap * P
+        ref = exact.tail(s)
+        assert abs(ref.log10_pvalue - target) < 0.5, (ap, ref)  # near the target depth
+        for eng in (default, rough):
+            est = eng.tail(s)
+            assert est.rse <= 0.02
+            assert z_two(est, ref) <= 3.0, (N, P, ap, eng._cz.n_knots, est, ref)
+
+
+@pytest.mark.parametrize("tables", ["default", "full rows, one tilt", "checkpoints"])
+def test_moderate_sizes_each_table_layout_against_the_exact_tilt_engine(tables, monkeypatch):
+    """The upper tail by state-dependent tilting (default), and by one grid tilt with the
+    rows kept whole or checkpointed (as when the state-dependent tables do not fit)."""
+    N, P = 5000, 50
+    exact = TiltEngine(N, P, seed=21, compressed=False)
+    eng = TiltEngine(N, P, seed=22, compressed=True)
+    B = eng._cz.n_knots
+    if tables == "full rows, one tilt":
+        # room for the rows of one tilt, not for the 8 tilts of the state-dependent proposal
+        monkeypatch.setattr(compressed_module, "TABLE_BYTES", 8 * (P + 1) * B)
+    elif tables == "checkpoints":
+        monkeypatch.setattr(compressed_module, "TABLE_BYTES", 8 * (P + 1) * B // 4)
+    for ap in (0.2212, 0.6028):
+        ref = exact.tail(ap * P)
+        est = eng.tail(ap * P)
+        kind = eng._cz._tables[1] if eng._cz._tables is not None else None
+        if tables == "default":
+            assert eng._cz._sd is not None  # state-dependent tilting was used
+        else:
+            assert eng._cz._sd is None
+            assert kind == ("full" if tables.startswith("full") else "checkpoints")
+        assert est.rse <= 0.02 and ref.rse <= 0.02
+        assert z_two(est, ref) <= 3.0, (tables, ap, est, ref)
+
+
+# ------------------------------------------- 3. large N: compressed by default
+N_BIG, P_BIG = 10**6, 20
+
+
+def test_large_n_uses_the_compressed_tilt_by_default():
+    assert P_BIG * (N_BIG - P_BIG + 1) > EXACT_TABLE_CELLS
+    eng = TiltEngine(N_BIG, P_BIG)
+    assert eng.compressed
+    for ap in (3.9e-5, 0.001, 0.1):
+        res = pranker.significance_from_ap(ap, N_BIG, P_BIG)
+        assert res.method == "tilt"
+        assert 0.0 < res.pvalue_rse <= 0.02
+        lo, hi = res.pvalue_interval
+        assert lo <= res.pvalue <= hi
+
+
+@pytest.mark.parametrize("ap", [3.9e-5, 0.001, 0.1, 0.3])
+def test_large_n_two_independent_estimators_agree(ap):
+    """Default knots and seed vs knot_start=64, knot_ratio=0.03 and another seed."""
+    a = TiltEngine(N_BIG, P_BIG)
+    b = TiltEngine(N_BIG, P_BIG, seed=7, compressed=True, knot_start=64, knot_ratio=0.03)
+    assert a._cz.n_knots != b._cz.n_knots
+    ea, eb = a.tail(ap * P_BIG), b.tail(ap * P_BIG)
+    assert ea.rse <= 0.02 and eb.rse <= 0.02
+    assert z_two(ea, eb) <= 3.0, (ap, ea, eb)
+    pub = pranker.significance_from_ap(ap, N_BIG, P_BIG)
+    assert pub.pvalue_rse <= 0.02
+    assert abs(pub.log10_pvalue - eb.log10_pvalue) * LN10 <= 3.0 * math.hypot(
+        pub.pvalue_rse, eb.rse
+    )
+
+
+def test_large_n_body_against_plain_monte_carlo():
+    """p ~ 0.05-0.3: 50,000 uniform rankings from numpy, binomial standard error."""
+    S = numpy_null_sums(N_BIG, P_BIG, 50_000, seed=2024)
+    eng = TiltEngine(N_BIG, P_BIG)
+    # thresholds chosen beforehand (from another seed) for p near 0.2, 0.1, 0.05
+    for ap in (3.1e-5, 3.9e-5, 5.1e-5):
+        s = ap * P_BIG
+        q = float(np.mean(S >= s * (1 - 1e-12)))
+        se_q = math.sqrt(q * (1 - q) / S.size)
+        assert 0.03 < q < 0.35
+        est = eng.tail(s)
+        p = 10.0**est.log10_pvalue
+        assert abs(p - q) <= 4.0 * math.hypot(se_q, p * est.rse), (ap, q, se_q, est)
+        low = eng.tail(s, upper=False)
+        q_low = float(np.mean(S <= s * (1 + 1e-12)))
+        se_low = math.sqrt(q_low * (1 - q_low) / S.size)
+        p_low = 10.0**low.log10_pvalue
+        assert abs(p_low - q_low) <= 4.0 * math.hypot(se_low, p_low * low.rse), (ap, q_low, low)
+
+
+# --------------------------------------------- 4. coverage of the 95 % interval
+@pytest.mark.parametrize("upper", [True, False])
+def test_interval_coverage_against_the_exact_count(upper):
+    N, P = 14, 4
+    sums = sums_of(N, P)
+    vals = sorted(set(sums))
+    s = vals[-40] if upper else vals[15]
+    p = exact_tail(sums, s, upper)
+    assert 0.002 < p < 0.1
+    lp = math.log10(p)
+    inside = 0
+    for seed in range(200):
+        eng = coarse(N, P, seed, 2, 0.5)
+        est = eng.tail(float(s), upper=upper, rtol=0.1, conf_level=0.95)
+        lo, hi = est.log10_interval
+        assert lo < est.log10_pvalue < hi
+        inside += lo <= lp <= hi
+    assert abs(inside / 200 - 0.95) <= 0.04, inside
+
+
+# ------------------------------------------------------------ 5. determinism
+@pytest.mark.parametrize("upper", [True, False])
+def test_same_seed_same_number_other_seed_other_number(upper):
+    """Fresh engines: the same seed gives the same bits, another seed another number.
+
+    (The upper tail beyond the mean uses state-dependent tilting, the lower
+    tail a grid tilt.)
+    """
+    N, P = 3000, 20
+    s = 0.4574 * P if upper else 0.006 * P  # p ~ 1e-20 and p ~ 0.12
+
+    def run(seed):
+        return TiltEngine(N, P, seed=seed, compressed=True).tail(s, upper=upper)
+
+    a, b, c = run(5), run(5), run(6)
+    assert a.log10_pvalue == b.log10_pvalue and a.rse == b.rse and a.n_draws == b.n_draws
+    assert a.log10_interval == b.log10_interval and a.phi == b.phi != 0.0
+    assert c.log10_pvalue != a.log10_pvalue
+    assert z_two(a, c) <= 4.0  # and both estimate the same number
+
+
+# ----------------------------------------------------------------- 6. memory
+@pytest.mark.parametrize("P", [1000, 10**5])
+def test_tables_stay_small_at_n_1e10(P):
+    N = 10**10
+    for eng in (TiltEngine(N, P), TiltEngine(N, P, compressed=True)):
+        assert eng.compressed
+        assert eng._cz.table_bytes() < 130e6
+        if P == 1000:
+            assert eng._cz.n_knots < 4000
+        # the exact tables would hold P (N - P + 1) cells
+        assert eng._cz.table_bytes() < 1e-3 * 8 * P * (N - P + 1)
+    assert eng._cz._tables is None  # nothing computed yet
+
+
+# ------------------------------------------------------ 7. the compressed CGF
+@pytest.mark.parametrize(
+    "N,P,E,eps",
+    [(14, 4, 2, 0.5), (5000, 50, None, None), (5000, 50, 8, 0.2), (10**6, 20, None, None)],
+)
+def test_compressed_cgf_slope_is_monotone_and_bounded(N, P, E, eps):
+    eng = TiltEngine(N, P, compressed=True, knot_start=E, knot_ratio=eps)
+    smin = sum(k / (N - P + k) for k in range(1, P + 1))  # the lowest placement
+    psi = np.geomspace(2.0**-12, 2.0**12, 60)
+    phis = np.concatenate([-psi[::-1], [0.0], psi]) / eng.sd_s
+    slope = np.array([eng._cz.cgf(float(phi))[1] for phi in phis])
+    tol = 1e-9 * P
+    assert np.all(np.diff(slope) >= -tol), np.diff(slope).min()
+    assert np.all(slope >= smin - tol) and np.all(slope <= P + tol)
+    assert slope[-1] > slope[0]
+
+
+@pytest.mark.parametrize("N,P", [(2000, 5), (5000, 50), (10**6, 20), (10**6, 2), (10**8, 1000)])
+def test_compressed_cgf_slope_at_zero_is_the_null_mean(N, P):
+    eng = TiltEngine(N, P, compressed=True)  # default knots
+    assert eng._cz.n_knots < N - P + 1
+    mean_s = pranker.null_params(N, P).mean * P
+    _, k1 = eng._cz.cgf(0.0)
+    assert k1 == pytest.approx(mean_s, rel=0.01)
