@@ -259,11 +259,12 @@ class CompressedProposal:
         def g_fine(phi):
             return self.cgf(phi)[1] - s
 
-        phi0 = min(max((s - mean_s) / (sd_s * sd_s), 1e-12), 1.0)
-        a, b = _bracket(g_coarse, phi0)
-        phi_c = _illinois(g_coarse, a, b, 0.02)
-        a, b = _bracket(g_fine, phi_c, factor=1.05)
-        return _illinois(g_fine, a, b, 0.005)
+        floor = 1e-6 / sd_s  # a tilt this small changes no draw: the threshold is in the body
+        phi0 = min(max((s - mean_s) / (sd_s * sd_s), floor), 1.0)
+        br = _bracket(g_coarse, phi0, floor)
+        phi_c = floor if br is None else _illinois(g_coarse, *br, 0.02)
+        br = _bracket(g_fine, phi_c, floor, factor=1.05)
+        return floor if br is None else _illinois(g_fine, *br, 0.005)
 
     def state_dependent_tilts(self, s: float, phi_star: float):
         """``(phis, kc)`` for threshold ``s``, or None when their tables do not fit the budget.
@@ -328,14 +329,21 @@ class CompressedProposal:
         return top, np.exp(logc - top)
 
 
-def _bracket(g, phi, factor=2.0):
-    """``(a, b)`` with ``g(a) < 0 <= g(b)`` (as ``(phi, g)`` pairs), stepping geometrically from phi."""
+def _bracket(g, phi, floor, factor=2.0):
+    """``(a, b)`` with ``g(a) < 0 <= g(b)`` (as ``(phi, g)`` pairs), stepping geometrically from phi.
+
+    None when ``g(floor) >= 0``: the root, if any, is below ``floor``.
+    """
     ga = g(phi)
     a = (phi, ga)
     up = ga < 0.0
     f = factor if up else 1.0 / factor
     for _ in range(200):
         nxt = a[0] * f
+        if nxt < floor:
+            if a[0] <= floor:
+                return None
+            nxt = floor
         gn = g(nxt)
         if (gn >= 0.0) == up:
             return (a, (nxt, gn)) if up else ((nxt, gn), a)

@@ -423,6 +423,8 @@ class TiltEngine:
         2 s, a tqdm progress bar is shown if ``progress`` is True, or with
         None (the default) when stderr is a terminal.
         """
+        if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
+            return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         if self.compressed and upper and s > self.mean_s:
             phi_star = self._cz.saddle(s, self.mean_s, self.sd_s)
             plan = self._cz.state_dependent_tilts(s, phi_star)
