@@ -322,7 +322,7 @@ def null_params_table(N_values, P_values, *, progress: bool | None = False) -> N
     >>> list(zip(t.N.tolist(), t.P.tolist()))
     [(10, 1), (10, 10), (100, 1), (100, 10), (100, 50)]
     >>> from pranker import null_params
-    >>> t.params(100, 10).mean == null_params(100, 10).mean
+    >>> abs(t.params(100, 10).mean / null_params(100, 10).mean - 1) < 1e-12  # another kernel
     True
     """
     Nu = _grid_values(N_values, "N_values")
