@@ -439,7 +439,14 @@ class TiltEngine:
                         s, phis, kc, phi_star, seeds, n, REL_TOL, estimate
                     )
 
-                return self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
+            else:  # the tilts' tables would not fit: one tilt, at the saddle point
+
+                def contributions(n, estimate=True):
+                    return self._cz.contributions(
+                        phi_star, self.seed, n, s, True, REL_TOL, estimate
+                    )
+
+            return self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
         sign = 1 if upper else -1
         if index is None:
             index = self.grid_index(s, sign)
