@@ -91,8 +91,8 @@ def log_geo(t, beta):
     if abs(tb) < _SMALL:
         return math.log(t) + 0.5 * (t + 1) * beta
     if beta > 0.0:
-        return tb + math.log(-math.expm1(-tb)) - math.log(-math.expm1(-beta))
-    return beta + math.log(-math.expm1(tb)) - math.log(-math.expm1(beta))
+        return tb + math.log(math.expm1(-tb) / math.expm1(-beta))
+    return beta + math.log(math.expm1(tb) / math.expm1(beta))
 
 
 @njit(cache=True, inline="always")
@@ -103,6 +103,22 @@ def dlog_geo(t, beta):
     if abs(t * beta) < _SMALL:
         return 0.5 * (t + 1) + beta * (t * t - 1.0) / 12.0
     return 1.0 - t / math.expm1(-t * beta) + 1.0 / math.expm1(-beta)
+
+
+@njit(cache=True, inline="always")
+def _geo_pair(t, beta):
+    """``(log_geo(t, beta), dlog_geo(t, beta))`` sharing their two ``expm1`` calls (t >= 2)."""
+    tb = t * beta
+    if abs(tb) < _SMALL:
+        return math.log(t) + 0.5 * (t + 1) * beta, 0.5 * (t + 1) + beta * (t * t - 1.0) / 12.0
+    if beta > 0.0:
+        a = math.expm1(-tb)
+        b = math.expm1(-beta)
+        return tb + math.log(a / b), 1.0 - t / a + 1.0 / b
+    a = math.expm1(tb)  # in (-1, 0)
+    b = math.expm1(beta)
+    # expm1(-x) = -expm1(x) / (1 + expm1(x))
+    return beta + math.log(a / b), 1.0 + t * (1.0 + a) / a - (1.0 + b) / b
 
 
 @njit(cache=True, inline="always")
@@ -162,10 +178,18 @@ def compressed_cgf(N, P, phi, x):
                 dbs = dj
             else:
                 beta = (lj - lprev) / L
-                bs = lprev + log_geo(L, beta)
-                dbs = dprev + dlog_geo(L, beta) * (dj - dprev) / L
-            new = _logaddexp(acc, bs)
-            dacc = math.exp(acc - new) * dacc + math.exp(bs - new) * dbs
+                lg, dg = _geo_pair(L, beta)
+                bs = lprev + lg
+                dbs = dprev + dg * (dj - dprev) / L
+            # new = logaddexp(acc, bs), and the weights of the two terms in it
+            if acc >= bs:
+                e = math.exp(bs - acc)
+                new = acc + math.log1p(e)
+                dacc = (dacc + e * dbs) / (1.0 + e)
+            else:
+                e = math.exp(acc - bs)
+                new = bs + math.log1p(e)
+                dacc = (e * dacc + dbs) / (1.0 + e)
             acc = new
             ln[j] = acc
             dn[j] = dacc

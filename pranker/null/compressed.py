@@ -242,7 +242,7 @@ class CompressedProposal:
         self._sd = None
 
     # -- state-dependent tilting -------------------------------------------------
-    def saddle(self, s: float, mean_s: float, sd_s: float) -> float:
+    def saddle(self, s: float, mean_s: float, sd_s: float, bar=None) -> float:
         """The tilt ``phi > 0`` with ``Khat'(phi) = s``, to about 0.5 %.
 
         ``Khat'`` is increasing and convex in ``phi`` and nearly flat then
@@ -250,7 +250,8 @@ class CompressedProposal:
         bracketed on a coarse copy of the knots (``E = 256``, ``eps = 5 %``,
         several times cheaper), then refined on the real knots by Illinois
         steps in ``phi``. The path depends on ``s`` alone, so the tilt is a
-        function of the threshold.
+        function of the threshold. ``bar``, when given, is updated once per
+        pass of the recursion on the real knots.
         """
         coarse = self._coarse
         if coarse is None:
@@ -261,6 +262,8 @@ class CompressedProposal:
             return compressed_cgf(self.N, self.P, phi, coarse)[1] - s
 
         def g_fine(phi):
+            if bar is not None:
+                bar.update(1)
             return self.cgf(phi)[1] - s
 
         floor = 1e-6 / sd_s  # a tilt this small changes no draw: the threshold is in the body

@@ -426,7 +426,10 @@ class TiltEngine:
         if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         if self.compressed and upper and s > self.mean_s:
-            phi_star = self._cz.saddle(s, self.mean_s, self.sd_s)
+            # about 8 passes of ~80 ns per table cell: a bar when that is long
+            slow = 8 * 80e-9 * self.P * self._cz.n_knots > _BAR_SECONDS
+            with progress_bar(8, "finding the tilt", progress if slow else False) as bar:
+                phi_star = self._cz.saddle(s, self.mean_s, self.sd_s, bar)
             plan = self._cz.state_dependent_tilts(s, phi_star)
             if plan is not None:
                 phis, kc = plan
