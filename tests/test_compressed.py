@@ -400,3 +400,24 @@ def test_n_1e7_to_1e8_state_dependent_against_one_tilt(N, P, ap, monkeypatch):
     assert b.rse <= 0.02
     z = abs(a.log10_pvalue - b.log10_pvalue) * LN10 / math.hypot(a.pvalue_rse, b.rse)
     assert z <= 3.0, (a.log10_pvalue, b.log10_pvalue, a.pvalue_rse, b.rse)
+
+
+def test_every_entry_point_gives_the_compressed_answer():
+    """pranker, pranker_many and pranker_chunked at a size where the compressed proposal is the default."""
+    rng = np.random.default_rng(3)
+    n, p = 10**6, 20
+    y = np.zeros(n, dtype=bool)
+    y[rng.choice(n, p, replace=False)] = True
+    scores = rng.standard_normal(n) + 3.5 * y
+    one = pranker.pranker(scores, y)
+    assert one.method == "tilt" and TiltEngine(n, p).compressed
+    assert one.log10_pvalue < -3 and 0.0 < one.pvalue_rse <= 0.02
+    many = pranker.pranker_many(scores[None, :], y[None, :])
+    chunked = pranker.pranker_chunked(scores, y, chunk_size=2**17)
+    for other_log10, other_rse in (
+        (many.log10_pvalue[0], many.pvalue_rse[0]),
+        (chunked.log10_pvalue, chunked.pvalue_rse),
+    ):
+        # the same threshold and seed: the same estimate, up to the last bits of the AP
+        assert other_log10 == pytest.approx(one.log10_pvalue, rel=1e-9)
+        assert other_rse == pytest.approx(one.pvalue_rse, rel=1e-6)
