@@ -42,8 +42,10 @@ with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "data.csv")
     with open(path, "w") as fh:
         fh.write("score,label\n")
-        fh.writelines(f"{s},{t}\n" for s, t in zip(scores, y))
+        fh.writelines(f"{s},{t}\n" for s, t in zip(scores, y, strict=True))
     out = subprocess.run([exe, "score", path, "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert '"auprc"' in out.stdout, out.stdout
-print(f"smoke ok: Python {sys.version.split()[0]}, pranker {pranker.__version__}, p = {res.pvalue:.6g}")
+print(
+    f"smoke ok: Python {sys.version.split()[0]}, pranker {pranker.__version__}, p = {res.pvalue:.6g}"
+)
