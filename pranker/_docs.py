@@ -41,7 +41,7 @@ def fill_doc(*tables: dict):
         fragments.update(t)
 
     def fill_text(doc: str) -> str:
-        out = []
+        out: list[str] = []
         for line in doc.split("\n"):
             indent = line[: len(line) - len(line.lstrip())]
 

@@ -289,7 +289,7 @@ def _binarize(
     if kind == "f" and scores is not None:
         looks = _label_like(scores)
         frac = np.isfinite(arr) & (arr != np.round(arr)) if looks else None
-        if looks and frac.any():
+        if looks and frac is not None and frac.any():
             first = arr.ravel()[np.flatnonzero(frac.ravel())[0]].item()
             y_desc = f"holds non-integer values such as {first:.6g}"
             raise ValueError(_swap_message(where, looks, y_desc, pos_label))

@@ -115,7 +115,9 @@ def _digits(res) -> int:
     if kind == "exact":
         return 4
     if kind == "rse":
-        return max(1, min(4, math.ceil(-math.log10(pvalue_rse(res)))))
+        rse = pvalue_rse(res)
+        assert rse is not None  # _kind gives "rse" only when the error is known
+        return max(1, min(4, math.ceil(-math.log10(rse))))
     return 3
 
 
@@ -143,7 +145,9 @@ def _pvalue_text(res, pm: str) -> str:
         return f"{pvalue_number(res.pvalue, lg, 2)} {interval(iv[0], iv[1], 2)}"
     text = pvalue_number(res.pvalue, lg, _digits(res))
     if kind == "rse":
-        text += f" ({pm}{sig(100.0 * pvalue_rse(res), 2)} %)"
+        rse = pvalue_rse(res)
+        assert rse is not None  # _kind gives "rse" only when the error is known
+        text += f" ({pm}{sig(100.0 * rse, 2)} %)"
     return text
 
 

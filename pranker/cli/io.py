@@ -599,6 +599,7 @@ class _ElapsedBar:
         self._thread.start()
 
     def _tick(self) -> None:
+        assert self.bar is not None  # the thread is started only with a bar
         while not self._stop.wait(0.5):
             self.bar.refresh()
 
@@ -642,7 +643,7 @@ def _read_pyarrow(table: Table, sep: str, wanted):
 
 def _read_numpy(table: Table, sep: str, wanted):
     idx = [table.names.index(n) for n in wanted]
-    source = table.path
+    source: str | io.TextIOWrapper = table.path
     if table.data is not None:
         source = io.TextIOWrapper(io.BytesIO(table.data), encoding="utf-8-sig")
     try:
@@ -763,10 +764,10 @@ def to_labels(table: Table, name: str, positive: str | None = None) -> np.ndarra
         _refuse_arrow_nulls(col, table, f"label column {name!r}")
         if _is_arrow_string(col):
             if positive is None:
-                u = sorted(pac.unique(col).to_pylist())
+                values = sorted(pac.unique(col).to_pylist())
                 raise UserError(
                     f"label column {name!r} is not binary-like: values found: "
-                    f"{_values_found(u)}. Use 0/1, -1/1 or true/false, or say which value "
+                    f"{_values_found(values)}. Use 0/1, -1/1 or true/false, or say which value "
                     "marks a positive with --positive VALUE."
                 )
             return np.ascontiguousarray(

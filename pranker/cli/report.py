@@ -92,6 +92,7 @@ def file_facts(path: str | None, data: bytes | None = None) -> dict:
     if data is not None:
         h.update(data)
         return {"name": "standard input", "size": len(data), "sha256": h.hexdigest()}
+    assert path is not None  # the callers give a path whenever there are no bytes
     size = 0
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

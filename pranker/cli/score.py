@@ -276,7 +276,7 @@ def _check_outputs(args) -> None:
     named = [
         (o, p) for o, p in (("-o", args.output), ("--plot", args.plot), ("--report", report)) if p
     ]
-    seen = {}
+    seen: dict[str, str] = {}
     for opt, p in named:
         key = os.path.abspath(p)
         if key in seen:
