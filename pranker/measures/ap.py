@@ -70,7 +70,9 @@ def tie_groups(scores: np.ndarray, y: np.ndarray):
     return _tie_groups(scores, y, int(np.count_nonzero(y)))
 
 
-def _tie_groups(scores: np.ndarray, y: np.ndarray, n_pos: int, where=None):
+def _tie_groups(
+    scores: np.ndarray, y: np.ndarray, n_pos: int, where=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`tie_groups`; with ``where`` given the scores may hold NaN (then raise).
 
     On the rank-count path the NaN check rides along the sort of the
@@ -230,10 +232,12 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
             "ties='stable' depends on input order and cannot be computed from tie-group counts; "
             "use auprc_ap on the scores themselves."
         )
-    arrs = [
+    g, t, pg, pt = (
         np.ascontiguousarray(a, dtype=np.int64) for a in (greater, n_tied, pos_greater, pos_tied)
-    ]
-    return float(_k_tiegroups.ap_from_groups(*arrs, int(n_pos), _k_tiegroups.MODE_CODES[ties]))
+    )
+    return float(
+        _k_tiegroups.ap_from_groups(g, t, pg, pt, int(n_pos), _k_tiegroups.MODE_CODES[ties])
+    )
 
 
 def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:

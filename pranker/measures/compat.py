@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,7 +78,8 @@ class _InfoMapping(Mapping):
         return len(self._keys())
 
     def _keys(self) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(self))
+        # the subclasses are dataclasses
+        return tuple(f.name for f in fields(cast(Any, self)))
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in self._keys()}

@@ -586,8 +586,8 @@ class PRCurve:
         sm = self._suffix_max_precision(include_initial)
         levels = np.arange(11)
         if self.weighted:
-            lhs = 10.0 * self.tp
-            rhs = levels * self.n_pos
+            lhs: np.ndarray = 10.0 * self.tp
+            rhs: np.ndarray = levels * self.n_pos
         else:
             lhs = 10 * self.tp.astype(np.int64)
             rhs = levels * int(self.n_pos)

@@ -422,7 +422,7 @@ def radius_curves(
         good = np.zeros((nq, k + 1), np.int64)
         if dist.dtype.kind in "iu":
             _rk.hist_int(dist, rel, count, good)
-            radii_arr = np.arange(k, dtype=np.int64)
+            radii_arr: np.ndarray = np.arange(k, dtype=np.int64)
         else:
             radii_arr = np.arange(k, dtype=np.float64)
             _rk.hist_sorted(dist, rel, radii_arr, count, good)

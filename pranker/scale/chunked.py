@@ -217,12 +217,12 @@ def _chunk_source(
     s_flat = s.reshape(-1) if hasattr(s, "reshape") else np.asarray(s).ravel()
     y_flat = lab.reshape(-1) if hasattr(lab, "reshape") else np.asarray(lab).ravel()
 
-    def chunks():
+    def row_chunks():
         for start in range(0, n, chunk_size):
             stop = min(n, start + chunk_size)
             yield s_flat[start:stop], y_flat[start:stop], f"rows {start}:{stop}"
 
-    return chunks
+    return row_chunks
 
 
 # ---------------------------------------------------------------------------
@@ -233,7 +233,7 @@ def _chunk_source(
 def _pass1(chunks, max_positives: int, pos_label):
     n = 0
     n_pos = 0
-    positives = []
+    positives: list[np.ndarray] = []
     samples, weights = [], []
     codes = set()
     gather = True
@@ -248,6 +248,7 @@ def _pass1(chunks, max_positives: int, pos_label):
             gather = False
             positives = []
         if gather:
+            assert r.positives is not None  # gather stops at the first chunk without them
             positives.append(r.positives)
     check_totals(n, n_pos, "source", pos_label, codes)
     return n, n_pos, (np.concatenate(positives) if gather else None), samples, weights

@@ -389,11 +389,11 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
         ranks = np.sort(greater[c.group] + c.before + 1)
         return float(_k_tiegroups.ap_from_ranks(ranks, c.n_pos))
     rev = slice(None, None, -1)
-    arrs = [
+    g, t, pg, pt = (
         np.ascontiguousarray(a[rev], dtype=np.int64)
         for a in (greater, c.tied, pos_greater, c.pos_tied)
-    ]
-    return float(_k_tiegroups.ap_from_groups(*arrs, c.n_pos, _k_tiegroups.MODE_CODES[ties]))
+    )
+    return float(_k_tiegroups.ap_from_groups(g, t, pg, pt, c.n_pos, _k_tiegroups.MODE_CODES[ties]))
 
 
 def distinct_positive_scores(positives) -> tuple[np.ndarray, np.ndarray]:
