@@ -43,6 +43,7 @@ Quasi-Monte Carlo Methods 2008, Springer 2009.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class CompressedProposal:
         if self.E < 1 or not self.eps > 0.0:
             raise ValueError(f"need E >= 1 and eps > 0; got E={self.E}, eps={self.eps}.")
         self.x = compressed_knots(self.M, self.E, self.eps)
-        self._tables = None  # (phi, kind, data)
+        self._tables: tuple[float, str, Any] | None = None  # (phi, kind, data)
         self._draws: dict = {}  # phi -> (lw, srest, d2)
         self._sd = None  # (key, tables, log contributions) of the last state-dependent threshold
         self._coarse = None  # knots of the coarse copy used to bracket the saddle point
@@ -336,7 +337,7 @@ class CompressedProposal:
         return top, np.exp(logc - top)
 
 
-def _bracket(g, phi, floor, factor=2.0):
+def _bracket(g, phi, floor, factor=2.0) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """``(a, b)`` with ``g(a) < 0 <= g(b)`` (as ``(phi, g)`` pairs), stepping geometrically from phi.
 
     None when ``g(floor) >= 0``: the root, if any, is below ``floor``.

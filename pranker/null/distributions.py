@@ -38,6 +38,7 @@ import inspect
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +49,10 @@ from .beta import beta_fit
 from .choice import DEFAULT_MC_DRAWS, auto_method
 from .moments import _min_auprc_pair
 from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
+
+if TYPE_CHECKING:
+    from .beta import BetaFit
+    from .skewbeta import SkewBetaFit
 
 __all__ = [
     "PValue",
@@ -195,7 +200,7 @@ class NullDistribution:
 
     def __init__(self, N: int, P: int):
         self.N, self.P = check_count_pair(N, P)
-        self._moments = None
+        self._moments: tuple[float, float] | None = None
 
     # the exact moments, shared by every kind
     @property
@@ -342,7 +347,7 @@ class ExactNull(NullDistribution):
         self._dist = None
 
     @property
-    def interval_method(self) -> str:
+    def interval_method(self) -> str:  # type: ignore[override]  # a class attribute elsewhere
         return "exact" if self._enumerable() else "montecarlo"
 
     def _enumerable(self) -> bool:
@@ -870,6 +875,8 @@ class _FittedNull(NullDistribution):
     # A null read off a fitted beta, ``self.fit`` (set by the subclass): its
     # ``sf`` is the p-value, which carries no error bound, and its ``cdf`` the cdf.
 
+    fit: BetaFit | SkewBetaFit
+
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
         return PValue.approximate(float(self.fit.sf(ap)), self.method)
 
@@ -922,6 +929,7 @@ class BetaNull(_FittedNull):
 
     method = "beta"
     interval_method = "beta"
+    fit: BetaFit
 
     def __init__(self, N: int, P: int, *, params=None):
         super().__init__(N, P)
@@ -966,6 +974,7 @@ class SkewBetaNull(_FittedNull):
 
     method = "skewbeta"
     interval_method = "skewbeta"
+    fit: SkewBetaFit
 
     def __init__(self, N: int, P: int):
         super().__init__(N, P)

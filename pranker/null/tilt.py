@@ -72,6 +72,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -232,7 +233,8 @@ class TiltEngine:
         self.per_octave = _GRID_PER_OCTAVE_COMPRESSED if self.compressed else _GRID_PER_OCTAVE
         self._k1_cache: dict = {}  # grid half-point index -> K'(phi)
         self._draws: dict = {}  # grid index -> (K(phi_j), S draws)
-        self._layers = None  # (grid index, K, stored layers) of the last grid point sampled
+        # (grid index, K, stored layers) of the last grid point sampled
+        self._layers: tuple[int, float, Any] | None = None
 
     # -- the CGF -----------------------------------------------------------
     def cgf(self, phi: float, derivs: bool = True):
@@ -287,6 +289,7 @@ class TiltEngine:
             step = max(-2.0, min(2.0, step))
             new = t + step
             if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
+                assert lo is not None and hi is not None
                 new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
             t = new
         return phi, k, k2
@@ -311,7 +314,11 @@ class TiltEngine:
         v = self._k1_cache.get(key)
         if v is None:
             phi = self.grid_phi(sign * (i + 0.5))
-            v = self._cz.cgf(phi)[1] if self.compressed else self.cgf(phi)[1]
+            if self.compressed:
+                assert self._cz is not None  # made whenever self.compressed
+                v = self._cz.cgf(phi)[1]
+            else:
+                v = self.cgf(phi)[1]
             self._k1_cache[key] = v
         return v
 
@@ -351,6 +358,7 @@ class TiltEngine:
             have = 0 if entry is None else entry[1].shape[0]
             out = np.empty(n)
             if have:
+                assert entry is not None
                 out[:have] = entry[1]
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             if j == 0:
@@ -389,6 +397,7 @@ class TiltEngine:
         """``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``."""
         phi = self.grid_phi(j)
         if self.compressed:
+            assert self._cz is not None  # made whenever self.compressed
             return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL, estimate)
         k0, S = self.draws(j, n)
         if not estimate:
@@ -427,10 +436,12 @@ class TiltEngine:
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         if self.compressed and upper and s > self.mean_s:
             # about 8 passes of ~80 ns per table cell: a bar when that is long
-            slow = 8 * 80e-9 * self.P * self._cz.n_knots > _BAR_SECONDS
+            cz = self._cz
+            assert cz is not None  # made whenever self.compressed
+            slow = 8 * 80e-9 * self.P * cz.n_knots > _BAR_SECONDS
             with progress_bar(8, "finding the tilt", progress if slow else False) as bar:
-                phi_star = self._cz.saddle(s, self.mean_s, self.sd_s, bar)
-            plan = self._cz.state_dependent_tilts(s, phi_star)
+                phi_star = cz.saddle(s, self.mean_s, self.sd_s, bar)
+            plan = cz.state_dependent_tilts(s, phi_star)
             if plan is not None:
                 phis, kc = plan
                 seeds = tuple(
@@ -438,16 +449,12 @@ class TiltEngine:
                 )
 
                 def contributions(n, estimate=True):
-                    return self._cz.state_dependent(
-                        s, phis, kc, phi_star, seeds, n, REL_TOL, estimate
-                    )
+                    return cz.state_dependent(s, phis, kc, phi_star, seeds, n, REL_TOL, estimate)
 
             else:  # the tilts' tables would not fit: one tilt, at the saddle point
 
                 def contributions(n, estimate=True):
-                    return self._cz.contributions(
-                        phi_star, self.seed, n, s, True, REL_TOL, estimate
-                    )
+                    return cz.contributions(phi_star, self.seed, n, s, True, REL_TOL, estimate)
 
             return self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
         sign = 1 if upper else -1

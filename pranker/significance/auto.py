@@ -57,7 +57,7 @@ def make_null(
     if method == "auto":
         method = auto_method(n, n_pos)
     if method == "exact":
-        null = ExactNull(n, n_pos, max_nodes=max_nodes)
+        null: NullDistribution = ExactNull(n, n_pos, max_nodes=max_nodes)
     elif method == "tilt":
         null = TiltNull(
             n, n_pos, rtol=DEFAULT_RTOL if rtol is None else rtol, seed=seed, progress=progress

@@ -280,6 +280,7 @@ class CompareResult:
             hi = math.inf if hi_q is None else d + _t_quantile(hi_q, self.df) * se
             return ConfidenceInterval(lo, hi)
         reps = self._replicates
+        assert reps is not None  # the resampling tests record their replicates
         if self.method == "bootstrap":
             z0, a = self._accel
 

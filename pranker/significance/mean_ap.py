@@ -746,13 +746,13 @@ class MapResult:
     n_draws: int = 0
     seed: int = DEFAULT_SEED
     pvalue_error: float | None = None
-    query_auprc: np.ndarray = field(default=None, repr=False, compare=False)
-    query_n: np.ndarray = field(default=None, repr=False, compare=False)
-    query_n_pos: np.ndarray = field(default=None, repr=False, compare=False)
-    query_pvalue: np.ndarray = field(default=None, repr=False, compare=False)
-    query_log10_pvalue: np.ndarray = field(default=None, repr=False, compare=False)
-    query_pvalue_bh: np.ndarray = field(default=None, repr=False, compare=False)
-    query_log10_pvalue_bh: np.ndarray = field(default=None, repr=False, compare=False)
+    query_auprc: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_n: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_n_pos: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_pvalue: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_log10_pvalue: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_pvalue_bh: np.ndarray | None = field(default=None, repr=False, compare=False)
+    query_log10_pvalue_bh: np.ndarray | None = field(default=None, repr=False, compare=False)
     groups: tuple | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
