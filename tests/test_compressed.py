@@ -129,7 +129,8 @@ def test_tails_against_exact_enumeration(N, P, E, eps):
             p = exact_tail(sums, s, upper)
             est = eng.tail(float(s), upper=upper)
             assert 0 < p < 1
-            assert math.isfinite(est.log10_pvalue) and 0.0 < est.rse <= 0.02, (s, upper, est)
+            # rse 0: every draw counted its completions exactly (P = 2 counts both positives)
+            assert math.isfinite(est.log10_pvalue) and 0.0 <= est.rse <= 0.02, (s, upper, est)
             assert z_of(est, p) <= 4.0, (N, P, E, eps, float(s), upper, float(p), est)
             checked += 1
     assert checked >= 10

@@ -35,7 +35,8 @@ interpolation error per layer is about ``k eps^2 / 8`` in log-weight, so
 ``eps`` shrinks like ``1 / sqrt(P)``.
 
 The first positive is integrated out: the sampler stops at ``d_2`` and the
-caller counts the ``d_1 <= d_2`` that reach the threshold, which needs no
+caller counts the ``d_1 <= d_2`` that reach the threshold (the state-dependent
+sampler counts the first two together, :func:`count_first_two`), which needs no
 table (a conditional Monte Carlo step: it only lowers the variance).
 
 All values are carried in log space, so no scaling is needed at any ``phi``.
@@ -55,6 +56,7 @@ from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
 
 _SMALL = 1e-6  # |t beta| below this: the series of log_geo and its derivative
+_PAIR_STEPS = 4096  # the first two positives are counted when that takes at most this many steps
 
 
 @njit(cache=True)
@@ -374,6 +376,53 @@ def _log_binom(n, k):
 
 
 @njit(cache=True)
+def count_first_two(D, R, cap):
+    """``#{0 <= d_1 <= d_2 <= D : 1 / (1 + d_1) + 2 / (2 + d_2) >= R}``; -1 after ``cap`` steps.
+
+    The two top positives integrated out together: for each ``d_1`` the
+    ``d_2`` that complete the sum form a range ``[d_1, top]`` with ``top =
+    floor(2 / t - 2)``, ``t = R - 1 / (1 + d_1)`` (each floor checked against
+    the inequality itself, so rounding cannot move it); the ``d_1`` with
+    ``1 / (1 + d_1) >= R`` take every ``d_2`` (an arithmetic sum), and the
+    loop ends where ``t > 1`` or the range is empty. Callers put the
+    tolerance for ties into ``R``.
+    """
+    if R <= 0.0:
+        return (D + 1.0) * (D + 2.0) / 2.0
+    if R > 2.0:
+        return 0.0
+    total = 0.0
+    d1 = 0
+    if R <= 1.0:
+        full = min(D, int(math.floor(1.0 / R - 1.0)))
+        while full >= 0 and 1.0 / (1.0 + full) < R:
+            full -= 1
+        while full + 1 <= D and 1.0 / (2.0 + full) >= R:
+            full += 1
+        n = full + 1.0  # d_1 = 0..full, each with D - d_1 + 1 partners
+        total += n * (D + 1.0) - n * (n - 1.0) / 2.0
+        d1 = full + 1
+    steps = 0
+    while d1 <= D:
+        t = R - 1.0 / (1.0 + d1)
+        if t > 1.0:
+            break
+        top = D if t <= 0.0 else min(D, int(math.floor(2.0 / t - 2.0)))
+        while top >= d1 and 2.0 / (2.0 + top) < t:
+            top -= 1
+        while top + 1 <= D and 2.0 / (3.0 + top) >= t:
+            top += 1
+        if top < d1:
+            break
+        total += top - d1 + 1.0
+        d1 += 1
+        steps += 1
+        if steps > cap:
+            return -1.0
+    return total
+
+
+@njit(cache=True)
 def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
     """Log contribution of one draw to ``P(S >= thr)`` (``-inf`` when it misses).
 
@@ -392,6 +441,12 @@ def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
             return -np.inf
         if d == 0:
             return lw if sr + k >= thr else -np.inf
+        if k == 2:
+            # the two top positives counted together: the last tilted step overshoots
+            # (it favours d_2 = 0 by e^{phi (1 - 2/(2 + d_2))} though every success counts once)
+            c = count_first_two(d, R, _PAIR_STEPS)
+            if c >= 0.0:
+                return lw + math.log(c) if c > 0.0 else -np.inf
         # the tilt whose conditional mean of the remaining sum matches R (secant slopes
         # of log Ghat_k(d) across the tilts, walking from the previous layer's tilt)
         for t in range(J):
@@ -469,8 +524,13 @@ def state_dependent_draws(tabs, phis, kc, x, thr, seed, start, D, lw, sr, out):
     ``-log C(N, P) - log Q`` and their part of S. Layers ``kc`` down to 2
     each use the tilt whose conditional mean of the remaining sum matches the
     residual ``thr - (sum so far)``; every step is an exactly normalised
-    conditional, so the estimate stays unbiased. The first positive is
-    counted.
+    conditional, so the estimate stays unbiased. The first two positives are
+    counted together (:func:`count_first_two`; the first alone when that
+    would take more than 4,096 steps): the last tilted step otherwise
+    overshoots, favouring ``d_2 = 0`` by ``e^{phi (1 - 2 / (2 + d_2))}``
+    although every placement that reaches the threshold counts once
+    (measured at N = 1e6, P = 20, p = 1e-8.8: variance per draw 217 with the
+    first positive counted, 1.4 with the first two).
     """
     n = out.shape[0]
     nb = max(1, min(n, 64))

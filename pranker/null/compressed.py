@@ -12,8 +12,8 @@ take ``8 (P + 1) B`` bytes, with ``B`` about ``E + ln(N / E) / eps``: under
 The estimator
 -------------
 A draw ``d_2 .. d_P`` from the proposal ``Q`` has weight
-``C(N, P)^{-1} / Q(d_2 .. d_P)``, and the first positive is integrated out
-exactly: ``#{d_1 <= d_2 : 1 / (1 + d_1) >= s - sum_{k >= 2} k / (k + d_k)}``
+``C(N, P)^{-1} / Q(d_2 .. d_P)``, and the first positive (with state-dependent
+tilting, the first two) is integrated out exactly: ``#{d_1 <= d_2 : 1 / (1 + d_1) >= s - sum_{k >= 2} k / (k + d_k)}``
 placements complete it to ``S >= s``. So
 
 .. math::
