@@ -276,6 +276,30 @@ def _first_at_least(row, v, hi):
     return lower_bound(row, v, max(lo, -1) + 1, top)
 
 
+@njit(cache=True, inline="always")
+def _step(row, rowm1, x, jD, d, k, phi, lt):
+    """One backward step: ``(d_k, its block, its log-weight)`` for the target ``lt = T + log u``.
+
+    ``row``/``rowm1`` are the rows of layers k and k - 1, ``d = d_{k+1}`` lies
+    in block ``jD`` and ``lt`` is below ``log Ghat_k(d)``: the block by a galloping search
+    of the stored prefixes, the offset inside it by inverting the geometric
+    partial sum.
+    """
+    j = _first_at_least(row, lt, jD)
+    if j == 0:
+        return 0, 0, phi + rowm1[0]  # x[0] = 0: k / (k + 0) = 1
+    L = x[j] - x[j - 1]
+    if L == 1:
+        return x[j], j, phi * k / (k + x[j]) + rowm1[j]
+    a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
+    b = phi * k / (k + x[j]) + rowm1[j]
+    beta = (b - a) / L
+    tmax = L if (j < jD or x[jD] == d) else d - x[j - 1]
+    lr = lt + math.log(-math.expm1(row[j - 1] - lt))
+    t = _invert_geo(lr - a, beta, tmax)
+    return x[j - 1] + t, j, a + t * beta
+
+
 @njit(cache=True)
 def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
     """Draws lo..hi-1 through layers k_hi down to max(k_lo, 2); rows[i] is layer k_lo - 1 + i."""
@@ -292,31 +316,12 @@ def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
                 continue
             row = rows[k - k_lo + 1]
             rowm1 = rows[k - k_lo]
-            at_knot = x[jD] == d
-            if at_knot:
+            if x[jD] == d:
                 T = row[jD]
             else:
                 T = _log_ghat_at(row, x, jD, d, k, phi, rowm1)
             state, u = _uniform01(state)
-            lt = T + math.log(u)
-            j = _first_at_least(row, lt, jD)
-            if j == 0:
-                nd = 0
-                ld = phi + rowm1[0]  # x[0] = 0: k / (k + 0) = 1
-            else:
-                L = x[j] - x[j - 1]
-                if L == 1:
-                    nd = x[j]
-                    ld = phi * k / (k + nd) + rowm1[j]
-                else:
-                    a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
-                    b = phi * k / (k + x[j]) + rowm1[j]
-                    beta = (b - a) / L
-                    tmax = L if (j < jD or at_knot) else d - x[j - 1]
-                    lr = lt + math.log(-math.expm1(row[j - 1] - lt))
-                    t = _invert_geo(lr - a, beta, tmax)
-                    nd = x[j - 1] + t
-                    ld = a + t * beta
+            nd, j, ld = _step(row, rowm1, x, jD, d, k, phi, T + math.log(u))
             q += ld - T
             sr += k / (k + nd)
             d = nd
@@ -482,25 +487,7 @@ def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
         if math.isnan(T):
             T = _log_ghat(row, rowm1, x, jD, d, k, phi)
         state, u = _uniform01(state)
-        lt = T + math.log(u)
-        jn = _first_at_least(row, lt, jD)
-        if jn == 0:
-            nd = 0
-            ld = phi + rowm1[0]
-        else:
-            L = x[jn] - x[jn - 1]
-            if L == 1:
-                nd = x[jn]
-                ld = phi * k / (k + nd) + rowm1[jn]
-            else:
-                a = phi * k / (k + x[jn - 1]) + rowm1[jn - 1]
-                b = phi * k / (k + x[jn]) + rowm1[jn]
-                beta = (b - a) / L
-                tmax = L if (jn < jD or x[jD] == d) else d - x[jn - 1]
-                lr = lt + math.log(-math.expm1(row[jn - 1] - lt))
-                t = _invert_geo(lr - a, beta, tmax)
-                nd = x[jn - 1] + t
-                ld = a + t * beta
+        nd, jn, ld = _step(row, rowm1, x, jD, d, k, phi, T + math.log(u))
         lw -= ld - T
         sr += k / (k + nd)
         d = nd
