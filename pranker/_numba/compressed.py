@@ -54,6 +54,7 @@ from numba import njit, prange
 
 from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
+from .tilt import _gallop_down  # the exact sampler's search, on the rows of knots
 
 _SMALL = 1e-6  # |t beta| below this: the series of log_geo and its derivative
 _PAIR_STEPS = 4096  # the first two positives are counted when that takes at most this many steps
@@ -266,14 +267,7 @@ def _first_at_least(row, v, hi):
     """Smallest j in [0, hi) with row[j] >= v (row nondecreasing), or hi: galloping down from hi."""
     if hi == 0 or row[hi - 1] < v:
         return hi
-    top = hi - 1  # row[top] >= v
-    step = 1
-    lo = top - 1
-    while lo >= 0 and row[lo] >= v:
-        top = lo
-        step <<= 1
-        lo = top - step
-    return lower_bound(row, v, max(lo, -1) + 1, top)
+    return _gallop_down(row, v, hi - 1)
 
 
 @njit(cache=True, inline="always")
