@@ -1,0 +1,123 @@
+"""What every result object shares: the field vocabulary, deprecated names, JSON.
+
+Every result type of the package (one ranking, many rankings, mean AP,
+comparisons, Monte Carlo p-values) uses the same words for the same things:
+
+``statistic``
+    The observed value (scipy's name); results of one measure also carry the
+    measure's own name (``auprc``, ``mean_ap``).
+``pvalue``, ``log10_pvalue``
+    The p-value and its log10 (finite where the p-value underflows float64).
+``pvalue_interval``
+    Confidence interval of the true p-value at ``conf_level``, or None when
+    the method gives no error bound.
+``pvalue_rse``
+    Relative standard error of the p-value: 0 when exact, None when not
+    estimated.
+``method``
+    How the p-value was obtained.
+``n_draws``, ``seed``
+    Random draws behind the p-value and their seed; None when no random
+    draw was made.
+``conf_level``
+    The confidence level of every interval of the result.
+``null_interval``
+    Central ``conf_level`` interval of the statistic under the null.
+``n``, ``n_pos``
+    Number of instances and of positives.
+
+None always means "not estimated" (in the arrays of batch results, NaN).
+``to_dict()`` returns plain Python values ready for :func:`json.dumps`: lists
+for arrays and tuples, None for NaN.
+
+Names that were renamed keep working for one release through
+:class:`DeprecatedAlias` (attributes) and :func:`renamed_parameters`
+(keyword arguments), both of which warn with :class:`DeprecationWarning`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from operator import attrgetter
+
+import numpy as np
+
+__all__ = ["DeprecatedAlias", "deprecated", "renamed_parameters", "jsonable"]
+
+
+def deprecated(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
+    """Warn that ``owner.old`` is deprecated in favour of ``new``."""
+    warnings.warn(
+        f"{owner}.{old} is deprecated and will be removed in the next release; use {new}.",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+class DeprecatedAlias:
+    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path)."""
+
+    def __init__(self, new: str):
+        self.new = new
+        self.__doc__ = f"Deprecated alias of ``{new}``."
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.owner, self.name = owner.__name__, name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        deprecated(self.name, self.new, self.owner)
+        return attrgetter(self.new)(obj)
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError(f"{self.owner}.{self.name} is read-only")
+
+
+def renamed_parameters(**renames: str):
+    """Accept keyword arguments under earlier names, with a DeprecationWarning.
+
+    ``@renamed_parameters(confidence_level="conf_level")`` lets
+    ``f(confidence_level=0.9)`` mean ``f(conf_level=0.9)``; giving both is a
+    TypeError, like any duplicate argument.
+    """
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in renames.items():
+                if old not in kwargs:
+                    continue
+                if new in kwargs:
+                    raise TypeError(
+                        f"{func.__name__}() got {new} twice: as {new}= and as {old}= "
+                        f"(its earlier name). Give only {new}=."
+                    )
+                deprecated(f"{old}=", f"{new}=", f"{func.__name__}()", stacklevel=3)
+                kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def jsonable(value):
+    """``value`` as plain Python: lists for arrays and tuples, floats and ints, None for NaN.
+
+    >>> jsonable({"p": np.float64(0.5), "ci": (np.nan, 1.0), "k": np.arange(2)})
+    {'p': 0.5, 'ci': [None, 1.0], 'k': [0, 1]}
+    """
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
