@@ -637,7 +637,7 @@ def _cheap_cdf(null) -> bool:
 
 def _pvalue_label(pv) -> str:
     """The p-value as the command line prints it, with the method that gave it."""
-    from .cli.format import pvalue_text
+    from ._format import pvalue_text
 
     method = getattr(pv, "method", "") or ""
     text = pvalue_text(pv)
