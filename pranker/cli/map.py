@@ -81,7 +81,7 @@ def run(args) -> int:
                     f"{gcol!r}; a query belongs to one group."
                 )
         groups = first
-    from ..null.tilt import DEFAULT_RTOL
+    from ..null.choice import DEFAULT_RTOL
     from ..significance.mean_ap import map_significance
 
     rtol = DEFAULT_RTOL if args.rtol is None else args.rtol

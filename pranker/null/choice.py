@@ -1,9 +1,11 @@
-"""Which null the default, ``method="auto"``, uses for N instances and P positives.
+"""The defaults of the null layer, each in one line, and the rule ``method="auto"``.
 
-The rule lives with the null distributions so that
-:func:`pranker.null_distribution` and every test of significance (through
-:mod:`pranker.significance.auto`) resolve ``"auto"`` the same way. It depends
-on N and P only, never on the observed AP.
+Every default a p-value depends on (seed, target accuracy, draw budgets, the
+tolerance under which two AP values count as equal) is set here once, so that
+:func:`pranker.null_distribution`, every test of significance (through
+:mod:`pranker.significance.auto`) and every entry point give the same number.
+The rule ``"auto"`` (which null for N instances and P positives) lives here
+too; it depends on N and P only, never on the observed AP.
 """
 
 from __future__ import annotations
@@ -12,7 +14,30 @@ import math
 
 from .._validation import check_counts
 
-__all__ = ["AUTO_EXACT_PLACEMENTS", "DEFAULT_MC_DRAWS", "auto_method"]
+__all__ = [
+    "AUTO_EXACT_PLACEMENTS",
+    "DEFAULT_MC_DRAWS",
+    "DEFAULT_SEED",
+    "DEFAULT_RTOL",
+    "DEFAULT_MAX_DRAWS",
+    "FIRST_DRAWS",
+    "REL_TOL",
+    "auto_method",
+]
+
+# Seed of every random draw when the caller gives none: the same call gives the
+# same number (results record it).
+DEFAULT_SEED = 20140915
+# Target relative standard error of an importance-sampled (tilt) p-value.
+DEFAULT_RTOL = 0.02
+# Draws of the tilt: the first batch, and the most it draws before giving up
+# on ``rtol`` (the result then reports the rse it reached).
+FIRST_DRAWS = 4096
+DEFAULT_MAX_DRAWS = 1 << 20
+# Two AP values (or sums of them) within this relative distance count as equal:
+# P(AP_null >= a) counts placements whose AP rounds to a. Used by the exact count,
+# the tilt, Monte Carlo, mean AP and model comparison alike.
+REL_TOL = 1e-12
 
 # Random rankings drawn by a plain Monte Carlo null when the caller does not say how
 # many: one number for every entry point (null_params, montecarlo_pvalue,

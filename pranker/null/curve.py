@@ -79,7 +79,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba import nullcurve as _kernels_curve
 from .._validation import check_count, check_counts
-from .tilt import DEFAULT_SEED
+from .choice import DEFAULT_SEED
 
 __all__ = ["expected_null_pr_curve", "NullInterpolatedAP", "null_interpolated_ap"]
 

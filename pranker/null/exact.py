@@ -79,6 +79,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
 from .._validation import check_ap, check_counts
+from .choice import REL_TOL
 
 __all__ = [
     "ExactNullDistribution",
@@ -88,10 +89,8 @@ __all__ = [
     "ExactBudgetExceeded",
     "EXACT_DISTRIBUTION_LIMIT",
     "EXACT_MAX_NODES",
-    "REL_TOL",
 ]
 
-REL_TOL = 1e-12
 EXACT_DISTRIBUTION_LIMIT = 20_000_000
 EXACT_MAX_NODES = 1_000_000_000
 

@@ -73,8 +73,7 @@ from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba import sampling as _sampling
 from .._validation import check_count, check_count_pair, check_counts
-from .choice import DEFAULT_MC_DRAWS
-from .tilt import DEFAULT_SEED
+from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED
 
 __all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]
 

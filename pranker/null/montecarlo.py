@@ -50,10 +50,8 @@ from scipy import special
 
 from .._progress import progress_bar
 from .._validation import check_ap, check_conf_level, check_count, check_counts
-from .choice import DEFAULT_MC_DRAWS
-from .exact import REL_TOL
+from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED, REL_TOL
 from .moments import null_ap_samples
-from .tilt import DEFAULT_SEED
 
 __all__ = ["MonteCarloPvalue", "montecarlo_pvalue", "clopper_pearson"]
 

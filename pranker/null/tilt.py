@@ -80,24 +80,18 @@ from .._numba.moments import null_moments
 from .._numba.sampling import null_ap_draws
 from .._numba.tilt import tilt_draws, tilt_forward
 from .._progress import progress_bar
+from .choice import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, FIRST_DRAWS, REL_TOL
 from .compressed import CompressedProposal
+from .logspace import log_comb
 
 __all__ = [
     "TiltEngine",
     "TailEstimate",
-    "DEFAULT_SEED",
-    "DEFAULT_RTOL",
-    "REL_TOL",
     "EXACT_TABLE_CELLS",
 ]
 
-DEFAULT_SEED = 20140915  # fixed: the same call gives the same number
-DEFAULT_RTOL = 0.02
-FIRST_DRAWS = 4096
 DRAW_CHUNK = 4096  # draws per kernel call: Ctrl-C is seen between calls
 _BAR_SECONDS = 2.0  # a progress bar when the draws are predicted to take longer
-DEFAULT_MAX_DRAWS = 1 << 20
-REL_TOL = 1e-12  # AP values within this relative distance count as equal (as the exact count)
 # phi * sigma_0 of the first cell edge; plain Monte Carlo below. Far below 1: when P
 # is small and N large the null is so skewed that K' reaches the top of the
 # support (AP near 1) while phi sigma_0 is still well below 1.
@@ -150,10 +144,6 @@ def _mix_seed(seed: int, n: int, p: int, j: int) -> int:
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
     return x ^ (x >> 31)
-
-
-def _log_comb(n: int, p: int) -> float:
-    return math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)
 
 
 def _z_of(conf_level: float) -> float:
@@ -221,7 +211,7 @@ class TiltEngine:
         mean, var = null_moments(float(N), float(P), float(N - P))
         self.mean_s = mean * P  # E[S] under the null
         self.sd_s = math.sqrt(var) * P
-        self.log_comb = _log_comb(self.N, self.P)
+        self.log_comb = log_comb(self.N, self.P)
         if compressed is None:
             compressed = self.P * (self.N - self.P + 1) > EXACT_TABLE_CELLS
         self.compressed = bool(compressed)

@@ -9,7 +9,7 @@ ranking gets the same p-value everywhere. It depends on N and P only.
 from __future__ import annotations
 
 from .._validation import check_count_pair
-from ..null.choice import DEFAULT_MC_DRAWS, auto_method
+from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
 from ..null.distributions import (
     BetaNull,
     ExactNull,
@@ -19,7 +19,6 @@ from ..null.distributions import (
     SkewBetaNull,
     TiltNull,
 )
-from ..null.tilt import DEFAULT_RTOL
 
 __all__ = ["METHODS", "auto_method", "make_null"]  # auto_method: re-exported from the null layer
 

@@ -170,7 +170,7 @@ import numpy as np
 
 from .._validation import check_scores_labels, check_ties
 from ..measures.uncertainty import ConfidenceInterval
-from ..null.tilt import DEFAULT_SEED
+from ..null.choice import DEFAULT_SEED, REL_TOL
 
 __all__ = ["compare", "CompareResult", "ConfidenceInterval", "COMPARE_METHODS"]
 
@@ -178,7 +178,6 @@ COMPARE_METHODS = ("influence", "bootstrap", "permutation")
 ALTERNATIVES = ("two-sided", "greater", "less")
 _MODE = {"average": 0, "stable": 1, "threshold": 2, "optimistic": 3, "pessimistic": 4}
 _CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
-_REL_TOL = 1e-12  # differences within this (relative to 1) count as equal
 
 
 @dataclass(frozen=True)
@@ -433,7 +432,7 @@ def _tails(z: float, alternative: str, df: float = math.inf):
 
 
 def _count_extreme(reps, d, alternative):
-    tol = _REL_TOL * max(1.0, abs(d))
+    tol = REL_TOL * max(1.0, abs(d))
     if alternative == "greater":
         return reps >= d - tol
     if alternative == "less":
@@ -616,7 +615,7 @@ def _influence_test(sa, sb, yb, d, common):
     var = max(_stratified_var(dif, yb), 0.0)
     se = math.sqrt(var)
     if se <= 1e-15 * max(1.0, abs(d)):
-        p, lg = (1.0, 0.0) if abs(d) <= _REL_TOL else (0.0, -math.inf)
+        p, lg = (1.0, 0.0) if abs(d) <= REL_TOL else (0.0, -math.inf)
         if (
             common["alternative"] == "greater"
             and d < 0
@@ -676,7 +675,7 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
     reps = bootstrap_diffs(la, lb, ga, gb, pos, neg, mode, np.uint64(seed), B)
     dif = _influence_values(sa, yb, ties) - _influence_values(sb, yb, ties)
     a = _accel(dif, yb)
-    tol = _REL_TOL * max(1.0, abs(d))
+    tol = REL_TOL * max(1.0, abs(d))
     below = np.count_nonzero(reps < d - tol) + 0.5 * np.count_nonzero(np.abs(reps - d) <= tol)
     z0 = float(ndtri(min(max(below / B, 0.5 / B), 1.0 - 0.5 / B)))
     alt = common["alternative"]

@@ -58,7 +58,7 @@ from .._validation import (
     check_ties,
     score_label_aliases,
 )
-from ..null.tilt import DEFAULT_SEED
+from ..null.choice import DEFAULT_SEED
 from .auto import METHODS, make_null
 from .single import PrankerResult, _check_conf_level
 
