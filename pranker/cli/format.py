@@ -59,6 +59,7 @@ def plain_line(column: str, res, *, ge: str = "≥", pm: str = "±") -> str:
     lg = log10_pvalue(res)
     if pvalue_kind(res) == "interval":
         iv = pvalue_interval(res)
+        assert iv is not None  # pvalue_kind gives "interval" only when there is one
         draws = getattr(res, "n_draws", None)
         source = f"; Monte Carlo, {draws:,} random rankings" if draws else "; Monte Carlo"
         p = (

@@ -38,7 +38,7 @@ import inspect
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -65,6 +65,7 @@ __all__ = [
     "SkewBetaNull",
     "null_distribution",
     "NULL_METHODS",
+    "NullCurve",
 ]
 
 NULL_METHODS = ("exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
@@ -132,6 +133,36 @@ class PValue:
     def approximate(cls, p: float, method: str, log10_p: float | None = None) -> PValue:
         lp = log10_p if log10_p is not None else (math.log10(p) if p > 0 else -math.inf)
         return cls(float(p), lp, None, None, None, method)
+
+
+class NullCurve(NamedTuple):
+    """Points of a curve that shows a null distribution, and what they are.
+
+    Returned by :meth:`NullDistribution.density_grid` (the density; ``x``
+    holds bin edges, one more than ``y``, when ``y`` are the exact
+    probabilities binned) and :meth:`NullDistribution.tail_curve` (``y`` is
+    ``log10 P(AP_null >= x)``).
+
+    Attributes
+    ----------
+    x, y : numpy.ndarray
+        The points (or bin edges and values).
+    label : str
+        Where the values come from, in words (for a legend).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    label: str
+
+
+# P (N - P + 1) up to which the saddlepoint curve is computed point by point for a
+# figure (a few ms a point at 1e5 cells; seconds a point at 1e7)
+DISPLAY_CELLS = 1_000_000
+# the quantiles bounding the bulk of a null on a figure
+_DISPLAY_TAIL = 1e-3
+# points of the display curves read off the saddlepoint or the cdf
+_DISPLAY_POINTS = 81
 
 
 # Docstring fragments of this module (pranker._docs.fill_doc).
@@ -217,6 +248,11 @@ class NullDistribution:
             self._moments = (float(m), float(v))
         return self._moments
 
+    def set_moments(self, params) -> None:
+        """Use precomputed null moments ``(mean, var)`` (e.g. from a null table)
+        instead of computing them; only ``mean`` and ``var`` change."""
+        self._moments = (float(params[0]), float(params[1]))
+
     @property
     def min_auprc(self) -> float:
         return float(_min_auprc_pair(self.N, self.P)[0])
@@ -275,6 +311,221 @@ class NullDistribution:
         if second < ap * (1.0 - REL_TOL):
             return _one_over_comb(n, p)
         return None
+
+    # what a figure of the null shows (pranker.plotting draws these)
+    def _display_source(self) -> str:
+        """Where the display statistics come from: ``"cdf"`` (``cdf`` and ``ppf``
+        vectorised and instant), ``"saddlepoint"`` (the Lugannani-Rice curve,
+        affordable point by point) or ``""`` (a Monte Carlo sample when one is
+        given, else the beta on the exact mean and variance)."""
+        return ""
+
+    def _saddlepoint_affordable(self) -> bool:
+        return self.P * (self.N - self.P + 1) <= DISPLAY_CELLS
+
+    def display_support(self, samples=None) -> tuple[float, float]:
+        """The bulk of the null on the AP axis: its 0.001 and 0.999 quantiles.
+
+        From the null itself when that is instant (exact counts that fit in
+        memory, beta, skew-beta, or a saddlepoint small enough), else from
+        the Monte Carlo sample ``samples`` when it has more than 100 values,
+        else from the beta matched to the exact mean and variance (a display
+        range only: no p-value is read from it).
+
+        Parameters
+        ----------
+        samples : array_like, optional
+            Null AP values from random rankings.
+
+        Returns
+        -------
+        (float, float)
+            The low and high quantiles.
+
+        Examples
+        --------
+        >>> lo, hi = null_distribution(20, 5, "exact").display_support()
+        >>> bool(0 < lo < 0.3 < hi < 1)
+        True
+        """
+        q = [_DISPLAY_TAIL, 1.0 - _DISPLAY_TAIL]
+        if self._display_source():
+            lo, hi = (float(v) for v in np.atleast_1d(self.ppf(q)))
+        elif samples is not None and np.size(samples) > 100:
+            lo, hi = (float(v) for v in np.quantile(samples, q))
+        else:
+            fit = beta_fit(self.mean, self.var, self.N, self.P)
+            lo, hi = (float(v) for v in fit.ppf(q))
+        return lo, hi
+
+    def density_grid(self, lo: float, hi: float, points: int = 400) -> NullCurve:
+        """The null density on ``[max(lo, min_auprc), hi]``, from the cheapest faithful source.
+
+        Exact counts: their probabilities in (at most 81) bins, ``x`` the bin
+        edges. Beta and skew-beta: the probability of each such bin over its
+        width, at its middle. Tilt and saddlepoint nulls small enough
+        (``P (N - P + 1)`` up to ``DISPLAY_CELLS``): the same from the
+        saddlepoint survival function. Otherwise the pdf of the beta matched
+        to the exact mean and variance at ``points`` points (its shape only).
+
+        Parameters
+        ----------
+        lo, hi : float
+            The range on the AP axis.
+        points : int
+            Points of the beta-shape fallback (and the most bins).
+
+        Returns
+        -------
+        NullCurve
+            ``x``, the density ``y`` (bin edges in ``x`` for exact counts) and
+            its source in words.
+
+        Examples
+        --------
+        >>> c = null_distribution(20, 5, "exact").density_grid(0.2, 1.0)
+        >>> c.x.size == c.y.size + 1, c.label
+        (True, 'exact null (binned)')
+        """
+        x = np.linspace(max(lo, self.min_auprc), hi, points)
+        source = self._display_source()
+        if source:
+            g = np.linspace(x[0], x[-1], min(x.size, _DISPLAY_POINTS))
+            if source == "cdf":
+                prob = np.diff(np.asarray(self.cdf(g), dtype=np.float64))
+            else:
+                prob = -np.diff(np.exp(np.asarray(self._saddlepoint().logsf(g), dtype=np.float64)))
+            dens = np.maximum(prob, 0.0) / np.diff(g)
+            if self.method == "exact":
+                return NullCurve(g, dens, "exact null (binned)")
+            return NullCurve(0.5 * (g[1:] + g[:-1]), dens, self._density_label())
+        fit = beta_fit(self.mean, self.var, self.N, self.P)
+        d = np.asarray(fit.pdf(x), dtype=np.float64)
+        return NullCurve(
+            x,
+            np.where(np.isfinite(d), d, np.nan),
+            "null shape: beta on the exact mean and variance",
+        )
+
+    def _density_label(self) -> str:
+        return "null density (saddlepoint)"
+
+    def _saddlepoint(self) -> NullDistribution:
+        """The saddlepoint null of the same N and P (its curve needs no draws)."""
+        return SaddlepointNull(self.N, self.P, seed=getattr(self, "seed", None))
+
+    def tail_curve(self, a, samples=None) -> NullCurve | None:
+        """``log10 P(AP_null >= a)`` on the grid ``a``, or None where that would be slow.
+
+        Exact counts, beta and skew-beta: their survival function. Tilt and
+        saddlepoint nulls small enough (``P (N - P + 1)`` up to
+        ``DISPLAY_CELLS``): the saddlepoint curve (deterministic; for the
+        tilt null, the approximation its estimates are drawn on). Otherwise
+        the empirical survival function of ``samples`` (where positive), or
+        None without them.
+
+        Parameters
+        ----------
+        a : array_like
+            AP values, increasing.
+        samples : array_like, optional
+            Null AP values from random rankings.
+
+        Returns
+        -------
+        NullCurve or None
+            ``x`` the AP values, ``y`` the log10 survival function (``-inf``
+            where it is 0) and its source in words.
+
+        Examples
+        --------
+        >>> c = null_distribution(4, 2, "exact").tail_curve([0.75])
+        >>> float(c.y[0]) == float(np.log10(0.5)), c.label  # 3 of the 6 placements
+        (True, 'exact survival function')
+        """
+        a = np.asarray(a, dtype=np.float64)
+        source = self._display_source()
+        if source == "cdf":
+            with np.errstate(divide="ignore"):
+                return NullCurve(
+                    a, np.log10(np.clip(self._display_sf(a), 0.0, 1.0)), self._tail_label()
+                )
+        if source == "saddlepoint":
+            lsf = np.asarray(self._saddlepoint().logsf(a), dtype=np.float64)
+            return NullCurve(a, lsf / _LN10, self._tail_label())
+        if samples is not None and np.size(samples) > 0:
+            s = np.sort(np.asarray(samples, dtype=np.float64).ravel())
+            sf = 1.0 - np.searchsorted(s, a, side="left") / s.size
+            keep = sf > 0
+            return NullCurve(
+                a[keep], np.log10(sf[keep]), f"Monte Carlo ({s.size:,} random rankings)"
+            )
+        return None
+
+    def _display_sf(self, a: np.ndarray) -> np.ndarray:
+        """The survival function on a grid, for nulls whose ``sf`` is vectorised."""
+        return np.asarray(self.sf(a), dtype=np.float64)
+
+    def _tail_label(self) -> str:
+        return f"{self.method} survival function"
+
+    @staticmethod
+    def log10_interval(pvalue, conf_level: float | None = None) -> tuple[float, float] | None:
+        """The interval of a p-value on the log10 scale, or None when it has no error bound.
+
+        Read from the p-value itself: its ``log10_pvalue_interval`` when it
+        carries one (a :class:`PValue`), else the log10 of its
+        ``pvalue_interval`` (a lower end of 0 becomes ``-inf``), else, from
+        its relative standard error, ``log10 p + log10(1 -+ z rse)`` with
+        ``z`` the normal quantile of ``conf_level`` (the interval of the
+        tilt estimator; ``-inf`` where ``1 - z rse <= 0``).
+
+        Parameters
+        ----------
+        pvalue : PValue or PrankerResult
+            Anything with ``log10_pvalue`` and, optionally,
+            ``log10_pvalue_interval``, ``pvalue_interval``, ``pvalue_rse``
+            and ``conf_level``.
+        conf_level : float, optional
+            Coverage of an interval built from the relative standard error;
+            default the p-value's own ``conf_level``, else 0.95.
+
+        Returns
+        -------
+        (float, float) or None
+            Low and high ends of the interval of ``log10 p``.
+
+        Examples
+        --------
+        >>> pv = PValue(0.01, -2.0, None, None, 0.1, "tilt")
+        >>> lo, hi = NullDistribution.log10_interval(pv, 0.95)
+        >>> round(10**lo, 6), round(10**hi, 6)  # 0.01 (1 -+ 1.96 x 0.1)
+        (0.00804, 0.01196)
+        """
+        iv = getattr(pvalue, "log10_pvalue_interval", None)
+        if iv is not None:
+            return float(iv[0]), float(iv[1])
+        lg, rse = (getattr(pvalue, k, None) for k in ("log10_pvalue", "pvalue_rse"))
+        lg, rse = (math.nan if v is None else float(v) for v in (lg, rse))
+        by_rse = math.isfinite(lg) and math.isfinite(rse) and rse > 0
+        iv = getattr(pvalue, "pvalue_interval", None)
+        if iv is not None:
+            lo, hi = float(iv[0]), float(iv[1])
+            if lo > 0.0 and hi > 0.0:
+                return math.log10(lo), math.log10(hi)
+            # a lower end of 0: the true one (Monte Carlo), or an underflow of a tilt estimate
+            if hi > 0.0 and lo == 0.0 and not (by_rse and getattr(pvalue, "method", "") == "tilt"):
+                return -math.inf, math.log10(hi)
+        if not by_rse:
+            return None
+        from scipy.special import ndtri
+
+        if conf_level is None:
+            conf_level = float(getattr(pvalue, "conf_level", 0.95))
+        z = float(ndtri(0.5 + conf_level / 2.0))
+        lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
+        low = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
+        return low, min(lg + math.log10(hi_f), 0.0)
 
 
 def _one_over_comb(n: int, p: int) -> PValue:
@@ -395,6 +646,17 @@ class ExactNull(NullDistribution):
 
     def _gt(self, a: float) -> float:
         return self.pvalue(a * (1.0 + 2.0 * REL_TOL)).pvalue
+
+    def _display_source(self) -> str:
+        return "cdf" if self._enumerable() else ""
+
+    def _display_sf(self, a: np.ndarray) -> np.ndarray:
+        # P(AP >= a) = 1 - P(AP < a): the cdf just below a
+        below = np.nextafter(a * (1.0 - 1e-9), -np.inf)
+        return 1.0 - np.asarray(self.cdf(below), dtype=np.float64)
+
+    def _tail_label(self) -> str:
+        return "exact survival function"
 
     def ppf(self, q):
         if not self._enumerable():
@@ -578,6 +840,12 @@ class TiltNull(NullDistribution):
         """
         return _null_quantiles(self.N, self.P, self.seed, q)
 
+    def _display_source(self) -> str:
+        return "saddlepoint" if self._saddlepoint_affordable() else ""
+
+    def _tail_label(self) -> str:
+        return "saddlepoint approximation"
+
 
 QUANTILE_DRAWS = 1 << 16
 
@@ -687,6 +955,12 @@ class SaddlepointNull(NullDistribution):
             return known
         lp = self._log_sf(float(ap)) / _LN10
         return PValue.approximate(_pow10(lp), "saddlepoint", lp)
+
+    def _display_source(self) -> str:
+        return "saddlepoint" if self._saddlepoint_affordable() else ""
+
+    def _saddlepoint(self) -> NullDistribution:
+        return self
 
     def cdf(self, ap):
         return _vectorize(lambda a: 1.0 - self.pvalue(a).pvalue, ap)
@@ -882,6 +1156,13 @@ class _FittedNull(NullDistribution):
 
     def cdf(self, ap):
         return self.fit.cdf(ap)
+
+    def _display_source(self) -> str:
+        return "cdf"
+
+    def _density_label(self) -> str:
+        what = "mean and variance" if self.method == "beta" else "mean, variance and skewness"
+        return f"null: beta fit to the exact {what}"
 
 
 @fill_doc(_DOCS)
