@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -41,6 +42,7 @@ class Page(HTMLParser):
         self.in_h2 = False
         self.title = ""
         self._tag = None
+        self._cell = None  # text of the open td/th, nested tags included
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -52,6 +54,8 @@ class Page(HTMLParser):
             self.imgs.append(a)
         elif tag == "tr":
             self.row = []
+        elif tag in ("td", "th"):
+            self._cell = ""
         elif tag == "script":
             self.scripts += 1
         if tag in ("img", "script", "iframe", "audio", "video", "source", "embed"):
@@ -70,6 +74,10 @@ class Page(HTMLParser):
         elif tag == "tr" and self.row is not None:
             self.cells.append(self.row)
             self.row = None
+        elif tag in ("td", "th") and self._cell is not None:
+            if self.row is not None:
+                self.row.append(self._cell.strip())
+            self._cell = None
         self._tag = None
 
     def handle_data(self, data):
@@ -79,8 +87,29 @@ class Page(HTMLParser):
             self.current += data
         elif self.current is not None:
             self.sections[self.current] = self.sections.get(self.current, "") + data
-        if self.row is not None and self._tag in ("td", "th"):
-            self.row.append(data.strip())
+        if self._cell is not None:
+            self._cell += data
+
+
+# each method as a reader reads it: (the table's name, words the prose must use)
+METHOD_WORDS = {
+    "exact": ("exact enumeration", "placements"),
+    "tilt": ("exponential tilting", "Exponential tilting (importance sampling)"),
+    "saddlepoint": ("saddlepoint approximation", "Saddlepoint approximation"),
+    "montecarlo": ("Monte Carlo", "Monte Carlo"),
+    "beta": ("beta approximation", "Beta approximation"),
+    "skewbeta": ("skewed beta approximation", "Skewed beta approximation"),
+}
+# method names that are identifiers, not English: never in the text a reader reads
+IDENTIFIERS = re.compile(r"\b(montecarlo|skewbeta|tilt)\b", re.I)
+
+
+def reader_text(page_html: str) -> str:
+    """The page's text as a reader reads it: no style, no code, no machine-readable block."""
+    t = re.sub(r"<(style|script|pre|code)\b.*?</\1>", " ", page_html, flags=re.S | re.I)
+    t = re.sub(r"<[^>]+>", "", t)  # tags (and their attributes: alt text is read, kept below)
+    alts = re.findall(r'alt="([^"]*)"', page_html)
+    return html.unescape(t + " " + " ".join(alts))
 
 
 def run(argv, capsys):
@@ -153,7 +182,7 @@ def test_report_contents(scored, capsys):
 
     for rec in records:
         row = rows[rec["score_column"]]
-        assert row[1] == rec["method"]
+        assert row[1] == METHOD_WORDS[rec["method"]][0]
         res = SimpleNamespace(
             **{k: (tuple(v) if isinstance(v, list) else v) for k, v in rec.items()}
         )
@@ -181,6 +210,74 @@ def test_report_contents(scored, capsys):
     from pranker import __version__
 
     assert __version__ in repro and "seed" in repro
+
+
+def test_report_words_not_identifiers(scored):
+    """Every method and every null interval is named in words, in the table and the prose."""
+    from pranker import pranker as pk
+    from pranker.cli.report import build_report
+
+    _, html_path = scored
+    assert not IDENTIFIERS.search(reader_text(html_path.read_text(encoding="utf-8")))
+    rng = np.random.default_rng(3)
+    n = 24  # small enough that the exact null interval is enumerated
+    y = np.arange(n) % 5 == 0
+    s = rng.normal(size=n) + 1.5 * y
+    methods = list(METHOD_WORDS)
+    results = [pk(s, y, method=m, n_draws=2_000, seed=1) for m in methods]
+    assert [r.method for r in results] == methods  # every method really ran
+    assert {r.null_interval_method for r in results} >= {"exact", "montecarlo"}
+    text = build_report(
+        title="words",
+        columns=[f"col_{m}" for m in methods],
+        results=results,
+        padj_log10=None,
+        label="label",
+        source={"name": "x.csv", "size": 1, "sha256": "0" * 64},
+        figures=[],
+        argv=["score", "x.csv", "--method", "montecarlo"],
+    )
+    read = reader_text(text)
+    found = IDENTIFIERS.findall(read)
+    assert found == [], found
+    assert "--method montecarlo" in text  # the command line (code) keeps what was typed
+    page = Page()
+    page.feed(text)
+    rows = {r[0]: r for r in page.cells[1:]}
+    for m in methods:
+        table_name, prose = METHOD_WORDS[m]
+        assert rows[f"col_{m}"][1] == table_name
+        (dd,) = re.findall(rf"<dt>col_{m}</dt><dd>(.*?)</dd>", text, re.S)
+        assert prose in reader_text(dd), (m, dd)
+
+
+def test_null_interval_named_in_words():
+    """The sentence on the null interval says how it was found, in words, for every kind."""
+    from types import SimpleNamespace
+
+    from pranker.cli.report import null_words
+
+    expect = {
+        "exact": "exactly",
+        "montecarlo": "Monte Carlo",
+        "saddlepoint": "saddlepoint approximation",
+        "beta": "beta approximation",
+        "skewbeta": "skewed beta approximation",
+    }
+    for im, words in expect.items():
+        r = SimpleNamespace(
+            n=100,
+            n_pos=10,
+            null_mean=0.1,
+            null_var=1e-3,
+            conf_level=0.95,
+            ties="average",
+            null_interval=(0.05, 0.2),
+            null_interval_method=im,
+        )
+        text = null_words(r)
+        assert words in text and not IDENTIFIERS.search(text), text
+        assert "method" not in text  # not "computed by the montecarlo method"
 
 
 def test_report_citation_matches_citation_file():
@@ -314,3 +411,90 @@ def test_report_in_a_browser(scored, browser, tmp_path):
     assert shot.exists() and shot.stat().st_size > 50_000, proc.stderr[-2000:]
     keep = html_path.parent / "report-screenshot.png"
     shutil.copy(shot, keep)  # left next to the report for a look
+
+
+TABLE_PROBE = """<script>
+window.addEventListener('load', function () {
+  function box(el) {
+    var r = el.getBoundingClientRect();
+    return {left: r.left, right: r.right, width: r.width, sw: el.scrollWidth, cw: el.clientWidth};
+  }
+  var table = document.querySelector('table.results');
+  var facts = {
+    view: window.innerWidth, page: document.documentElement.scrollWidth,
+    table: box(table), wrap: box(table.parentElement),
+    heads: Array.from(table.querySelectorAll('th')).map(function (h) {
+      var b = box(h); b.text = h.textContent; return b;
+    }),
+    cells: Array.from(table.querySelectorAll('td')).map(box)
+  };
+  var pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify(facts);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def test_report_table_fits_a_1024px_window(browser, tmp_path):
+    """The widest results table (long score names, three columns, BH) fits a 1024 px
+    window: no column is cut off, scrolled out of view or overflowing its cell."""
+    rng = np.random.default_rng(11)
+    n = 300
+    y = rng.random(n) < 0.12
+    names = [
+        "gradient_boosting_calibrated_v2",
+        "logistic_regression_baseline",
+        "random_forest_500_trees_depth_12",
+    ]
+    cols = [rng.normal(size=n) + 2.0 * y, rng.normal(size=n) + 0.4 * y, rng.normal(size=n) + 5 * y]
+    f = tmp_path / "long.csv"
+    f.write_text(
+        "label,"
+        + ",".join(names)
+        + "\n"
+        + "".join(
+            f"{int(y[i])}," + ",".join(repr(float(c[i])) for c in cols) + "\n" for i in range(n)
+        )
+    )
+    html_path = tmp_path / "long.html"
+    argv = ["score", f, "-s", ",".join(names), "-l", "label", "--report", html_path, "--quiet"]
+    assert main([str(a) for a in argv]) == 0
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        html_path.read_text(encoding="utf-8").replace("</body>", TABLE_PROBE + "</body>"),
+        encoding="utf-8",
+    )
+    proc = _chromium(
+        browser,
+        tmp_path,
+        "--window-size=1024,2000",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        probe.as_uri(),
+    )
+    m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert m, proc.stderr[-2000:]
+    facts = json.loads(html.unescape(m.group(1)))
+    view, table, wrap = facts["view"], facts["table"], facts["wrap"]
+    assert 900 < view <= 1024  # the window really was 1024 px wide
+    assert facts["page"] <= view  # the page does not scroll sideways
+    assert wrap["right"] <= view and table["right"] <= view + 0.5  # the table ends on screen
+    assert wrap["sw"] <= wrap["cw"]  # nothing hidden in its scroll container either
+    heads = [h["text"] for h in facts["heads"]]
+    assert heads == [
+        "scores",
+        "method",
+        "AUPRC",
+        "p-value",
+        "log10 p",
+        "95% interval of the p-value",
+        "p (BH)",
+        "null mean",
+        "null sd",
+        "95% null interval",
+    ]
+    assert len(facts["cells"]) == 3 * len(heads)
+    for b in facts["heads"] + facts["cells"]:
+        assert 0 <= b["left"] and b["right"] <= wrap["right"] + 0.5, b  # on screen
+        assert b["width"] > 20 and b["sw"] <= b["cw"], b  # and its text inside it

@@ -18,6 +18,7 @@ import io
 import math
 import os
 import platform
+import re
 import sys
 
 from .format import (
@@ -64,11 +65,13 @@ h1 { font-size: 1.5em; margin-bottom: 0.2em; }
 h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 .sub { color: #555; margin-top: 0; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.6em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.7em; text-align: right;
+th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.5em; text-align: right;
          vertical-align: top; }
 th { background: #f4f4f4; }
 td.l, th.l { text-align: left; }
-td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num { font-variant-numeric: tabular-nums; }
+td.name { overflow-wrap: anywhere; min-width: 6em; }
+.nw { white-space: nowrap; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #444; }
@@ -78,7 +81,7 @@ dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 0.2em 1em; }
 dl.kv dt { font-weight: 600; }
 dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 code { overflow-wrap: anywhere; }
-.wide { overflow-x: auto; }
+.wide { overflow-x: auto; max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
 """
 
@@ -134,6 +137,31 @@ def _count_words(n: int, p: int) -> str:
     return f"about 10^{lg:.0f}"
 
 
+#: each method's name as a reader reads it (the table; the prose says more).
+METHOD_NAMES = {
+    "exact": "exact enumeration",
+    "tilt": "exponential tilting",
+    "saddlepoint": "saddlepoint approximation",
+    "montecarlo": "Monte Carlo",
+    "beta": "beta approximation",
+    "skewbeta": "skewed beta approximation",
+}
+
+#: how the central null interval was found, for each ``null_interval_method``.
+NULL_INTERVAL_WORDS = {
+    "exact": "computed exactly, by enumeration",
+    "montecarlo": "estimated by Monte Carlo, from random rankings",
+    "saddlepoint": "from the saddlepoint approximation",
+    "beta": "from the beta approximation",
+    "skewbeta": "from the skewed beta approximation (matched to three moments)",
+}
+
+
+def method_name(m: str) -> str:
+    """A method as the reader reads it: ``"montecarlo"`` -> ``"Monte Carlo"``."""
+    return METHOD_NAMES.get(m, str(m))
+
+
 def method_words(r) -> str:
     """How the p-value of result ``r`` was computed, in plain words."""
     m = getattr(r, "method", "")
@@ -150,8 +178,8 @@ def method_words(r) -> str:
         )
     if m == "tilt":
         text = (
-            "Exact-tilt importance sampling: random rankings are drawn from a "
-            "distribution tilted towards high AUPRC, and each is re-weighted by its "
+            "Exponential tilting (importance sampling): random rankings are drawn from "
+            "a distribution tilted towards high AUPRC, and each is re-weighted by its "
             "exact likelihood ratio, so the estimate is unbiased however small the "
             "p-value is"
         )
@@ -194,17 +222,17 @@ def method_words(r) -> str:
         )
     if m == "skewbeta":
         return (
-            "A beta distribution matched to the exact null mean, variance and skewness; "
-            "an approximation without an error estimate."
+            "Skewed beta approximation: a beta distribution matched to the exact null "
+            "mean, variance and skewness; an approximation without an error estimate."
         )
-    return f"Method {m!r}."
+    return f"{method_name(m)}."
 
 
 def null_words(r) -> str:
     ties = getattr(r, "ties", "average")
     im = getattr(r, "null_interval_method", "")
     lo, hi = null_interval(r)
-    how = f" (computed by the {im} method)" if im else ""
+    how = f" ({NULL_INTERVAL_WORDS.get(im, method_name(im))})" if im else ""
     return (
         f"Null hypothesis: the ranking is random — every placement of the {r.n_pos:,} "
         f"positives among the {r.n:,} items is equally likely. Under it the AUPRC has "
@@ -233,6 +261,28 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
+def _caption_words(caption: str) -> str:
+    """A caption with a method identifier in brackets, ``"(tilt)"``, named in words."""
+    return re.sub(
+        r"\((\w+)\)",
+        lambda m: f"({METHOD_NAMES[m.group(1)]})" if m.group(1) in METHOD_NAMES else m.group(),
+        caption,
+    )
+
+
+def _prose(text) -> str:
+    """``text`` escaped, with every number in e-notation (``6.7e-26``) kept on one line."""
+    return re.sub(r"\d(?:\.\d+)?e-\d+", lambda m: f'<span class="nw">{m.group()}</span>', _e(text))
+
+
+def _nowrap(text) -> str:
+    """``text`` escaped, with line breaks allowed only after a comma or before a
+    bracket: ``6.7e-26 (±1.7 %)`` may wrap before ``(``, never at a minus sign or
+    before ``%``."""
+    pieces = re.split(r"(?<=,) | (?=[(\[])", str(text))
+    return " ".join(f'<span class="nw">{_e(x)}</span>' for x in pieces)
+
+
 def results_table(columns, results, padj_log10) -> str:
     r0 = results[0]
     pct = f"{100 * r0.conf_level:g}%"
@@ -252,7 +302,7 @@ def results_table(columns, results, padj_log10) -> str:
             ivt = interval(*iv)
         cells = [
             c,
-            getattr(r, "method", ""),
+            method_name(getattr(r, "method", "")),
             sig(r.auprc, 4),
             pvalue_text(r),
             "-inf" if lg is None else f"{lg:.3f}",
@@ -267,17 +317,21 @@ def results_table(columns, results, padj_log10) -> str:
             interval(*null_interval(r)),
         ]
         rows.append(cells)
+    # The table fits the page: headers wrap between words ("p-value" kept whole),
+    # numbers only after a comma or before a bracket, the score names anywhere.
+    # Its own container scrolls if a page is narrower still; the page never does.
     out = ['<div class="wide"><table class="results"><thead><tr>']
-    out += [f'<th class="{"l" if j < 2 else ""}">{_e(h)}</th>' for j, h in enumerate(head)]
+    out += [
+        f'<th class="{"l" if j < 2 else ""}">'
+        + _e(h).replace("p-value", '<span class="nw">p-value</span>')
+        + "</th>"
+        for j, h in enumerate(head)
+    ]
     out.append("</tr></thead><tbody>")
     for cells in rows:
-        out.append(
-            "<tr>"
-            + "".join(
-                f'<td class="{"l" if j < 2 else "num"}">{_e(v)}</td>' for j, v in enumerate(cells)
-            )
-            + "</tr>"
-        )
+        td = [f'<td class="l name">{_e(cells[0])}</td>', f'<td class="l">{_e(cells[1])}</td>']
+        td += [f'<td class="num">{_nowrap(v)}</td>' for v in cells[2:]]
+        out.append("<tr>" + "".join(td) + "</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -325,7 +379,7 @@ def build_report(
         f"tied scores: {_e(r0.ties)}.</p>",
         results_table(columns, results, padj_log10),
         '<ul class="plain">',
-        *[f"<li>{_e(plain_line(c, r))}.</li>" for c, r in zip(columns, results, strict=True)],
+        *[f"<li>{_prose(plain_line(c, r))}.</li>" for c, r in zip(columns, results, strict=True)],
         "</ul>",
     ]
     if padj_log10 is not None:
@@ -334,14 +388,15 @@ def build_report(
             f"{len(columns)} score columns, computed on the log scale.</p>"
         )
     parts.append("<h2>How each p-value was computed</h2>")
-    parts.append(f"<p>{_e(null_words(r0))}</p>")
+    parts.append(f"<p>{_prose(null_words(r0))}</p>")
     parts.append('<dl class="kv methods">')
     for c, r in zip(columns, results, strict=True):
-        parts.append(f"<dt>{_e(c)}</dt><dd>{_e(method_words(r))}</dd>")
+        parts.append(f"<dt>{_e(c)}</dt><dd>{_prose(method_words(r))}</dd>")
     parts.append("</dl>")
     if figures:
         parts.append("<h2>Figures</h2>")
         for k, (caption, fig) in enumerate(figures):
+            caption = _caption_words(caption)
             uri = figure_data_uri(fig)
             parts.append(
                 f'<figure id="fig{k + 1}"><img src="{uri}" alt="{_e(caption)}">'
