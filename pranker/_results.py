@@ -57,11 +57,13 @@ def deprecated(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
 
 
 class DeprecatedAlias:
-    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path)."""
+    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path),
+    or its item ``index`` when given (``DeprecatedAlias("pvalue_interval", 0)``)."""
 
-    def __init__(self, new: str):
-        self.new = new
-        self.__doc__ = f"Deprecated alias of ``{new}``."
+    def __init__(self, new: str, index: int | None = None):
+        self.new, self.index = new, index
+        self.shown = new if index is None else f"{new}[{index}]"
+        self.__doc__ = f"Deprecated alias of ``{self.shown}``."
 
     def __set_name__(self, owner, name: str) -> None:
         self.owner, self.name = owner.__name__, name
@@ -69,8 +71,9 @@ class DeprecatedAlias:
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
-        deprecated(self.name, self.new, self.owner)
-        return attrgetter(self.new)(obj)
+        deprecated(self.name, self.shown, self.owner)
+        value = attrgetter(self.new)(obj)
+        return value if self.index is None else value[self.index]
 
     def __set__(self, obj, value) -> None:
         raise AttributeError(f"{self.owner}.{self.name} is read-only")

@@ -1,5 +1,6 @@
 """Tests of pranker_many: every ranking against pranker() and against plain loops."""
 
+import json
 import math
 from itertools import permutations
 
@@ -216,12 +217,24 @@ def test_table_conversions_and_row():
     s, y = random_batch(rng, 7, 25, frac=0.3)
     res = pranker_many(s, y, conf_level=0.9)
     d = res.to_dict()
-    assert set(d) >= {"auprc", "pvalue", "pvalue_bh", "n", "n_pos", "valid"}
-    assert all(v.shape == (7,) for v in d.values())
+    assert set(d) >= {"auprc", "pvalue", "pvalue_bh", "n", "n_pos", "valid", "pvalue_interval"}
+    assert all(isinstance(v, list) and len(v) == 7 for v in d.values())
+    assert json.loads(json.dumps(d, allow_nan=False)) == d  # plain, strict JSON
+    assert d["pvalue"] == res.pvalue.tolist() and d["n"] == [int(v) for v in res.n]
+    for i in range(7):  # None where not estimated, [low, high] around the p-value otherwise
+        iv = d["pvalue_interval"][i]
+        if res.method[i] == "exact":
+            assert iv == [res.pvalue[i], res.pvalue[i]] and d["n_draws"][i] is None
+        elif iv is not None:
+            assert iv[0] <= res.pvalue[i] <= iv[1] and d["n_draws"][i] >= 4096
     pd = pytest.importorskip("pandas")
     df = res.to_pandas()
     assert isinstance(df, pd.DataFrame) and len(df) == 7
-    np.testing.assert_array_equal(df["pvalue"].to_numpy(), d["pvalue"])
+    np.testing.assert_array_equal(df["pvalue"].to_numpy(), res.pvalue)
+    with pytest.warns(DeprecationWarning, match="pvalue_interval"):
+        low = res.pvalue_low
+    np.testing.assert_array_equal(low, res.pvalue_interval[0])
+    np.testing.assert_array_equal(res.statistic, res.auprc)
     r = res.row(4)
     ref = pranker(s[4], y[4], conf_level=0.9)  # the single-ranking path: to 1e-12 relative
     assert r.method == ref.method
@@ -357,7 +370,7 @@ def test_method_exact_and_auto_per_ranking():
         want = sum(a >= obs for a in aps) / len(aps)
         assert res.pvalue[r] == pytest.approx(want, rel=1e-12)
         assert res.row(r).method == "exact"
-        assert res.pvalue_rse[r] == 0.0 and res.pvalue_low[r] == res.pvalue_high[r] == res.pvalue[r]
+        assert res.pvalue_rse[r] == 0.0 and res.pvalue_interval[0][r] == res.pvalue_interval[1][r] == res.pvalue[r]
 
 
 def test_default_pvalues_equal_pranker_number_for_number():

@@ -51,6 +51,7 @@ import numpy as np
 from .._numba import rows as _kernels_many
 from .._numba import tiegroups as _k_tiegroups
 from .._progress import progress_bar
+from .._results import DeprecatedAlias, jsonable
 from .._validation import (
     _as_label_array,
     _as_numeric_array,
@@ -59,8 +60,8 @@ from .._validation import (
     score_label_aliases,
 )
 from ..null.choice import DEFAULT_SEED
-from .auto import METHODS, make_null
-from .single import PrankerResult, _check_conf_level
+from .options import PValueOptions
+from .single import PrankerResult
 
 __all__ = ["ManyResult", "pranker_many"]
 
@@ -71,9 +72,9 @@ _COLUMNS = (
     "pvalue_bh",
     "log10_pvalue_bh",
     "pvalue_rse",
-    "pvalue_low",
-    "pvalue_high",
+    "pvalue_interval",
     "method",
+    "n_draws",
     "null_mean",
     "null_var",
     "n",
@@ -101,12 +102,13 @@ class ManyResult:
     pvalue_rse : ndarray of float
         Relative standard error of each p-value (0 exact, NaN for an
         approximation without an error estimate).
-    pvalue_low, pvalue_high : ndarray of float
-        Confidence interval (``conf_level``) for each true p-value (NaN for
-        an approximation without an error estimate); also the pair
-        ``pvalue_interval``.
+    pvalue_interval : (ndarray, ndarray)
+        The ends (low, high) of each true p-value's confidence interval at
+        ``conf_level`` (NaN for an approximation without an error bound).
     method : ndarray of str (object)
         How each ranking's p-value was obtained (empty when invalid).
+    n_draws : ndarray of float
+        Random draws behind each p-value (NaN when none were drawn).
     null_mean, null_var : ndarray of float
         Exact null moments for each ranking's (N, P).
     n, n_pos : ndarray of int64
@@ -119,6 +121,11 @@ class ManyResult:
         The ``method`` asked for (``"auto"`` by default).
     seed : int
         Seed of the draws (tilt and Monte Carlo).
+    statistic : ndarray of float
+        The observed AP again (scipy's name), as in every result type.
+
+    ``None`` in a single result (``row(i)``) and NaN in these arrays both mean
+    "not estimated"; ``to_dict()`` turns NaN into None.
 
     See Also
     --------
@@ -150,9 +157,9 @@ class ManyResult:
     pvalue_bh: np.ndarray
     log10_pvalue_bh: np.ndarray
     pvalue_rse: np.ndarray
-    pvalue_low: np.ndarray
-    pvalue_high: np.ndarray
+    pvalue_interval: tuple
     method: np.ndarray
+    n_draws: np.ndarray
     null_mean: np.ndarray
     null_var: np.ndarray
     n: np.ndarray
@@ -171,13 +178,33 @@ class ManyResult:
         return int(self.auprc.size)
 
     @property
-    def pvalue_interval(self) -> tuple:
-        """``(pvalue_low, pvalue_high)``: the p-value intervals, as in :class:`PrankerResult`."""
-        return (self.pvalue_low, self.pvalue_high)
+    def statistic(self) -> np.ndarray:
+        """The observed AP of each ranking (scipy's name)."""
+        return self.auprc
+
+    # earlier names, kept for one release
+    pvalue_low = DeprecatedAlias("pvalue_interval", 0)
+    pvalue_high = DeprecatedAlias("pvalue_interval", 1)
+
+    def _columns(self) -> dict:
+        """Each column flattened (C order), one entry per ranking; intervals as (R, 2)."""
+        d = {}
+        for name in _COLUMNS:
+            if name == "pvalue_interval":
+                lo, hi = self.pvalue_interval
+                d[name] = np.stack([lo.ravel(), hi.ravel()], axis=1)
+            else:
+                d[name] = getattr(self, name).ravel()
+        return d
 
     def to_dict(self) -> dict:
-        """Columns as a dict of flat (1-D) arrays, one entry per ranking (C order)."""
-        return {name: getattr(self, name).ravel() for name in _COLUMNS}
+        """JSON-ready columns: one list entry per ranking (C order), None where not
+        estimated (``pvalue_interval`` entries are ``[low, high]`` or None)."""
+        d = self._columns()
+        iv = d.pop("pvalue_interval")
+        out = jsonable(d)
+        out["pvalue_interval"] = [None if np.isnan(p).any() else p.tolist() for p in iv]
+        return {name: out[name] for name in _COLUMNS}
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` with one row per ranking (needs pandas)."""
@@ -192,7 +219,7 @@ class ManyResult:
 
     def row(self, i: int) -> PrankerResult:
         """The result of ranking ``i`` (flat index) as a :class:`PrankerResult`."""
-        d = self.to_dict()
+        d = self._columns()
         size = d["auprc"].shape[0]
         if not -size <= i < size:
             raise IndexError(f"ranking index {i} out of range for {size} rankings.")
@@ -200,16 +227,15 @@ class ManyResult:
             raise ValueError(f"ranking {i} has no positive: its AP is undefined.")
         method = str(d["method"][i])
         n, n_pos = int(d["n"][i]), int(d["n_pos"][i])
-        null = make_null(n, n_pos, method, seed=self.seed)
+        null = PValueOptions(method=method, seed=self.seed).null(n, n_pos)
         rse = float(d["pvalue_rse"][i])
-        has_ci = not np.isnan(d["pvalue_low"][i])
+        lo, hi = (float(v) for v in d["pvalue_interval"][i])
+        draws = float(d["n_draws"][i])
         return PrankerResult(
             auprc=float(d["auprc"][i]),
             pvalue=float(d["pvalue"][i]),
             log10_pvalue=float(d["log10_pvalue"][i]),
-            pvalue_interval=(float(d["pvalue_low"][i]), float(d["pvalue_high"][i]))
-            if has_ci
-            else None,
+            pvalue_interval=None if np.isnan(lo) else (lo, hi),
             pvalue_rse=None if np.isnan(rse) else rse,
             method=method,
             n=n,
@@ -218,6 +244,7 @@ class ManyResult:
             null_var=float(d["null_var"][i]),
             conf_level=self.conf_level,
             ties=self.ties,
+            n_draws=None if np.isnan(draws) else int(draws),
             seed=self.seed if method in ("tilt", "montecarlo") else None,
             null=null,
         )
@@ -347,6 +374,9 @@ def pranker_many(
     method: str = "auto",
     rtol: float | None = None,
     seed: int | None = None,
+    n_draws: int | None = None,
+    alpha: float | None = None,
+    max_nodes: int | None = None,
 ) -> ManyResult:
     """AUPRC, p-values and BH-adjusted p-values for many rankings in parallel.
 
@@ -370,7 +400,7 @@ def pranker_many(
         Tie handling, as in :func:`pranker.auprc_ap` (``"stable"`` uses the
         order along ``axis`` and takes one more pass).
     conf_level : float
-        Coverage of each p-value's confidence interval ``(pvalue_low, pvalue_high)``.
+        Coverage of each p-value's confidence interval ``pvalue_interval``.
     no_positive : {"raise", "nan"}
         What a ranking without a positive does: raise (default) or give NaN
         results with ``valid`` False.
@@ -391,6 +421,9 @@ def pranker_many(
         Seed of the tilt and Monte Carlo draws (default: the fixed seed of
         :func:`pranker.pranker`, so each ranking gets the same p-value as
         there).
+    n_draws, alpha, max_nodes : optional
+        As in :func:`pranker.pranker`: Monte Carlo draws and early stopping,
+        the step budget of the exact count.
 
     Returns
     -------
@@ -427,9 +460,17 @@ def pranker_many(
     ([1.0, 0.8333], [3, 4], [1, 2])
     """
     check_ties(ties)
-    conf_level = _check_conf_level(conf_level)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
+    options = PValueOptions.checked(
+        "pranker_many",
+        method=method,
+        conf_level=conf_level,
+        rtol=rtol,
+        n_draws=n_draws,
+        seed=DEFAULT_SEED if seed is None else seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
+        progress=False,  # the bar is over rankings, not inside each p-value
+    )
     if no_positive not in ("raise", "nan"):
         raise ValueError(f"no_positive must be 'raise' or 'nan'; got {no_positive!r}.")
     s2, y2, m2, batch = _prepare(scores, y, axis, mask, pos_label)
@@ -461,8 +502,7 @@ def pranker_many(
             "NaN results flagged valid=False for them."
         )
     valid = ~empty
-    seed = DEFAULT_SEED if seed is None else int(seed)
-    out = _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress)
+    out = _pvalues(ap, n, npos, valid, options, progress)
     log_bh = np.full(R, np.nan)
     if valid.any():
         log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
@@ -471,10 +511,16 @@ def pranker_many(
     out["pvalue_bh"] = np.where(
         valid, np.maximum(bh, out["pvalue"]), np.nan
     )  # q >= p, also after rounding
+    low, high = out.pop("pvalue_low"), out.pop("pvalue_high")
     cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
     return ManyResult(
-        **shaped, conf_level=conf_level, ties=ties, requested_method=method, seed=seed
+        **shaped,
+        pvalue_interval=(low.reshape(batch), high.reshape(batch)),
+        conf_level=options.conf_level,
+        ties=ties,
+        requested_method=options.method,
+        seed=int(options.seed),
     )
 
 
@@ -503,7 +549,7 @@ def bh_log10(log10_p: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
+def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
     """Every valid ranking's p-value, as :func:`pranker.significance_from_ap` gives it.
 
     Rankings are grouped by (N, P); a group shares its null, and for the
@@ -521,8 +567,10 @@ def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
             "pvalue_high",
             "null_mean",
             "null_var",
+            "n_draws",
         )
     }
+    conf_level = options.conf_level
     used = np.full(R, "", dtype=object)
     rows = np.flatnonzero(valid)
     if rows.size == 0:
@@ -538,7 +586,7 @@ def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
         for a, b in zip(starts, ends, strict=True):
             grp = rows[a:b]
             N, P = int(n[grp[0]]), int(npos[grp[0]])
-            null = make_null(N, P, method, rtol=rtol, seed=seed)
+            null = options.null(N, P)
             index = None
             for i in grp:
                 x = float(ap[i])
@@ -555,6 +603,8 @@ def _pvalues(ap, n, npos, valid, method, rtol, seed, conf_level, progress):
                 if pv.pvalue_interval is not None:
                     res["pvalue_low"][i], res["pvalue_high"][i] = pv.pvalue_interval
                 used[i] = pv.method
+                if pv.n_draws is not None:
+                    res["n_draws"][i] = pv.n_draws
             res["null_mean"][grp] = null.mean
             res["null_var"][grp] = null.var
             if null.method == "tilt":

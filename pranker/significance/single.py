@@ -26,28 +26,27 @@ Differences from the R package, on purpose:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._docs import fill_doc
 from .._numba import moments as _k_moments
+from .._results import DeprecatedAlias, jsonable
 from .._validation import (
-    check_conf_level,
     check_count_pair,
-    check_params,
     check_scores_labels,
     check_ties,
     score_label_aliases,
 )
 from ..measures.ap import _auprc_validated
 from ..null.beta import BetaFit, beta_fit
+from ..null.choice import auto_method
 from ..null.distributions import (
     NullDistribution,
     PValue,
 )
-from .auto import METHODS, _check_method, auto_method, make_null
+from .options import METHODS, PValueOptions
 
 __all__ = [
     "BetaFit",
@@ -134,6 +133,7 @@ class PrankerResult:
 
     @property
     def statistic(self) -> float:
+        """The observed AUPRC (scipy's name)."""
         return self.auprc
 
     @property
@@ -166,39 +166,18 @@ class PrankerResult:
             _k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0]
         )
 
-    # deprecated names (one release)
-    @property
-    def conf_int(self) -> tuple:
-        """Deprecated alias of ``null_interval``."""
-        warnings.warn(
-            "PrankerResult.conf_int is deprecated; use null_interval.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.null_interval
-
-    @property
-    def pvalue_ci(self):
-        """Deprecated alias of ``pvalue_interval``."""
-        warnings.warn(
-            "PrankerResult.pvalue_ci is deprecated; use pvalue_interval.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.pvalue_interval
+    # earlier names, kept for one release
+    conf_int = DeprecatedAlias("null_interval")
+    pvalue_ci = DeprecatedAlias("pvalue_interval")
 
     def to_dict(self) -> dict:
-        """Plain fields (JSON-ready): everything but the null object, plus its interval."""
+        """Plain fields, JSON-ready (``json.dumps`` takes it): everything but the null
+        object, plus ``statistic``, ``null_interval`` and ``null_interval_method``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "null"}
-        if self.pvalue_interval is not None:
-            d["pvalue_interval"] = list(self.pvalue_interval)
-        d["null_interval"] = list(self.null_interval)
+        d["statistic"] = self.statistic
+        d["null_interval"] = self.null_interval
         d["null_interval_method"] = self.null_interval_method
-        return d
-
-
-_check_conf_level = check_conf_level
-_check_params = check_params
+        return jsonable(d)
 
 
 @score_label_aliases
@@ -300,22 +279,11 @@ def pranker(
     True
     """
     check_ties(ties)
-    conf_level = _check_conf_level(conf_level)
-    _check_method(method)
-    if params is not None:
-        params = _check_params(params)
-    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="pranker")
-    n = int(s.shape[0])
-    n_pos = int(np.count_nonzero(yb))
-    auprc = _auprc_validated(s, yb, ties)
-    return significance_from_ap(
-        auprc,
-        n,
-        n_pos,
-        params=params,
-        conf_level=conf_level,
-        ties=ties,
+    options = PValueOptions.checked(
+        "pranker",
         method=method,
+        conf_level=conf_level,
+        params=params,
         rtol=rtol,
         n_draws=n_draws,
         seed=seed,
@@ -323,6 +291,11 @@ def pranker(
         max_nodes=max_nodes,
         progress=progress,
     )
+    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="pranker")
+    n = int(s.shape[0])
+    n_pos = int(np.count_nonzero(yb))
+    auprc = _auprc_validated(s, yb, ties)
+    return result_of(auprc, n, n_pos, options, ties)
 
 
 def significance_from_ap(
@@ -371,10 +344,19 @@ def significance_from_ap(
     >>> res.method, round(res.null_mean, 4), res.log10_pvalue < -7
     ('tilt', 0.0164, True)
     """
-    conf_level = _check_conf_level(conf_level)
-    method = _check_method(method)
-    if params is not None:
-        params = _check_params(params)
+    check_ties(ties)
+    options = PValueOptions.checked(
+        "significance_from_ap",
+        method=method,
+        conf_level=conf_level,
+        params=params,
+        rtol=rtol,
+        n_draws=n_draws,
+        seed=seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
+        progress=progress,
+    )
     n, n_pos = check_count_pair(n, n_pos)
     auprc = float(auprc)
     if not math.isfinite(auprc) or auprc < 0.0 or auprc > 1.0 + 1e-12:
@@ -382,20 +364,18 @@ def significance_from_ap(
             f"significance_from_ap: auprc must be a finite number in [0, 1] (an average "
             f"precision); got {auprc!r}. Pass the AP itself, not a percentage or a score."
         )
-    null = make_null(
-        n,
-        n_pos,
-        method,
-        params=params,
-        n_draws=n_draws,
-        seed=seed,
-        alpha=alpha,
-        max_nodes=max_nodes,
-        progress=progress,
-        rtol=rtol,
-    )
-    pv: PValue = null.pvalue(auprc, conf_level=conf_level)
-    return result_from_pvalue(auprc, n, n_pos, pv, null, conf_level=conf_level, ties=ties)
+    return result_of(auprc, n, n_pos, options, ties)
+
+
+def result_of(auprc: float, n: int, n_pos: int, options: PValueOptions, ties: str) -> PrankerResult:
+    """The :class:`PrankerResult` of checked inputs: the one path behind every entry point.
+
+    Nothing is checked here: ``options`` come from :meth:`PValueOptions.checked`
+    and (auprc, n, n_pos) from the caller's checks.
+    """
+    null = options.null(n, n_pos)
+    pv: PValue = null.pvalue(auprc, conf_level=options.conf_level)
+    return result_from_pvalue(auprc, n, n_pos, pv, null, conf_level=options.conf_level, ties=ties)
 
 
 def result_from_pvalue(

@@ -1,0 +1,124 @@
+"""How a p-value is computed: the options every test of significance passes down.
+
+Every entry point (:func:`pranker.pranker`, :func:`pranker.significance_from_ap`,
+:func:`pranker.pranker_many`, the out-of-core and Dask versions, the command
+line) takes the same keywords, checks them once into a :class:`PValueOptions`
+and hands that object down; the null is built from it by
+:func:`pranker.null_distribution`, the package's one factory, with the default
+rule ``method="auto"`` of :func:`pranker.auto_method`. So the same ranking gets
+the same p-value everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._validation import check_conf_level, check_params
+from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
+from ..null.distributions import NullDistribution, null_distribution
+
+__all__ = ["METHODS", "PValueOptions", "check_method"]
+
+METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
+
+
+def check_method(method, where: str | None = None) -> str:
+    """``method`` if it names a method (None means ``"auto"``), else a ValueError."""
+    if method is None:
+        return "auto"
+    if method not in METHODS:
+        at = f"{where}: " if where else ""
+        raise ValueError(f"{at}method must be one of {METHODS}; got {method!r}.")
+    return method
+
+
+def _check_positive(value, name: str, kind: type):
+    if value is None:
+        return None
+    bad = isinstance(value, bool) or not isinstance(value, (int, float))
+    if not bad:
+        value = kind(value)
+        bad = not value > 0
+    if bad:
+        raise ValueError(f"{name} must be a positive number or None; got {value!r}.")
+    return value
+
+
+@dataclass(frozen=True)
+class PValueOptions:
+    """The options of a p-value, checked once at the entry point.
+
+    Attributes
+    ----------
+    method : str
+        ``"auto"`` (default) or a method name of :data:`METHODS`.
+    conf_level : float
+        Coverage of ``pvalue_interval`` and ``null_interval``.
+    params : (float, float) or None
+        Precomputed null mean and variance (skip their O(1) computation).
+    rtol : float or None
+        Target relative standard error of tilt p-values (None: 0.02).
+    n_draws : int or None
+        Monte Carlo draws (None: 100,000).
+    seed : int or None
+        Seed of the random draws (None: the package's fixed seed).
+    alpha : float or None
+        Monte Carlo early stopping at this level.
+    max_nodes : int or None
+        Step budget of the exact tail count.
+    progress : bool or None
+        A progress bar for long p-values (None: on a terminal only).
+    """
+
+    method: str = "auto"
+    conf_level: float = 0.95
+    params: tuple[float, float] | None = None
+    rtol: float | None = None
+    n_draws: int | None = None
+    seed: int | None = None
+    alpha: float | None = None
+    max_nodes: int | None = None
+    progress: bool | None = None
+
+    @classmethod
+    def checked(cls, where: str | None = None, **options) -> PValueOptions:
+        """The options, each checked (a clear ValueError names the first bad one)."""
+        o = dict(options)
+        o["method"] = check_method(o.get("method"), where)
+        o["conf_level"] = check_conf_level(o.get("conf_level", 0.95), where)
+        if o.get("params") is not None:
+            o["params"] = check_params(o["params"])
+        o["rtol"] = _check_positive(o.get("rtol"), "rtol", float)
+        o["alpha"] = _check_positive(o.get("alpha"), "alpha", float)
+        for name in ("n_draws", "max_nodes"):
+            v = o.get(name)
+            if v is not None and (isinstance(v, bool) or int(v) != v or v < 1):
+                raise ValueError(f"{name} must be a positive integer or None; got {v!r}.")
+            o[name] = None if v is None else int(v)
+        return cls(**o)
+
+    def resolved_method(self, n: int, n_pos: int) -> str:
+        """The method used for (n, n_pos): ``method``, with ``"auto"`` resolved."""
+        return auto_method(n, n_pos) if self.method == "auto" else self.method
+
+    def null(self, n: int, n_pos: int) -> NullDistribution:
+        """The null distribution these options name for n instances and n_pos positives."""
+        method = self.resolved_method(n, n_pos)
+        kwargs: dict = {}
+        if method == "exact":
+            kwargs = {"max_nodes": self.max_nodes}
+        elif method == "tilt":
+            rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
+            kwargs = {"rtol": rtol, "seed": self.seed, "progress": self.progress}
+        elif method == "saddlepoint":
+            kwargs = {"seed": self.seed}
+        elif method == "montecarlo":
+            n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
+            kwargs = {"n_draws": n_draws, "seed": self.seed, "alpha": self.alpha}
+            kwargs["progress"] = self.progress
+        elif method == "beta":
+            kwargs = {"params": self.params}
+        null = null_distribution(n, n_pos, method, **kwargs)
+        if self.params is not None and method != "beta":
+            null.set_moments(self.params)
+        return null
