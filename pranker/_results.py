@@ -27,8 +27,8 @@ comparisons, Monte Carlo p-values) uses the same words for the same things:
     Number of instances and of positives.
 
 None always means "not estimated" (in the arrays of batch results, NaN).
-``to_dict()`` returns plain Python values ready for :func:`json.dumps`: lists
-for arrays and tuples, None for NaN.
+``to_dict()`` returns plain Python values ready for strict JSON: lists for
+arrays and tuples, None for NaN and infinities.
 
 Names that were renamed keep working for one release through
 :class:`DeprecatedAlias` (attributes) and :func:`renamed_parameters`
@@ -108,7 +108,8 @@ def renamed_parameters(**renames: str):
 
 
 def jsonable(value):
-    """``value`` as plain Python: lists for arrays and tuples, floats and ints, None for NaN.
+    """``value`` as plain Python: lists for arrays and tuples, floats and ints, None for NaN
+    and infinities (strict JSON has neither; an open end of a one-sided interval is None).
 
     >>> jsonable({"p": np.float64(0.5), "ci": (np.nan, 1.0), "k": np.arange(2)})
     {'p': 0.5, 'ci': [None, 1.0], 'k': [0, 1]}
@@ -121,6 +122,6 @@ def jsonable(value):
         return [jsonable(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

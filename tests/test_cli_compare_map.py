@@ -155,12 +155,12 @@ def test_compare_text_comma_form_and_options(data, capsys):
         b,
         y,
         method="bootstrap",
-        n_resamples=199,
+        n_draws=199,
         seed=5,
         alternative="greater",
-        confidence_level=0.9,
+        conf_level=0.9,
     )
-    assert (d["method"], d["alternative"], d["confidence_level"]) == ("bootstrap", "greater", 0.9)
+    assert (d["method"], d["alternative"], d["conf_level"]) == ("bootstrap", "greater", 0.9)
     ci = lib.confidence_interval()
     # the CLI calls compare() itself with these arguments: the same numbers, bit for bit
     assert d["pvalue"] == lib.pvalue and d["confidence_interval"][0] == ci.low

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import math
 
 import numpy as np
 import pytest
@@ -184,9 +186,9 @@ def test_permutation_against_all_swaps(ties):
     assert exact[0] == pytest.approx(d, abs=1e-12)  # no swap: the observed difference
     p_exact = np.mean(np.abs(exact) >= abs(d) - 1e-12)
     res = compare(
-        a, b, y, method="permutation", ties=ties, n_resamples=20000, stop_after=10**9, seed=5
+        a, b, y, method="permutation", ties=ties, n_draws=20000, stop_after=10**9, seed=5
     )
-    assert res.n_resamples == 20000
+    assert res.n_draws == 20000
     se = np.sqrt(p_exact * (1 - p_exact) / 20000)
     assert abs(res.pvalue - p_exact) < 4 * se + 1e-4
     # every Monte Carlo replicate is one of the 2^N swap values
@@ -203,13 +205,13 @@ def test_permutation_sequential_stop_and_validity():
     rng = np.random.default_rng(6)
     a, b, y = _pair(rng, n=200, prev=0.2)
     res = compare(a, b, y, method="permutation", stop_after=20)
-    assert res.pvalue == pytest.approx(21 / (res.n_resamples + 1)) or res.n_resamples == 9999
+    assert res.pvalue == pytest.approx(21 / (res.n_draws + 1)) or res.n_draws == 9999
     # type-I error under exchangeable models, a small check at alpha = 0.2
     rej = 0
     for k in range(100):
         a, b, y = _pair(np.random.default_rng(100 + k), n=60, prev=0.3)
         rej += (
-            compare(a, b, y, method="permutation", stop_after=20, n_resamples=999, seed=k).pvalue
+            compare(a, b, y, method="permutation", stop_after=20, n_draws=999, seed=k).pvalue
             <= 0.2
         )
     assert rej <= 20 + 3 * np.sqrt(100 * 0.2 * 0.8)
@@ -221,7 +223,7 @@ def test_permutation_sequential_stop_and_validity():
 def test_result_fields(method, ties):
     rng = np.random.default_rng(7)
     a, b, y = _pair(rng, n=120, decimals=1)
-    r = compare(a, b, y, method=method, ties=ties, n_resamples=499)
+    r = compare(a, b, y, method=method, ties=ties, n_draws=499)
     assert r.statistic == pytest.approx(r.auprc_a - r.auprc_b)
     assert r.auprc_a == pytest.approx(auprc_ap(a, y, ties=ties))
     assert 0.0 < r.pvalue <= 1.0 and r.log10_pvalue == pytest.approx(np.log10(r.pvalue))
@@ -231,7 +233,7 @@ def test_result_fields(method, ties):
     assert ci99.low <= ci.low and ci99.high >= ci.high
     assert (r.n, r.n_pos, r.method) == (120, int(y.sum()), method)
     assert r.seed is None if method == "influence" else r.seed is not None
-    g = compare(a, b, y, method=method, ties=ties, alternative="greater", n_resamples=499)
+    g = compare(a, b, y, method=method, ties=ties, alternative="greater", n_draws=499)
     gl = g.confidence_interval()
     assert gl.high == np.inf and gl.low <= r.statistic
     d = r.to_dict()
@@ -277,8 +279,6 @@ def test_reproducible_and_seeded():
 def test_refusals():
     rng = np.random.default_rng(12)
     a, b, y = _pair(rng)
-    with pytest.raises(ValueError, match="sample weights"):
-        compare(a, b, y, sample_weight=np.ones(a.size))
     with pytest.raises(ValueError, match="method"):
         compare(a, b, y, method="delong")
     with pytest.raises(ValueError, match="alternative"):
@@ -289,3 +289,43 @@ def test_refusals():
         compare(a[:5], b[:5], np.array([1, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match="NaN"):
         compare(np.r_[np.nan, a[1:]], b, y)
+
+
+def test_vocabulary_and_earlier_names():
+    """The fields every result shares, JSON-ready; the earlier names warn and read the new ones."""
+    rng = np.random.default_rng(21)
+    a, b, y = _pair(rng)
+    inf = compare(a, b, y, conf_level=0.9)
+    assert inf.conf_level == 0.9 and inf.n_draws is None and inf.seed is None
+    assert inf.pvalue_interval is None and inf.pvalue_rse is None
+    # influence: the null interval is symmetric about 0, t quantiles times the standard error
+    lo, hi = inf.null_interval
+    assert lo == pytest.approx(-hi, rel=1e-12) and hi > 0
+    d = inf.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d
+    perm = compare(a, b, y, method="permutation", n_draws=999, stop_after=10**9, seed=3)
+    assert perm.n_draws == 999
+    # Clopper-Pearson from b of m: the p-value (b + 1) / (m + 1) gives b back
+    b_hits = round(perm.pvalue * 1000) - 1
+    from scipy.stats import beta as beta_dist
+
+    c_lo = 0.0 if b_hits == 0 else beta_dist.ppf(0.025, b_hits, 999 - b_hits + 1)
+    assert perm.pvalue_interval[0] == pytest.approx(c_lo, rel=1e-9, abs=1e-15)
+    p = perm.pvalue
+    assert perm.pvalue_rse == pytest.approx(math.sqrt((1 - p) / (p * 999)), rel=1e-12)
+    # the permutation null interval: quantiles of differences under random swaps,
+    # on both sides of 0
+    lo, hi = perm.null_interval
+    assert lo < 0 < hi
+    with pytest.warns(DeprecationWarning, match="conf_level"):
+        old = compare(a, b, y, confidence_level=0.9)
+    assert old.pvalue == inf.pvalue
+    with pytest.warns(DeprecationWarning, match="conf_level"):
+        assert old.confidence_level == 0.9
+    with pytest.warns(DeprecationWarning, match="n_draws"):
+        assert perm.n_resamples == 999
+    with pytest.warns(DeprecationWarning):
+        ci = inf.confidence_interval(confidence_level=0.8)
+    assert ci == inf.confidence_interval(conf_level=0.8)
+    with pytest.raises(TypeError, match="twice"):
+        compare(a, b, y, conf_level=0.9, confidence_level=0.9)

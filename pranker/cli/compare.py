@@ -43,9 +43,9 @@ def run(args) -> int:
             method=args.method,
             alternative=args.alternative,
             ties=args.ties,
-            confidence_level=args.conf_level,
+            conf_level=args.conf_level,
             seed=args.seed,
-            n_resamples=args.resamples,
+            n_draws=args.resamples,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -63,7 +63,7 @@ def _summary(res, cols) -> None:
         f"(N = {res.n}, P = {res.n_pos})"
     )
     print(
-        f"difference {res.statistic:+.4f}, {100 * res.confidence_level:g}% CI "
+        f"difference {res.statistic:+.4f}, {100 * res.conf_level:g}% CI "
         f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})"
     )
 

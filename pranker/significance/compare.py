@@ -108,7 +108,7 @@ values above (Efron 1987, §7; for two strata Davison & Hinkley 1997, §5.3),
 so no O(N^2) jackknife is needed. The p-value **inverts the BCa interval**:
 it is the smallest level at which the interval excludes 0 (two-sided: twice
 the smaller one-sided level), so test and interval always agree. It cannot
-go below about 1 / n_resamples.
+go below about 1 / n_draws.
 
 ``"permutation"``: swapping the two models' ranks instance by instance
 ----------------------------------------------------------------------
@@ -121,7 +121,7 @@ law unchanged, so the observed difference is one draw among the ``2^N``
 swap patterns. Patterns are drawn at random (seeded), and the p-value is
 ``(b + 1) / (m + 1)`` with b of m patterns at least as extreme. The number of
 patterns is chosen sequentially (Besag & Clifford 1991): drawing stops at
-the first m with ``b = stop_after`` exceedances, or at ``n_resamples``; the
+the first m with ``b = stop_after`` exceedances, or at ``n_draws``; the
 p-value is then exact (valid at every level), not just approximately so.
 After the stop, further patterns (up to 1,999) are drawn for the interval
 only. Swapped ranks of the two models may coincide; they are then tied, and
@@ -168,9 +168,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._results import DeprecatedAlias, jsonable, renamed_parameters
 from .._validation import check_scores_labels, check_ties
 from ..measures.uncertainty import ConfidenceInterval
 from ..null.choice import DEFAULT_SEED, REL_TOL
+from ..null.montecarlo import clopper_pearson
 
 __all__ = ["compare", "CompareResult", "ConfidenceInterval", "COMPARE_METHODS"]
 
@@ -193,7 +195,7 @@ class CompareResult:
     log10_pvalue : float
         Its log10; for ``"influence"`` computed on the log scale, finite
         where ``pvalue`` underflows. For the resampling methods it is
-        ``log10(pvalue)``, which cannot go below about ``-log10(n_resamples)``.
+        ``log10(pvalue)``, which cannot go below about ``-log10(n_draws)``.
     method : str
         ``"influence"``, ``"bootstrap"`` or ``"permutation"``.
     alternative : str
@@ -204,18 +206,37 @@ class CompareResult:
         Instances and positives.
     ties : str
     seed : int or None
-        Seed of the resamples (None for ``"influence"``).
-    confidence_level : float
-        Default level of :meth:`confidence_interval`.
+        Seed of the resamples (None for ``"influence"``: no random draw).
+    conf_level : float
+        Level of :meth:`confidence_interval`, ``pvalue_interval`` and
+        ``null_interval``.
     standard_error : float
         Standard error of the difference: analytic (``"influence"``) or the
         standard deviation of the bootstrap or permutation replicates.
-    n_resamples : int
-        Resamples or swap patterns behind the p-value (0 for ``"influence"``).
+    n_draws : int or None
+        Resamples or swap patterns behind the p-value (None for
+        ``"influence"``: no random draw).
     df : float or None
         ``"influence"``: Welch-Satterthwaite degrees of freedom of the t
         reference (``inf`` when the variance is zero). None otherwise.
+    pvalue_interval : (float, float) or None
+        ``"permutation"``: the Clopper–Pearson interval of the true
+        permutation p-value from the b of n_draws patterns at least as
+        extreme (exact for a fixed number of patterns; with early stopping,
+        conservative in practice). None otherwise (no error bound).
+    pvalue_rse : float or None
+        Monte Carlo relative standard error of a resampled p-value, by the
+        binomial approximation ``sqrt((1 - p) / (p n_draws))``; None for
+        ``"influence"`` (analytic, no Monte Carlo error).
+    null_interval : (float, float)
+        Central ``conf_level`` interval of the difference under the null
+        hypothesis of equal AP (a property): ``t`` quantiles times the
+        standard error for ``"influence"``, quantiles of the permutation
+        replicates or of the centred bootstrap replicates otherwise.
 
+    The earlier names ``confidence_level`` and ``n_resamples`` still work
+    for one release (with a ``DeprecationWarning``), as keywords of
+    :func:`compare` and :meth:`confidence_interval` and as attributes.
     See Also
     --------
     compare : Builds it.
@@ -232,7 +253,7 @@ class CompareResult:
     (0.7222, 0.5, 0.2222)
     >>> res.method, bool(res.confidence_interval().low < res.statistic)
     ('influence', True)
-    >>> ci = res.confidence_interval(confidence_level=0.9)
+    >>> ci = res.confidence_interval(conf_level=0.9)
     >>> ci.low < ci.high
     True
     """
@@ -248,15 +269,35 @@ class CompareResult:
     n_pos: int
     ties: str
     seed: int | None
-    confidence_level: float
+    conf_level: float
     standard_error: float
-    n_resamples: int
+    n_draws: int | None
     df: float | None = None
+    pvalue_interval: tuple | None = None
+    pvalue_rse: float | None = None
     _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Confidence interval for AP_a - AP_b at ``confidence_level`` (default: the result's).
+    # earlier names, kept for one release
+    confidence_level = DeprecatedAlias("conf_level")
+    n_resamples = DeprecatedAlias("n_draws")
+
+    @property
+    def null_interval(self) -> tuple:
+        """Central ``conf_level`` interval of the difference when both models are equally good."""
+        lo_q, hi_q = (1.0 - self.conf_level) / 2.0, (1.0 + self.conf_level) / 2.0
+        if self.method == "influence":
+            se = self.standard_error
+            return (_t_quantile(lo_q, self.df) * se, _t_quantile(hi_q, self.df) * se)
+        reps = self._replicates
+        assert reps is not None  # the resampling tests record their replicates
+        if self.method == "bootstrap":
+            reps = reps - self.statistic
+        return (float(np.quantile(reps, lo_q)), float(np.quantile(reps, hi_q)))
+
+    @renamed_parameters(confidence_level="conf_level")
+    def confidence_interval(self, conf_level: float | None = None) -> ConfidenceInterval:
+        """Confidence interval for AP_a - AP_b at ``conf_level`` (default: the result's).
 
         Two-sided for ``alternative="two-sided"``; one-sided (an open end at
         ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. Student's t
@@ -265,7 +306,7 @@ class CompareResult:
         """
         from scipy.special import ndtr, ndtri
 
-        c = self.confidence_level if confidence_level is None else _check_level(confidence_level)
+        c = self.conf_level if conf_level is None else _check_level(conf_level)
         if self.alternative == "two-sided":
             lo_q, hi_q = (1.0 - c) / 2.0, (1.0 + c) / 2.0
         elif self.alternative == "greater":
@@ -299,17 +340,19 @@ class CompareResult:
         return ConfidenceInterval(lo, hi)
 
     def to_dict(self) -> dict:
-        """Plain fields (JSON-ready), with the interval at ``confidence_level``."""
+        """Plain fields, JSON-ready, with ``confidence_interval`` and ``null_interval`` at
+        ``conf_level``."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
         ci = self.confidence_interval()
         d["confidence_interval"] = [ci.low, ci.high]
-        return d
+        d["null_interval"] = self.null_interval
+        return jsonable(d)
 
 
 def _check_level(c) -> float:
     c = float(c)
     if not 0.0 < c < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1); got {c!r}.")
+        raise ValueError(f"conf_level must be in (0, 1); got {c!r}.")
     return c
 
 
@@ -441,6 +484,7 @@ def _count_extreme(reps, d, alternative):
 
 
 # --------------------------------------------------------------------------- entry point
+@renamed_parameters(confidence_level="conf_level", n_resamples="n_draws")
 def compare(
     scores_a,
     scores_b,
@@ -449,12 +493,11 @@ def compare(
     method: str = "influence",
     alternative: str = "two-sided",
     ties: str = "average",
-    confidence_level: float = 0.95,
+    conf_level: float = 0.95,
     seed: int | None = None,
-    n_resamples: int | None = None,
+    n_draws: int | None = None,
     stop_after: int = 100,
     pos_label=None,
-    sample_weight=None,
 ) -> CompareResult:
     """Paired test of AP_a - AP_b: two models' scores for the same instances.
 
@@ -480,11 +523,12 @@ def compare(
         ``"greater"``: AP_a > AP_b.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         Tie mode of both APs (:func:`pranker.auprc_ap`).
-    confidence_level : float
-        Default level of ``result.confidence_interval()``.
+    conf_level : float
+        Level of ``result.confidence_interval()``, ``pvalue_interval`` and
+        ``null_interval``.
     seed : int, optional
         Seed of the resamples (default fixed, recorded on the result).
-    n_resamples : int, optional
+    n_draws : int, optional
         Bootstrap resamples (default 1999) or the most swap patterns
         (default 9999).
     stop_after : int
@@ -492,9 +536,6 @@ def compare(
         (Besag & Clifford); the p-value stays exact.
     pos_label : scalar, optional
         The label of the positive class.
-    sample_weight : None
-        Not supported: none of the three methods is exact with weights, so
-        weights are refused rather than approximated.
 
     Returns
     -------
@@ -562,12 +603,7 @@ def compare(
             f"compare: alternative must be one of {ALTERNATIVES}; got {alternative!r}."
         )
     check_ties(ties)
-    confidence_level = _check_level(confidence_level)
-    if sample_weight is not None:
-        raise ValueError(
-            "compare: sample weights are not supported: none of the paired tests here is exact "
-            "with weights. Repeat instances to give integer weights, or compare unweighted."
-        )
+    conf_level = _check_level(conf_level)
     sa, yb = check_scores_labels(scores_a, y, pos_label=pos_label, where="compare")
     sb, yb2 = check_scores_labels(scores_b, y, pos_label=pos_label, where="compare")
     if sa.shape != sb.shape or not np.array_equal(yb, yb2):
@@ -597,16 +633,14 @@ def compare(
         n=n,
         n_pos=n_pos,
         ties=ties,
-        confidence_level=confidence_level,
+        conf_level=conf_level,
     )
     if method == "influence":
         return _influence_test(sa, sb, yb, d, common)
     if method == "bootstrap":
-        return _bootstrap_test(
-            sa, sb, yb, d, seed, 1999 if n_resamples is None else n_resamples, common
-        )
+        return _bootstrap_test(sa, sb, yb, d, seed, 1999 if n_draws is None else n_draws, common)
     return _permutation_test(
-        sa, sb, yb, d, seed, 9999 if n_resamples is None else n_resamples, stop_after, common
+        sa, sb, yb, d, seed, 9999 if n_draws is None else n_draws, stop_after, common
     )
 
 
@@ -628,29 +662,36 @@ def _influence_test(sa, sb, yb, d, common):
             log10_pvalue=lg,
             seed=None,
             standard_error=se,
-            n_resamples=0,
+            n_draws=None,
             df=math.inf,
             **common,
         )
     df = _welch_df(dif, yb)
     p, lg = _tails(d / se, common["alternative"], df)
     return CompareResult(
-        pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_resamples=0, df=df, **common
+        pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_draws=None, df=df, **common
     )
 
 
-def _resampled_result(p, seed, reps, n_resamples, common, **extra):
+def _resampled_result(p, seed, reps, n_draws, common, exceed=None, **extra):
     """The result of a resampling test: p-value ``p`` and the replicates ``reps`` of the difference.
 
     The standard error is the replicates' sample standard deviation; ``extra``
     carries what only one test records (the BCa constants of the bootstrap).
+    ``exceed`` (permutation) is the number b of the n_draws patterns at least
+    as extreme: it gives the Clopper–Pearson interval of the p-value.
     """
+    interval = None
+    if exceed is not None:
+        interval = clopper_pearson(int(exceed), int(n_draws), common["conf_level"])
     return CompareResult(
         pvalue=p,
         log10_pvalue=math.log10(p),
         seed=seed,
         standard_error=float(reps.std(ddof=1)),
-        n_resamples=n_resamples,
+        n_draws=n_draws,
+        pvalue_interval=interval,
+        pvalue_rse=math.sqrt(max(1.0 - p, 0.0) / (p * n_draws)),
         _replicates=reps,
         **extra,
         **common,
@@ -664,7 +705,7 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
 
     B = int(B)
     if B < 99:
-        raise ValueError(f"compare: n_resamples must be at least 99 for the bootstrap; got {B}.")
+        raise ValueError(f"compare: n_draws must be at least 99 for the bootstrap; got {B}.")
     ties = common["ties"]
     la, ga = _levels(sa, yb, ties)
     lb, gb = _levels(sb, yb, ties)
@@ -704,7 +745,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
     stop_after = int(stop_after)
     if max_m < 19:
         raise ValueError(
-            f"compare: n_resamples must be at least 19 for the permutation test; got {max_m}."
+            f"compare: n_draws must be at least 19 for the permutation test; got {max_m}."
         )
     if stop_after < 1:
         raise ValueError(f"compare: stop_after must be >= 1; got {stop_after}.")
@@ -741,4 +782,4 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
         )
         reps = np.concatenate([reps, more])
     p = (b + 1) / (m + 1)
-    return _resampled_result(p, seed, reps, m, common)
+    return _resampled_result(p, seed, reps, m, common, exceed=b)
