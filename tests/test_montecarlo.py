@@ -63,7 +63,7 @@ def test_ci_covers_exact_p_in_95_percent_of_trials(target, m):
         bb = np.count_nonzero(null_ap_samples(N, P, m, seed=seed) >= ap * (1 - 1e-12))
         assert r.n_exceed == bb
         assert r.pvalue == (bb + 1) / (m + 1)
-        assert r.pvalue_ci == clopper_pearson(bb, m, 0.95)
+        assert r.pvalue_interval == clopper_pearson(bb, m, 0.95)
 
 
 def test_estimate_close_to_exact_with_many_draws():
@@ -88,7 +88,7 @@ def test_reproducible_and_split_invariant():
 def test_p1_against_closed_form():
     # positive at rank 7 of 50: p = 7/50 exactly
     r = montecarlo_pvalue(1 / 7, 50, 1, n_draws=100_000, seed=5)
-    assert r.pvalue_ci[0] <= 7 / 50 <= r.pvalue_ci[1]
+    assert r.pvalue_interval[0] <= 7 / 50 <= r.pvalue_interval[1]
 
 
 @pytest.mark.slow
@@ -117,7 +117,7 @@ def test_abs_tol_stops_when_precise():
     r = montecarlo_pvalue(0.5, 100, 5, n_draws=10**6, seed=2, abs_tol=0.004)
     assert r.n_draws < 10**6
     assert (
-        max(r.pvalue_ci[1] - r.n_exceed / r.n_draws, r.n_exceed / r.n_draws - r.pvalue_ci[0])
+        max(r.pvalue_interval[1] - r.n_exceed / r.n_draws, r.n_exceed / r.n_draws - r.pvalue_interval[0])
         <= 0.004
     )
 

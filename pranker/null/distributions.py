@@ -1110,19 +1110,15 @@ class MonteCarloNull(NullDistribution):
             conf_level=conf_level,
             progress=self.progress,
         )
-        p = float(mc.pvalue)
-        m = int(mc.n_draws)
-        b = p * (m + 1) - 1.0
-        rse = math.sqrt(max(1.0 - b / m, 0.0) / max(b, 1.0)) if m > 0 else math.inf
-        lo, hi = (float(v) for v in mc.pvalue_ci)
+        lo, hi = (float(v) for v in mc.pvalue_interval)
         return PValue(
-            p,
-            math.log10(p),
+            float(mc.pvalue),
+            mc.log10_pvalue,
             (lo, hi),
             (math.log10(lo) if lo > 0 else -math.inf, math.log10(hi) if hi > 0 else -math.inf),
-            rse,
+            mc.pvalue_rse,
             "montecarlo",
-            m,
+            int(mc.n_draws),
             self.seed,
         )
 

@@ -24,7 +24,7 @@ interval lies entirely below or above ``alpha``. Stopping on the wrong side
 (deciding p < alpha when p_true >= alpha, or the reverse) needs the interval
 at some look to miss p_true; by the union bound over the K looks
 (Bonferroni) that has probability at most ``1 - conf_level``. The reported
-``pvalue_ci`` is the last interval (at that adjusted confidence), so it is
+``pvalue_interval`` is the last interval (at that adjusted confidence), so it is
 valid whenever sampling stopped. With ``abs_tol``, sampling also stops once
 the interval is within ``abs_tol`` of ``b / m`` on both sides; by the same
 union bound ``|b/m - p_true| <= abs_tol`` then holds with probability at
@@ -43,12 +43,14 @@ recall curve", ECML PKDD 2014.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from .._progress import progress_bar
+from .._results import DeprecatedAlias, jsonable
 from .._validation import check_ap, check_conf_level, check_count, check_counts
 from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED, REL_TOL
 from .moments import null_ap_samples
@@ -87,7 +89,7 @@ def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, fl
 
     See Also
     --------
-    montecarlo_pvalue : Monte Carlo p-value whose ``pvalue_ci`` is this interval.
+    montecarlo_pvalue : Monte Carlo p-value whose ``pvalue_interval`` is this interval.
     scipy.stats.binomtest : its ``proportion_ci(method="exact")`` is the same interval.
 
     References
@@ -129,15 +131,23 @@ class MonteCarloPvalue:
 
     Attributes
     ----------
+    statistic : float
+        The observed AP the p-value is for.
     pvalue : float
         ``(b + 1) / (m + 1)``.
-    pvalue_ci : tuple of float
+    log10_pvalue : float
+        Its log10.
+    pvalue_interval : tuple of float
         Clopper–Pearson interval for p_true from ``b / m`` (at the adjusted
         confidence when early stopping was requested).
+    pvalue_rse : float
+        Relative standard error of ``b / m``: ``sqrt((1 - b/m) / max(b, 1))``.
+    method : str
+        ``"montecarlo"``.
     n_exceed, n_draws : int
         ``b`` and ``m``.
     conf_level : float
-        Confidence of ``pvalue_ci`` (after the Bonferroni adjustment).
+        Confidence of ``pvalue_interval`` (after the Bonferroni adjustment).
     alpha : float or None
         Level for early stopping.
     decision : str or None
@@ -152,7 +162,7 @@ class MonteCarloPvalue:
     See Also
     --------
     montecarlo_pvalue : the function that returns it.
-    clopper_pearson : the interval in ``pvalue_ci``.
+    clopper_pearson : the interval in ``pvalue_interval``.
 
     Examples
     --------
@@ -167,12 +177,15 @@ class MonteCarloPvalue:
     True
     >>> round(r.pvalue, 2)
     0.3
-    >>> r.pvalue_ci[0] < 0.3 < r.pvalue_ci[1]
+    >>> r.pvalue_interval[0] < 0.3 < r.pvalue_interval[1]
     True
     """
 
+    statistic: float
     pvalue: float
-    pvalue_ci: tuple
+    log10_pvalue: float
+    pvalue_interval: tuple
+    pvalue_rse: float
     n_exceed: int
     n_draws: int
     conf_level: float
@@ -180,6 +193,14 @@ class MonteCarloPvalue:
     decision: str | None
     stopped_early: bool
     seed: int
+    method: str = "montecarlo"
+
+    # earlier name, kept for one release
+    pvalue_ci = DeprecatedAlias("pvalue_interval")
+
+    def to_dict(self) -> dict:
+        """Plain fields, JSON-ready."""
+        return jsonable({k: getattr(self, k) for k in self.__dataclass_fields__})
 
 
 def _schedule(n_draws: int, sequential: bool) -> list[int]:
@@ -229,7 +250,7 @@ def montecarlo_pvalue(
         the estimate ``b / m`` on both sides (precision reached), so that
         ``|b/m - p_true| <= abs_tol`` with confidence ``conf_level``.
     conf_level : float
-        Confidence of ``pvalue_ci`` (and of the stopping decision).
+        Confidence of ``pvalue_interval`` (and of the stopping decision).
     progress : bool or None
         tqdm progress bar (None: only on a terminal).
 
@@ -245,7 +266,7 @@ def montecarlo_pvalue(
     Examples
     --------
     >>> r = montecarlo_pvalue(1 / 3, 10, 1, n_draws=20000, seed=0)  # exact p = 0.3
-    >>> r.pvalue_ci[0] < 0.3 < r.pvalue_ci[1]
+    >>> r.pvalue_interval[0] < 0.3 < r.pvalue_interval[1]
     True
     >>> r = montecarlo_pvalue(0.9, 1000, 10, n_draws=10**6, seed=0, alpha=0.05)
     >>> r.decision, r.stopped_early, r.n_draws
@@ -305,9 +326,13 @@ def montecarlo_pvalue(
                 break
     if alpha is not None and decision is None:
         decision = "undecided"
+    p = (b + 1.0) / (m + 1.0)
     return MonteCarloPvalue(
-        pvalue=(b + 1.0) / (m + 1.0),
-        pvalue_ci=ci,
+        statistic=a,
+        pvalue=p,
+        log10_pvalue=math.log10(p),
+        pvalue_interval=ci,
+        pvalue_rse=math.sqrt(max(1.0 - b / m, 0.0) / max(b, 1)) if m > 0 else math.inf,
         n_exceed=b,
         n_draws=m,
         conf_level=level,
