@@ -380,3 +380,29 @@ def test_docstring_fragments_are_filled():
     assert doc.splitlines()[-2:] == ["    a : int", "        The a."]
     with pytest.raises(KeyError):
         fill_doc()("%(no_such_fragment)s")
+
+
+def test_same_options_as_pranker_same_answer():
+    """Every option of pranker() reaches the p-value out of core and on Dask alike."""
+    import pranker as pk
+
+    rng = np.random.default_rng(30)
+    s = rng.random(400)
+    y = rng.random(400) < 0.1
+    s[y] += 0.2
+    opts = dict(method="montecarlo", n_draws=3000, alpha=0.05, seed=11, progress=False)
+    ref = pk.pranker(s, y, **opts)
+    assert ref.method == "montecarlo" and ref.n_draws <= 3000
+    got = [pk.chunked.pranker(s, y, chunk_size=64, **opts), pk.pranker_chunked(s, y, **opts)]
+    dd = pytest.importorskip("dask.array")
+    got.append(pk.dask.pranker(dd.from_array(s, chunks=100), y, scheduler="sync", **opts))
+    for r in got:
+        assert type(r) is type(ref)
+        assert r.auprc == pytest.approx(ref.auprc, rel=1e-12)
+        # the same seed and stopping rule: the same draws, so the same count
+        assert r.n_draws == ref.n_draws < 3000  # stopped early at alpha, as pranker() did
+        assert (r.pvalue, *r.pvalue_interval) == pytest.approx(
+            (ref.pvalue, *ref.pvalue_interval), rel=1e-12
+        )
+    with pytest.raises(ValueError, match="max_nodes"):
+        pk.chunked.pranker(s, y, max_nodes=0)

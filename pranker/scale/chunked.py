@@ -89,12 +89,9 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     DEFAULT_MAX_POSITIVES,
     DEFAULT_ROWS_PER_RANGE,
     DOCS,
-    SAMPLE_PER_CHUNK,
     ChunkCounts,
-    ScanResult,
     ap_from_counts,
     ap_from_total,
-    check_consistent,
     check_range_totals,
     check_significance_args,
     check_totals,
@@ -104,8 +101,6 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     offsets_above,
     range_ap_sum,
     range_boundaries,
-    range_histogram,
-    range_ids,
     result_from_ap,
     sample_weight,
     scan_chunk,
@@ -117,6 +112,8 @@ __doc__ = fill_doc()(__doc__)
 __all__ = [
     "auprc_ap_chunked",
     "pranker_chunked",
+    "auprc_ap",
+    "pranker",
     "ChunkCounts",
     "count_chunk",
     "combine_counts",
@@ -417,6 +414,9 @@ def pranker_chunked(
     rtol: float | None = None,
     n_draws: int | None = None,
     seed: int | None = None,
+    alpha: float | None = None,
+    max_nodes: int | None = None,
+    progress: bool | None = None,
 ) -> PrankerResult:
     """:func:`pranker.pranker` for data read one chunk at a time: AUPRC and its p-value.
 
@@ -447,7 +447,19 @@ def pranker_chunked(
     >>> res == pranker(s, y)  # the same answer as in memory
     True
     """
-    conf_level, params = check_significance_args(ties, conf_level, params)
+    options = check_significance_args(
+        "pranker_chunked",
+        ties,
+        method=method,
+        conf_level=conf_level,
+        params=params,
+        rtol=rtol,
+        n_draws=n_draws,
+        seed=seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
+        progress=progress,
+    )
     ap, n, n_pos = _auprc_chunked(
         source,
         y,
@@ -460,6 +472,10 @@ def pranker_chunked(
         tmp_dir=tmp_dir,
         pos_label=pos_label,
     )
-    return result_from_ap(
-        ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol, n_draws=n_draws, seed=seed
-    )
+    return result_from_ap(ap, n, n_pos, options, ties)
+
+
+# The names of the Dask module, so that ``pranker.chunked.pranker`` and
+# ``pranker.dask.pranker`` (and ``auprc_ap``) read alike; the same functions.
+pranker = pranker_chunked
+auprc_ap = auprc_ap_chunked

@@ -36,13 +36,12 @@ from .._numba import tiegroups as _k_tiegroups
 from .._validation import (
     _as_numeric_array,
     _no_positive_hint,
-    check_conf_level,
     check_labels,
-    check_params,
     check_ties,
 )
 from ..measures.ap import tie_groups
-from ..significance.single import PrankerResult, significance_from_ap
+from ..significance.options import PValueOptions
+from ..significance.single import PrankerResult, result_of
 
 DEFAULT_CHUNK_SIZE = 1 << 22
 # Per chunk / partition the count vectors take about 24 bytes per distinct positive
@@ -87,7 +86,7 @@ DOCS = {
         "max_positives, rows_per_range : int\n"
         "    How many positive scores are gathered, and the fallback beyond that, as\n"
         "    for the AP alone.\n"
-        "method, rtol, n_draws, seed : optional\n"
+        "method, rtol, n_draws, seed, alpha, max_nodes, progress : optional\n"
         "    How the p-value is computed, as in :func:`pranker.pranker`, with the same\n"
         '    defaults (the ``"auto"`` rule and a fixed seed recorded on the result):\n'
         "    the same AP, N and P give the same p-value as there.\n"
@@ -571,16 +570,15 @@ def range_pieces_ap_sum(pieces, items_above: int, pos_above: int, ties: str) -> 
 # ---------------------------------------------------------------------------
 
 
-def check_significance_args(ties: str, conf_level, params):
-    """Validate the arguments of a ``pranker`` call before any pass over the data."""
+def check_significance_args(where: str, ties: str, **options) -> PValueOptions:
+    """Check the p-value options of a ``pranker`` call once, before any pass over the data."""
     check_ties(ties)
-    return check_conf_level(conf_level), (None if params is None else check_params(params))
+    return PValueOptions.checked(where, **options)
 
 
 def result_from_ap(
-    auprc: float, n: int, n_pos: int, params, conf_level: float, ties: str, **significance
+    auprc: float, n: int, n_pos: int, options: PValueOptions, ties: str
 ) -> PrankerResult:
-    """The :class:`pranker.PrankerResult` of an AP computed elsewhere (needs only N, P)."""
-    return significance_from_ap(
-        auprc, n, n_pos, params=params, conf_level=conf_level, ties=ties, **significance
-    )
+    """The :class:`pranker.PrankerResult` of an AP computed elsewhere (needs only N, P):
+    the path of :func:`pranker.pranker` after its AP."""
+    return result_of(auprc, n, n_pos, options, ties)

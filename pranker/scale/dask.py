@@ -390,6 +390,9 @@ def pranker(
     rtol: float | None = None,
     n_draws: int | None = None,
     seed: int | None = None,
+    alpha: float | None = None,
+    max_nodes: int | None = None,
+    progress: bool | None = None,
 ) -> PrankerResult:
     """:func:`pranker.pranker` on a dask array or dataframe: AUPRC and its p-value.
 
@@ -421,7 +424,19 @@ def pranker(
     >>> res == pk.pranker(s, y)  # the same answer as in memory
     True
     """
-    conf_level, params = _c.check_significance_args(ties, conf_level, params)
+    options = _c.check_significance_args(
+        "pranker.dask.pranker",
+        ties,
+        method=method,
+        conf_level=conf_level,
+        params=params,
+        rtol=rtol,
+        n_draws=n_draws,
+        seed=seed,
+        alpha=alpha,
+        max_nodes=max_nodes,
+        progress=progress,
+    )
     ap, n, n_pos = _auprc(
         scores,
         y,
@@ -434,6 +449,4 @@ def pranker(
         scheduler=scheduler,
         pos_label=pos_label,
     )
-    return _c.result_from_ap(
-        ap, n, n_pos, params, conf_level, ties, method=method, rtol=rtol, n_draws=n_draws, seed=seed
-    )
+    return _c.result_from_ap(ap, n, n_pos, options, ties)
