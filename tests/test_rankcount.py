@@ -21,6 +21,12 @@ from pranker._numba import rankcount
 MODES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
 
 
+@pytest.fixture(autouse=True)
+def count_small_inputs(monkeypatch):
+    """The counting path for inputs of any size (by default only from 16,384 scores)."""
+    monkeypatch.setattr(ap_module, "_RANK_COUNT_MIN_N", 0)
+
+
 # ---------------------------------------------------------------------------
 # plain definitions
 # ---------------------------------------------------------------------------
@@ -559,3 +565,27 @@ def test_roc_auc_nan_found_on_every_path(share, at):
         roc_auc(s, y)
     with pytest.raises(ValueError, match=msg):
         roc_auc(s, np.ones(n))  # no negative: the NaN is still reported first
+
+
+def test_small_inputs_take_the_sort_path_with_the_same_numbers(monkeypatch):
+    """Below _RANK_COUNT_MIN_N scores the sort path runs (no counting kernel to compile);
+    its tie groups, AP and ROC AUC are those of the counting path, bit for bit."""
+    rng = np.random.default_rng(101)
+    calls = []
+    real = rankcount.bucket_counts_nan
+    monkeypatch.setattr(rankcount, "bucket_counts_nan", lambda *a: calls.append(1) or real(*a))
+    for kind in KINDS:
+        s = make_scores(rng, kind, 5000)
+        y = labels(rng, 5000, 50)
+        monkeypatch.setattr(ap_module, "_RANK_COUNT_MIN_N", 0)
+        counted = [auprc_ap(s, y, ties=m) for m in MODES] + [roc_auc(s, y)]
+        groups = tie_groups(s, y)
+        assert calls
+        calls.clear()
+        monkeypatch.setattr(ap_module, "_RANK_COUNT_MIN_N", 1 << 14)
+        sorted_ = [auprc_ap(s, y, ties=m) for m in MODES] + [roc_auc(s, y)]
+        assert len(calls) == 1  # only ties="stable" still counts
+        calls.clear()
+        assert counted == sorted_, kind
+        for a, b in zip(groups, tie_groups(s, y), strict=True):
+            assert np.array_equal(a, b)

@@ -456,15 +456,6 @@ def _count_linear(s, lo, hi, vp, sub, first, prm, cnt, crowded):
         cnt[np.uint64(2) * (np.uint64(r) + np.uint64(x > a)) + np.uint64(x == a)] += 1
 
 
-@njit(cache=True)
-def _bucket_any(s, i, mp, vk, tab, sub, first, prm, vp):
-    """Bucket of score ``s[i]`` under either map (the snapshot of a positive)."""
-    if mp == _MAP_TABLE:
-        return np.int64(_bucket_one(_key(s.view(np.uint64)[i]), vk, tab, sub))
-    return _lin_bucket(s[i], vp, sub, first, prm)
-
-
-@njit(cache=True)
 def choose_map(vals):
     """The slot map for ``vals`` and its tables: ``(mp, vk, tab, sub, first, prm, vp)``.
 
@@ -472,7 +463,8 @@ def choose_map(vals):
     (normal, uniform or evenly tied scores, finite, at most ``_VALUE_MAX_D``
     of them); otherwise the two-level table, which spreads any distribution
     (log-normal, heavy tails, infinities, clusters). ``vp`` is ``vals`` padded
-    with NaN, above which no score compares.
+    with NaN, above which no score compares. A plain Python function: only the
+    builder of the map chosen is compiled.
     """
     d = vals.shape[0]
     vp = np.empty(d + _K)
@@ -488,28 +480,22 @@ def choose_map(vals):
 
 
 @njit(cache=True)
-def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap, kpos, blocked):
-    """Count scores lo .. hi-1 into ``cnt``; snapshot the tie count at each positive.
+def _chunk_linear(s, lo, hi, sub, first, prm, vp, cnt, pos_idx, snap, kpos):
+    """Count scores lo .. hi-1 into ``cnt`` through the linear map; snapshot the positives.
 
     ``pos_idx`` holds ascending input indices in [lo, hi) (empty: plain
     counting): ``snap[q]`` gets the count of that score's tie bucket in this
-    chunk just before it, and ``kpos[q]`` its value index. ``mp`` and the
-    tables are those of :func:`choose_map`; ``blocked`` selects the
-    block-wise lookup (large two-level tables) over the fused one. Returns
-    the number of NaN in the chunk (the scores of ``pos_idx`` must be none).
+    chunk just before it, and ``kpos[q]`` its value index. The tables are
+    those of :func:`choose_map`. Returns the number of NaN in the chunk (the
+    scores of ``pos_idx`` must be none).
     """
-    bits = s.view(np.uint64)
+    crowded = prm[3] > 0.0
     cur = lo
     for q in range(pos_idx.shape[0] + 1):
         end = pos_idx[q] if q < pos_idx.shape[0] else hi
-        if mp != _MAP_TABLE:
-            _count_linear(s, cur, end, vp, sub, first, prm, cnt, prm[3] > 0.0)
-        elif blocked:
-            _count_blocked(bits, cur, end, vk, tab, sub, cnt)
-        else:
-            _count_fused(bits, cur, end, vk, tab, sub, cnt)
+        _count_linear(s, cur, end, vp, sub, first, prm, cnt, crowded)
         if q < pos_idx.shape[0]:
-            c = _bucket_any(s, end, mp, vk, tab, sub, first, prm, vp)
+            c = _lin_bucket(s[end], vp, sub, first, prm)
             snap[q] = cnt[c]
             kpos[q] = c >> 1
             cnt[c] += 1
@@ -519,61 +505,80 @@ def _count_chunk(s, lo, hi, mp, vk, tab, sub, first, prm, vp, cnt, pos_idx, snap
 
 
 @njit(cache=True)
-def _chunk_bounds(n, n_chunks):
-    per = (n + n_chunks - 1) // n_chunks
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    for c in range(n_chunks + 1):
-        bounds[c] = min(n, c * per)
-    return bounds
-
-
-@njit(cache=True, inline="always")
-def _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
-    """Count part ``c`` of the scores (with its own slice of the positives)."""
-    a = pos_bounds[c]
-    z = pos_bounds[c + 1]
-    mp, vk, tab, sub, first, prm, vp = lk
-    n_nan[c] = _count_chunk(
-        s,
-        bounds[c],
-        bounds[c + 1],
-        mp,
-        vk,
-        tab,
-        sub,
-        first,
-        prm,
-        vp,
-        cnt[c],
-        pos_idx[a:z],
-        snap[a:z],
-        kpos[a:z],
-        blocked,
-    )
+def _chunk_table(s, lo, hi, vk, tab, sub, cnt, pos_idx, snap, kpos, blocked):
+    """:func:`_chunk_linear` through the two-level table; ``blocked`` selects the
+    block-wise lookup (large tables) over the fused one."""
+    bits = s.view(np.uint64)
+    cur = lo
+    for q in range(pos_idx.shape[0] + 1):
+        end = pos_idx[q] if q < pos_idx.shape[0] else hi
+        if blocked:
+            _count_blocked(bits, cur, end, vk, tab, sub, cnt)
+        else:
+            _count_fused(bits, cur, end, vk, tab, sub, cnt)
+        if q < pos_idx.shape[0]:
+            c = np.int64(_bucket_one(_key(bits[end]), vk, tab, sub))
+            snap[q] = cnt[c]
+            kpos[q] = c >> 1
+            cnt[c] += 1
+            cur = end + 1
+    return cnt[cnt.shape[0] - 1]
 
 
 @njit(cache=True, parallel=True)
-def _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
+def _parallel_linear(s, bounds, pos_idx, pos_bounds, snap, kpos, cnt, n_nan, sub, first, prm, vp):
+    """:func:`_chunk_linear` on every chunk, one thread per chunk."""
     for c in prange(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+        a = pos_bounds[c]
+        z = pos_bounds[c + 1]
+        n_nan[c] = _chunk_linear(
+            s,
+            bounds[c],
+            bounds[c + 1],
+            sub,
+            first,
+            prm,
+            vp,
+            cnt[c],
+            pos_idx[a:z],
+            snap[a:z],
+            kpos[a:z],
+        )
 
 
-@njit(cache=True)
-def _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan):
-    for c in range(bounds.shape[0] - 1):
-        _count_part(c, s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+@njit(cache=True, parallel=True)
+def _parallel_table(s, bounds, pos_idx, pos_bounds, snap, kpos, cnt, n_nan, vk, tab, sub, blocked):
+    """:func:`_chunk_table` on every chunk, one thread per chunk."""
+    for c in prange(bounds.shape[0] - 1):
+        a = pos_bounds[c]
+        z = pos_bounds[c + 1]
+        n_nan[c] = _chunk_table(
+            s,
+            bounds[c],
+            bounds[c + 1],
+            vk,
+            tab,
+            sub,
+            cnt[c],
+            pos_idx[a:z],
+            snap[a:z],
+            kpos[a:z],
+            blocked,
+        )
 
 
 _PARALLEL_MIN = 1 << 16  # below this many scores, one thread
 
 
-@njit(cache=True)
 def bucket_counts_nan(s, vals, pos_idx, n_threads):
     """:func:`bucket_counts` that also returns the number of NaN among ``s``.
 
     A NaN is counted apart in the pass itself (see the module docstring); the
     other counts are those of the other scores. Only ``pos_idx`` scores must
-    be free of NaN.
+    be free of NaN. A plain Python function that picks the kernels to run, so
+    that only those are compiled: the counting loop of the map chosen, in the
+    calling thread below ``_PARALLEL_MIN`` scores (no parallel kernel is
+    compiled there).
 
     Parameters
     ----------
@@ -600,26 +605,42 @@ def bucket_counts_nan(s, vals, pos_idx, n_threads):
         The number of NaN among ``s``.
     """
     n = s.shape[0]
-    lk = choose_map(vals)
+    mp, vk, tab, sub, first, prm, vp = choose_map(vals)
     q = pos_idx.shape[0]
     snap = np.empty(q, dtype=np.int64)
     kpos = np.empty(q, dtype=np.int64)
     parallel = n_threads > 1 and n >= _PARALLEL_MIN
     n_chunks = max(n_threads if parallel else 1, (n + _CHUNK_MAX - 1) // _CHUNK_MAX)
-    bounds = _chunk_bounds(n, n_chunks)
+    per = (n + n_chunks - 1) // n_chunks
+    bounds = np.minimum(np.arange(n_chunks + 1, dtype=np.int64) * per, n)
     pos_bounds = np.searchsorted(pos_idx, bounds)
     # 2 D + 1 counts, a spare entry (always 0) and the NaN entry 2 D + 2
     cnt = np.zeros((n_chunks, 2 * vals.shape[0] + 3), dtype=np.int32)
     blocked = vals.shape[0] > _FUSED_MAX_D
     n_nan = np.zeros(n_chunks, dtype=np.int64)
-    if parallel:
-        _count_parallel(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
+    if parallel and mp == _MAP_VALUE:
+        _parallel_linear(
+            s, bounds, pos_idx, pos_bounds, snap, kpos, cnt, n_nan, sub, first, prm, vp
+        )
+    elif parallel:
+        _parallel_table(
+            s, bounds, pos_idx, pos_bounds, snap, kpos, cnt, n_nan, vk, tab, sub, blocked
+        )
     else:
-        _count_serial(s, lk, bounds, pos_idx, pos_bounds, snap, kpos, cnt, blocked, n_nan)
-    return cnt[:, : 2 * vals.shape[0] + 1], bounds, snap, kpos, n_nan.sum()
+        for c in range(n_chunks):
+            a, z = pos_bounds[c], pos_bounds[c + 1]
+            lo, hi = bounds[c], bounds[c + 1]
+            if mp == _MAP_VALUE:
+                n_nan[c] = _chunk_linear(
+                    s, lo, hi, sub, first, prm, vp, cnt[c], pos_idx[a:z], snap[a:z], kpos[a:z]
+                )
+            else:
+                n_nan[c] = _chunk_table(
+                    s, lo, hi, vk, tab, sub, cnt[c], pos_idx[a:z], snap[a:z], kpos[a:z], blocked
+                )
+    return cnt[:, : 2 * vals.shape[0] + 1], bounds, snap, kpos, int(n_nan.sum())
 
 
-@njit(cache=True)
 def bucket_counts(s, vals, pos_idx, n_threads):
     """Per-chunk bucket counts of all scores ``s`` among ascending distinct ``vals``.
 

@@ -7,7 +7,7 @@ every draw reproducible whatever the number of threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -238,19 +238,59 @@ def _ap_sum(ranks):
     return total
 
 
+@njit(cache=True, inline="always")
+def _draw_chunk(seed, start, lo, hi, N, P, out):
+    """AP of draws ``start + lo .. start + hi - 1`` into ``out[lo:hi]``."""
+    ranks, buf, counts, perm, mark = sampler_work_arrays(N, P)
+    for j in range(lo, hi):
+        random_positive_ranks(seed, start + j, N, P, ranks, buf, counts, perm, mark)
+        out[j] = _ap_sum(ranks) / P
+
+
+@njit(cache=True, inline="always")
+def _n_chunks(n_draws, N, P):
+    """Chunks of the draws, each with its own work arrays: fixed, whatever the threads.
+
+    The dense sampler leaves its permutation permuted from one draw to the
+    next in a chunk, so the chunks (not the threads) fix the numbers.
+    """
+    return min(n_draws, 64 if not use_dense_sampler(N, P) else 4)
+
+
+@njit(cache=True)
+def _null_ap_draws_serial(seed, start, n_draws, N, P, out):
+    """:func:`null_ap_draws` in the calling thread (the same chunks, one after another)."""
+    n_chunks = _n_chunks(n_draws, N, P)
+    per = (n_draws + n_chunks - 1) // n_chunks
+    for c in range(n_chunks):
+        lo = c * per
+        _draw_chunk(seed, start, lo, min(n_draws, lo + per), N, P, out)
+
+
 @njit(cache=True, parallel=True)
+def _null_ap_draws_parallel(seed, start, n_draws, N, P, out):
+    """:func:`null_ap_draws` with its chunks spread over numba's threads."""
+    n_chunks = _n_chunks(n_draws, N, P)
+    per = (n_draws + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        lo = c * per
+        _draw_chunk(seed, start, lo, min(n_draws, lo + per), N, P, out)
+
+
+# Below this much work (draws x items touched per draw, about 0.1 s on one
+# core) the draws run in the calling thread: threads would save a few tens of
+# milliseconds, and compiling the parallel kernel takes over a second on first use.
+_PARALLEL_MIN_WORK = 1 << 25
+
+
 def null_ap_draws(seed, start, n_draws, N, P, out):
     """AP of random rankings number start .. start+n_draws-1 (reproducible by index).
 
     Draw j depends only on (seed, start + j), so results do not depend on the
-    number of threads.
+    number of threads, nor on whether the serial or the parallel kernel runs.
     """
-    n_chunks = min(n_draws, 64 if not use_dense_sampler(N, P) else 4)
-    per = (n_draws + n_chunks - 1) // n_chunks
-    for c in prange(n_chunks):
-        ranks, buf, counts, perm, mark = sampler_work_arrays(N, P)
-        lo = c * per
-        hi = min(n_draws, lo + per)
-        for j in range(lo, hi):
-            random_positive_ranks(seed, start + j, N, P, ranks, buf, counts, perm, mark)
-            out[j] = _ap_sum(ranks) / P
+    per_draw = N if use_dense_sampler(N, P) else P
+    if n_draws * per_draw < _PARALLEL_MIN_WORK or get_num_threads() == 1:
+        _null_ap_draws_serial(seed, start, n_draws, N, P, out)
+    else:
+        _null_ap_draws_parallel(seed, start, n_draws, N, P, out)

@@ -104,15 +104,23 @@ def _tie_groups(
 _RANK_COUNT_MAX_SHARE = 0.2
 _RANK_COUNT_MAX_DISTINCT = 1 << 16  # always counted up to this many distinct values
 _RANK_COUNT_DISTINCT_SHARE = 64  # else up to N / 64 of them
+# Below this many scores one sort takes well under a millisecond: counting
+# would save microseconds, and its kernels take seconds to compile on first use.
+_RANK_COUNT_MIN_N = 1 << 14
 _NO_INDEX = np.zeros(0, dtype=np.int64)
 
 
-def _rank_count_pays(n: int, n_ref: int, n_distinct: int | None = None) -> bool:
+def _rank_count_pays(
+    n: int, n_ref: int, n_distinct: int | None = None, *, stable: bool = False
+) -> bool:
     """Whether counting among the reference scores beats sorting all ``n`` scores.
 
     ``n_distinct`` (once known) is the number of distinct reference scores.
+    Below ``_RANK_COUNT_MIN_N`` scores the sort is used, except for
+    ``stable`` ties, whose two paths add up the AP in different orders (the
+    value of small inputs is kept to the last bit).
     """
-    if n_ref > _RANK_COUNT_MAX_SHARE * n:
+    if n_ref > _RANK_COUNT_MAX_SHARE * n or (n < _RANK_COUNT_MIN_N and not stable):
         return False
     return n_distinct is None or n_distinct <= max(
         _RANK_COUNT_MAX_DISTINCT, n // _RANK_COUNT_DISTINCT_SHARE
@@ -254,9 +262,9 @@ def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> fl
     """
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
-        if _rank_count_pays(s.shape[0], n_pos):
+        if _rank_count_pays(s.shape[0], n_pos, stable=True):
             idx, vals, runs = _reference(s, yb, where)
-            if _rank_count_pays(s.shape[0], n_pos, vals.shape[0]):
+            if _rank_count_pays(s.shape[0], n_pos, vals.shape[0], stable=True):
                 cnt, bounds, snap, kpos = _bucket_counts(s, vals, idx, where)
                 return float(rankcount.stable_ap(cnt, bounds, runs, idx, snap, kpos))
         if where is not None:
