@@ -14,15 +14,18 @@ read) and writes a one-page HTML report of it all (``report.html``).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import atomic_write, atomic_write_text
 from . import score
+from .errors import UserError
 from .format import format_results, result_dict, unicode_ok
-from .io import UserError, atomic_write, atomic_write_text
 
 FILES = (
     "scores.csv",
@@ -32,6 +35,20 @@ FILES = (
     "null_distribution.png",
     "report.html",
 )
+WEAK = 1  # the column of the weak model: the figures of one model show it
+
+
+@dataclass
+class _Scored:
+    """The held-out half once ranked and scored."""
+
+    digit: int
+    n_images: int  # in the whole data set
+    cols: list  # the two models' names
+    s_list: list  # their held-out scores, float64
+    y: np.ndarray  # held-out labels, bool
+    results: list  # one PrankerResult per model
+    padj: list  # log10 BH-adjusted p-values
 
 
 def _models(digit: int, seed: int):
@@ -60,146 +77,179 @@ def _models(digit: int, seed: int):
 
 def run(args) -> int:
     out = args.output_dir
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise UserError(f"{out} exists and is not a folder.")
-    existing = [f for f in FILES if os.path.exists(os.path.join(out, f))]
-    if existing and not args.force:
-        raise UserError(
-            f"{out}/ already holds demo output ({', '.join(existing)}); refusing to "
-            "overwrite it (use --force, or -o another folder)."
-        )
-    try:
-        import matplotlib  # noqa: F401
-
-        have_mpl = True
-    except ImportError:
-        have_mpl = False
-    scores, y, shape = _models(args.digit, args.seed)
-    cols = list(scores)
-    s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
-    # the defaults of `pranker score`, so that scoring the written scores.csv repeats these numbers
-    ns = argparse_namespace(
-        method="auto",
-        conf_level=0.95,
-        ties="average",
-        draws=None,
-        seed=None,
-        rtol=None,
-        progress=args.progress,
-    )
-    results, padj = score.score_arrays(cols, s_list, y, ns)
+    _check_output_dir(out, args.force)
+    have_mpl = _have_matplotlib()
+    d = _fit_and_score(args.digit, args.seed, args.progress)
     os.makedirs(out, exist_ok=True)
-
-    def write_scores(tmp):
-        with open(tmp, "w") as fh:
-            fh.write("label," + ",".join(cols) + "\n")
-            for row in zip(y.astype(int).tolist(), *[s.tolist() for s in s_list], strict=True):
-                fh.write(",".join(repr(v) for v in row) + "\n")
-
     csv_path = os.path.join(out, "scores.csv")
-    atomic_write(csv_path, write_scores)
-    records = [
-        result_dict(r, c, "label", csv_path, padj[k])
-        for k, (c, r) in enumerate(zip(cols, results, strict=True))
-    ]
-    atomic_write_text(
-        os.path.join(out, "results.json"), json.dumps(records, indent=2, allow_nan=False) + "\n"
-    )
-
-    def say(*a):
-        if not args.quiet:
-            print(*a)
-
-    r0 = results[0]
-    say(
-        f"Digits data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; positive "
-        f"class = digit {args.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
-        "logistic regressions rank the held-out images:\n"
-    )
-    say(format_results(cols, results, padj, "label", csv_path, unicode=unicode_ok(sys.stdout)))
-    written = [csv_path, os.path.join(out, "results.json")]
+    _write_data(d, csv_path, os.path.join(out, "results.json"))
+    say = print if not args.quiet else _silent
+    _say_results(d, csv_path, say)
     if have_mpl:
-        from pranker import plotting
-
-        from . import report as rep
-
-        n, p = r0.n, r0.n_pos
-        null_curve = score.null_curve(n, p)
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
-        title = f"Digit {args.digit} vs rest, held-out half"
-        fig_pr = score.pr_figure(cols, s_list, y, results, title)
-        plotting.save_figure(fig_pr, paths["pr_curve.png"])
-        weak = 1
-        pr, roc = score.curves(s_list[weak], y)
-        fig_rp = plotting.plot_roc_pr_from_curves(
-            roc,
-            pr,
-            label=cols[weak],
-            prevalence=p / n,
-            null_curve=null_curve,
-            title=f"{cols[weak]}: ROC and PR share the recall axis",
-        )
-        plotting.save_figure(fig_rp, paths["roc_pr.png"])
-        samples = _null_samples(n, p, args.draws, args.progress)
-        fig_null = score.null_figure(cols[weak], results[weak], samples=samples)
-        plotting.save_figure(fig_null, paths["null_distribution.png"])
-        fig_null0 = score.null_figure(cols[0], results[0])
-        figures = [
-            (
-                f"PR curves of both models ({title}): the step curve of each ranking, whose "
-                "area is its AUPRC, against the precision of a random ranking (P/N, and its "
-                "expected value at each recall); dotted: F1 isolines.",
-                fig_pr,
-            ),
-            (
-                f"{cols[weak]}: ROC (left) and PR (right) sharing recall as the y axis; dashed: "
-                "the interpolated envelope of the PR step curve.",
-                fig_rp,
-            ),
-        ] + [
-            (
-                f"{c}: the null distribution of AUPRC (left, zoomed on its bulk"
-                + (f", with a histogram of {args.draws:,} random rankings" if f is fig_null else "")
-                + ") and its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
-                f"read from; the observed AUPRC {r.auprc:.4g} and its p-value are in red.",
-                f,
-            )
-            for c, r, f in ((cols[0], results[0], fig_null0), (cols[weak], results[weak], fig_null))
-        ]
-        argv = getattr(args, "argv", None) or sys.argv[1:]
-        text = rep.build_report(
-            title=f"pranker demo: find the {args.digit}s among handwritten digits",
-            intro=(
-                f"Data bundled with scikit-learn: {shape[0]} images of 8x8 pixels; "
-                f"positive class = digit {args.digit}. Two logistic regressions, fitted "
-                "on a stratified half (one on all 64 pixels, a deliberately weak one on "
-                "the 4 central pixels), rank the other half."
-            ),
-            columns=cols,
-            results=results,
-            padj_log10=padj,
-            label="label",
-            source=rep.file_facts(csv_path),
-            figures=figures,
-            argv=["demo", *argv[1:]],
-            settings={
-                "digit": str(args.digit),
-                "split seed": str(args.seed),
-                "method asked": "auto",
-            },
-        )
-        rep.write_report(paths["report.html"], text)
-        written += list(paths.values())
-    if have_mpl:
+        figures = _save_figures(d, paths, args.draws, args.progress)
+        _write_report(d, figures, csv_path, paths["report.html"], args)
         say(
             f"\nOpen {os.path.join(out, 'report.html')} in a browser: the results, how each "
             "p-value was computed, the figures, what to cite and how to reproduce them."
         )
     say(
         f"\nRe-run on the saved scores:\n  pranker score {csv_path} "
-        f"--score {cols[0]},{cols[1]} --label label --report report.html"
+        f"--score {d.cols[0]},{d.cols[1]} --label label --report report.html"
     )
     return 0
+
+
+def _silent(*_) -> None:
+    pass
+
+
+def _check_output_dir(out: str, force: bool) -> None:
+    """Refuse an output folder that is a file, or holds demo output (without ``force``)."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UserError(f"{out} exists and is not a folder.")
+    existing = [f for f in FILES if os.path.exists(os.path.join(out, f))]
+    if existing and not force:
+        raise UserError(
+            f"{out}/ already holds demo output ({', '.join(existing)}); refusing to "
+            "overwrite it (use --force, or -o another folder)."
+        )
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _fit_and_score(digit: int, seed: int, progress: bool) -> _Scored:
+    """Fit the two models and score their held-out rankings with the defaults of
+    ``pranker score``, so that scoring the written scores.csv repeats these numbers."""
+    scores, y, shape = _models(digit, seed)
+    cols = list(scores)
+    s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
+    defaults = argparse.Namespace(
+        method="auto",
+        conf_level=0.95,
+        ties="average",
+        draws=None,
+        seed=None,
+        rtol=None,
+        progress=progress,
+    )
+    results, padj = score.score_arrays(cols, s_list, y, defaults)
+    return _Scored(digit, shape[0], cols, s_list, y, results, padj)
+
+
+def _write_data(d: _Scored, csv_path: str, json_path: str) -> None:
+    """The held-out labels and scores as CSV, and the results as JSON."""
+
+    def write_scores(tmp):
+        with open(tmp, "w") as fh:
+            fh.write("label," + ",".join(d.cols) + "\n")
+            for row in zip(d.y.astype(int).tolist(), *[s.tolist() for s in d.s_list], strict=True):
+                fh.write(",".join(repr(v) for v in row) + "\n")
+
+    atomic_write(csv_path, write_scores)
+    records = [
+        result_dict(r, c, "label", csv_path, d.padj[k])
+        for k, (c, r) in enumerate(zip(d.cols, d.results, strict=True))
+    ]
+    atomic_write_text(json_path, json.dumps(records, indent=2, allow_nan=False) + "\n")
+
+
+def _say_results(d: _Scored, csv_path: str, say) -> None:
+    r0 = d.results[0]
+    say(
+        f"Digits data bundled with scikit-learn: {d.n_images} images of 8x8 pixels; positive "
+        f"class = digit {d.digit}.\nHeld-out half: N = {r0.n}, P = {r0.n_pos}. Two "
+        "logistic regressions rank the held-out images:\n"
+    )
+    say(
+        format_results(d.cols, d.results, d.padj, "label", csv_path, unicode=unicode_ok(sys.stdout))
+    )
+
+
+def _save_figures(d: _Scored, paths: dict, draws: int, progress: bool) -> list:
+    """Save the PR curves, the weak model's ROC and PR, and its null with a histogram of
+    ``draws`` random rankings; return the report's (caption, figure) pairs."""
+    from pranker import plotting
+
+    n, p = d.results[0].n, d.results[0].n_pos
+    title = f"Digit {d.digit} vs rest, held-out half"
+    fig_pr = score.pr_figure(d.cols, d.s_list, d.y, d.results, title)
+    plotting.save_figure(fig_pr, paths["pr_curve.png"])
+    weak = d.cols[WEAK]
+    pr, roc = score.curves(d.s_list[WEAK], d.y)
+    fig_rp = plotting.plot_roc_pr_from_curves(
+        roc,
+        pr,
+        label=weak,
+        prevalence=p / n,
+        null_curve=score.null_curve(n, p),
+        title=f"{weak}: ROC and PR share the recall axis",
+    )
+    plotting.save_figure(fig_rp, paths["roc_pr.png"])
+    samples = _null_samples(n, p, draws, progress)
+    fig_null = score.null_figure(weak, d.results[WEAK], samples=samples)
+    plotting.save_figure(fig_null, paths["null_distribution.png"])
+    fig_null0 = score.null_figure(d.cols[0], d.results[0])
+    return [
+        (
+            f"PR curves of both models ({title}): the step curve of each ranking, whose "
+            "area is its AUPRC, against the precision of a random ranking (P/N, and its "
+            "expected value at each recall); dotted: F1 isolines.",
+            fig_pr,
+        ),
+        (
+            f"{weak}: ROC (left) and PR (right) sharing recall as the y axis; dashed: "
+            "the interpolated envelope of the PR step curve.",
+            fig_rp,
+        ),
+        _null_caption(d.cols[0], d.results[0], fig_null0),
+        _null_caption(weak, d.results[WEAK], fig_null, draws),
+    ]
+
+
+def _null_caption(column: str, result, fig, draws: int | None = None) -> tuple:
+    """(caption, figure) of a model's null; ``draws``: the random rankings in its histogram."""
+    return (
+        f"{column}: the null distribution of AUPRC (left, zoomed on its bulk"
+        + (f", with a histogram of {draws:,} random rankings" if draws is not None else "")
+        + ") and its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
+        f"read from; the observed AUPRC {result.auprc:.4g} and its p-value are in red.",
+        fig,
+    )
+
+
+def _write_report(d: _Scored, figures: list, csv_path: str, path: str, args) -> None:
+    from . import report as rep
+
+    argv = getattr(args, "argv", None) or sys.argv[1:]
+    text = rep.build_report(
+        title=f"pranker demo: find the {d.digit}s among handwritten digits",
+        intro=(
+            f"Data bundled with scikit-learn: {d.n_images} images of 8x8 pixels; "
+            f"positive class = digit {d.digit}. Two logistic regressions, fitted "
+            "on a stratified half (one on all 64 pixels, a deliberately weak one on "
+            "the 4 central pixels), rank the other half."
+        ),
+        columns=d.cols,
+        results=d.results,
+        padj_log10=d.padj,
+        label="label",
+        source=rep.file_facts(csv_path),
+        figures=figures,
+        argv=["demo", *argv[1:]],
+        settings={
+            "digit": str(d.digit),
+            "split seed": str(args.seed),
+            "method asked": "auto",
+        },
+    )
+    rep.write_report(path, text)
 
 
 def _null_samples(n, p, draws, progress):
@@ -215,9 +265,3 @@ def _null_samples(n, p, draws, progress):
             out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
-
-
-def argparse_namespace(**kw):
-    import argparse
-
-    return argparse.Namespace(**kw)

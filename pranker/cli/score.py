@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 
 import numpy as np
 
+from .columns import LABEL_NAMES, default_columns, resolve_column, to_labels, to_scores
+from .errors import UserError
 from .format import format_results, log10_pvalue, result_dict, results_csv, sig, unicode_ok
-from .io import (
-    LABEL_NAMES,
-    STDIN,
-    UserError,
-    check_writable,
-    default_columns,
-    open_table,
-    resolve_column,
-    to_labels,
-    to_scores,
-    write_output,
-)
+from .read import STDIN, open_table
+from .write import check_writable, write_output
 
 # ----------------------------------------------------------------------------
 # Adapters to the library (imported here, when a command runs)
@@ -65,18 +56,13 @@ def null_curve(N: int, P: int):
 
 
 def bh_adjust_log10(log10_p) -> list:
-    """log10 of the Benjamini-Hochberg adjusted p-values, computed on the log scale so
-    that p-values below the floating-point range keep their value (None for p = 0)."""
-    lg = [-math.inf if v is None else float(v) for v in log10_p]
-    m = len(lg)
-    order = sorted(range(m), key=lambda i: lg[i])
-    out = [0.0] * m
-    running = 0.0  # adjusted p-values are capped at 1
-    for rank in range(m, 0, -1):
-        i = order[rank - 1]
-        running = min(running, lg[i] + math.log10(m / rank))
-        out[i] = running
-    return [None if v == -math.inf else v for v in out]
+    """log10 of the Benjamini-Hochberg adjusted p-values
+    (:func:`pranker.significance.many.bh_log10`, on the log scale so that p-values
+    below the floating-point range keep their value); None for p = 0, in and out."""
+    from ..significance.many import bh_log10
+
+    lg = np.array([-np.inf if v is None else v for v in log10_p], dtype=np.float64)
+    return [None if v == -np.inf else v for v in bh_log10(lg).tolist()]
 
 
 def score_arrays(score_cols, s_list, y, args):

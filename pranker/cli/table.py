@@ -6,7 +6,8 @@ import sys
 
 import numpy as np
 
-from .io import UserError, check_writable
+from .errors import UserError
+from .write import check_writable
 
 
 def parse_ranges(text: str, name: str) -> np.ndarray:
