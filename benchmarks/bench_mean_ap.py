@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from pranker import map_significance
-from pranker.significance.mean_ap import _query_aps
+from pranker.significance.mean_ap import query_average_precision
 
 
 def _queries(rng, Q, vary):
@@ -55,7 +55,7 @@ def rows(quick: bool, query_pvalues: bool = True):
         what = "N_q 900-1100" if vary else "N_q = 1000"
         allx = np.concatenate(ss)
         t_sort, _ = _best(lambda allx=allx: np.sort(allx))
-        t_ap, _ = _best(lambda ss=ss, ys=ys: _query_aps(ss, ys, "average", None))
+        t_ap, _ = _best(lambda ss=ss, ys=ys: query_average_precision(ss, ys))
         t, res = _best(lambda ss=ss, ys=ys: map_significance(ss, ys, query_method=None))
         yield (f"Q={Q:.0e}, {what}: numpy.sort of all scores", f"{t_sort:.3f}s", "-", None)
         yield (f"Q={Q:.0e}, {what}: the Q APs alone", f"{t_ap / t_sort:.2f}x sort", "-", None)
@@ -87,7 +87,7 @@ def accuracy_rows(quick: bool = False):
     import math
 
     from pranker import map_significance_from_ap
-    from pranker.significance.mean_ap import AUTO_SADDLE_MAX_KURTOSIS, _SharedSum
+    from pranker.null.mean_ap import AUTO_SADDLE_MAX_KURTOSIS, MeanAPNull
 
     rng = np.random.default_rng(7)
     cells = [
@@ -107,7 +107,7 @@ def accuracy_rows(quick: bool = False):
     for P, Q in cells:
         n = rng.integers(900, 1101, Q)
         k = rng.integers(5, 51, Q) if P == "5-50" else np.full(Q, P)
-        null = _SharedSum(n, k, 1)
+        null = MeanAPNull(n, k, seed=1)
         K = null.cgf(0.0, order=4)
         kurt = K[4] / K[2] ** 2
         for z in (3.0, 6.0, 10.0):

@@ -1,70 +1,29 @@
 r"""Mean average precision over queries, and its p-value against random rankings.
 
 For Q queries, query q with N_q instances of which P_q are relevant, the
-mean AP is ``mAP = (1/Q) sum_q AP_q = (1/Q) sum_q S_q / P_q`` with
-``S_q = P_q AP_q = sum_k k / r_k``. Under the null that every query's ranking
-is random (and the queries independent), :func:`map_significance` gives
-``p = P(mAP_null >= observed)``.
+mean AP is ``mAP = (1/Q) sum_q AP_q``. Under the null that every query's
+ranking is random (and the queries independent), :func:`map_significance`
+gives ``p = P(mAP_null >= observed)``.
 
-The exact CGF of the sum
-------------------------
-The cumulant generating function of a sum of independent terms is the sum of
-theirs. With ``K_q`` the exact CGF of ``S_q`` (the forward recursion of
-:mod:`pranker._numba.tilt`, O(N_q P_q) per value),
-
-.. math::
-
-    K(\theta) = \log E\, e^{\theta\, \mathrm{mAP}}
-              = \sum_q K_q\big(\theta / (Q P_q)\big),
-
-and its derivatives are ``K^{(j)} = sum_q K^{(j)}_q / (Q P_q)^j``.
-
-One recursion per distinct P. The tilt of query q, ``phi_q = theta / (Q
-P_q)``, depends on the query only through P_q, and the recursion's values at
-offset ``d = r - k`` do not depend on the upper bound ``N - P`` (it only says
-where the last layer is read). So one recursion per distinct P, run to the
-largest N_q of those queries, gives ``K_q`` and its derivatives for every N_q
-at once as prefix sums of its last layer (derivation and scaling in
-:mod:`pranker._numba.mean_ap`). Q = 10^4 queries with P_q in 5..50 cost ~46
-recursions per theta whether the N_q are equal or all different. A single
-query (Q = 1) uses the engine of :func:`pranker.significance_from_ap` itself.
-
-Two ways to a tail probability use it:
+The null is :class:`pranker.null.mean_ap.MeanAPNull`: the exact cumulant
+generating function of the sum (one forward recursion per distinct P, read at
+every N), with two ways to the tail —
 
 ``"saddlepoint"``
-    Lugannani–Rice (1980) at the saddle point ``K'(theta) = mAP``, found by a
-    safeguarded Newton search (a handful of evaluations of the summed CGF).
-    It is deterministic. Its error shrinks as the sum grows more normal; the
-    result's ``pvalue_error`` is the size of the next term of the expansion
-    (Daniels 1987), relative to the p-value, computed from the third and
-    fourth cumulants at the saddle point. It is an estimate, not a bound:
-    measured against the estimator below (docs/mean_ap.md) the actual error
-    was up to ~60 times larger where the null is far from normal, and within
-    the estimator's 1 % wherever ``"auto"`` picks the saddlepoint.
+    Lugannani–Rice (1980) at the saddle point of the exact CGF;
+    deterministic, with ``pvalue_error`` the relative size of the next term of
+    the expansion (Daniels 1987), an estimate rather than a bound.
 ``"tilt"``
-    Importance sampling from the exactly tilted product law: query q is
-    drawn from its own tilted law ``P_phi_q(subset) ∝ e^{phi_q S_q}`` at
-    ``phi_q = theta / (Q P_q)`` (``theta`` near the saddle point), exactly and
-    backwards from its own upper bound through the layers shared by its P, and
-
-    .. math::
-
-        p = E\left[ \prod_q e^{K_q(\phi_q) - \phi_q S_q}
-                    \, 1\{\mathrm{mAP} \ge m\} \right],
-
-    unbiased whatever the tilts; the draws double from 4,096 until the
-    relative standard error is below ``rtol``. Its cost is Q times the
-    number of draws times the mean P, so it is the choice for few queries.
+    Unbiased importance sampling from the exactly tilted law of every query
+    (Siegmund 1976), to a relative standard error ``rtol``.
 
 ``method="auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
 queries, and beyond that the saddlepoint where the null mAP's excess kurtosis
-``K''''(0) / K''(0)^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS` (else
-``"tilt"``): measured, the saddlepoint was within 1 % of the unbiased
-estimate there and off by up to 11 % at a kurtosis near 4 (docs/mean_ap.md).
-For one query both coincide with :func:`pranker.significance_from_ap` with
-the same method.
-
-Degenerate queries are exact: P_q = N_q has AP = 1 always.
+is at most :data:`AUTO_SADDLE_MAX_KURTOSIS` (else ``"tilt"``; measured in
+docs/mean_ap.md). A single query (Q = 1) is the test of one ranking: the
+result has the method, p-value and intervals of
+:func:`pranker.significance_from_ap`. Degenerate queries are exact: P_q = N_q
+has AP = 1 always.
 
 Per-query p-values and groups
 -----------------------------
@@ -95,16 +54,26 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_conf_level
+from .._results import jsonable, renamed_parameters
+from .._validation import binarize_labels, check_conf_level, check_scores, check_ties
+from ..null.choice import DEFAULT_RTOL
+from ..null.logspace import pow10
+from ..null.mean_ap import (
+    AUTO_SADDLE_MAX_KURTOSIS,
+    AUTO_TILT_MAX_QUERIES,
+    MEAN_AP_METHODS,
+    MeanAPNull,
+    MeanAPPValue,
+)
 
 __all__ = [
     "map_significance",
     "map_significance_from_ap",
+    "query_average_precision",
     "MapResult",
     "MapGroup",
     "MAP_METHODS",
@@ -112,513 +81,50 @@ __all__ = [
     "AUTO_SADDLE_MAX_KURTOSIS",
 ]
 
-MAP_METHODS = ("auto", "saddlepoint", "tilt")
-AUTO_TILT_MAX_QUERIES = 20
-# "auto" takes the saddlepoint only where the null mAP's excess kurtosis K4(0) / K2(0)^2 is at
-# most this: measured against the tilted estimator (docs/mean_ap.md), the saddlepoint was then
-# within the estimator's 1 % error; at 3.9-4.1 it was off by up to 11 %, at 10 by 35 %.
-AUTO_SADDLE_MAX_KURTOSIS = 2.0
-DEFAULT_SEED = 20140915
-FIRST_DRAWS = 4096
-_REL_TOL = 1e-12
-_LN10 = math.log(10.0)
-
-
-# --------------------------------------------------------------------------- per-(N, P) nulls
-def _weighted_hits(lw, hit):
-    """Importance-sampling estimate of a tail from log weights ``lw`` and hit flags ``hit``.
-
-    Returns ``(log_p, rse)``: the log of the mean of ``e^{lw}`` over all
-    draws with the misses counted as 0, and its relative standard error
-    ``sd / (mean sqrt(n))``; ``(-inf, inf)`` when nothing hits. The weights
-    are scaled by their largest hit so that ``exp`` cannot overflow.
-    """
-    if not hit.any():
-        return -math.inf, math.inf
-    n = lw.shape[0]
-    L = float(lw[hit].max())
-    w = np.zeros(n)
-    w[hit] = np.exp(lw[hit] - L)
-    mu = float(w.mean())
-    rse = float(w.std() / (mu * math.sqrt(n)))
-    return L + math.log(mu), rse
-
-
-def _log10_estimate(log_p, rse, z, n):
-    """``(log10 p, rse, (lo, hi), n)`` with the normal interval ``p (1 -+ z rse)`` in log10, capped at 0."""
-    if not math.isfinite(log_p):
-        return -math.inf, math.inf, (-math.inf, -math.inf), n
-    lg = min(log_p / _LN10, 0.0)
-    lo_f, hi_f = 1.0 - z * rse, 1.0 + z * rse
-    lo = lg + math.log10(lo_f) if lo_f > 0.0 else -math.inf
-    hi = min(lg + math.log10(hi_f), 0.0)
-    return lg, rse, (lo, hi), n
-
-
-class _PointNull:
-    """P = N: S = P always."""
-
-    def __init__(self, N, P):
-        self.N, self.P = N, P
-        self.mean_s, self.sd_s = float(P), 0.0
-
-    def cgf(self, phi):
-        return phi * self.P, float(self.P), 0.0
-
-    def draws_at(self, phi, n, stream):
-        return 0.0 + phi * self.P, np.full(n, float(self.P)), 0.0 * phi
-
-
-class _OneNull:
-    """P = 1: S = 1 / r with r uniform on 1..N (exact, O(N))."""
-
-    def __init__(self, N, seed):
-        self.N, self.P = N, 1
-        self.v = 1.0 / np.arange(1, N + 1, dtype=np.float64)
-        self.mean_s = float(self.v.mean())
-        self.sd_s = float(self.v.std())
-        self.seed = seed
-
-    def _logw(self, phi):
-        lw = phi * self.v
-        mx = lw.max()
-        w = np.exp(lw - mx)
-        return w, mx + math.log(w.sum()) - math.log(self.N)
-
-    def cgf(self, phi):
-        w, k = self._logw(phi)
-        w = w / w.sum()
-        m1 = float(w @ self.v)
-        return k, m1, max(float(w @ (self.v - m1) ** 2), 0.0)
-
-    def draws_at(self, phi, n, stream):
-        w, k = self._logw(phi)
-        rng = np.random.default_rng([self.seed, self.N, 1, stream])
-        cdf = np.cumsum(w / w.sum())
-        idx = np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), self.N - 1)
-        return k, self.v[idx], phi
-
-
-def _make_null(N, P, seed):
-    if P == N:
-        return _PointNull(N, P)
-    if P == 1:
-        return _OneNull(N, seed)
-    from ..null.tilt import TiltEngine
-
-    return TiltEngine(N, P, seed)
-
-
-# --------------------------------------------------------------------------- the summed null
-class _SumNull:
-    """The null of (1/Q) sum_q S_q / P_q for a multiset of (N_q, P_q)."""
-
-    def __init__(self, n, n_pos, seed):
-        n = np.asarray(n, dtype=np.int64)
-        n_pos = np.asarray(n_pos, dtype=np.int64)
-        self.Q = int(n.size)
-        keys, counts = np.unique(np.stack([n, n_pos], axis=1), axis=0, return_counts=True)
-        self.keys = [(int(a), int(b)) for a, b in keys]
-        self.counts = counts.astype(np.float64)
-        self.scale = np.array([1.0 / (self.Q * p) for _, p in self.keys])
-        self.nulls = [_make_null(N, P, seed) for N, P in self.keys]
-        self.mean = float(
-            sum(
-                c * a * e.mean_s
-                for c, a, e in zip(self.counts, self.scale, self.nulls, strict=True)
-            )
-        )
-        self.var = float(
-            sum(
-                c * (a * e.sd_s) ** 2
-                for c, a, e in zip(self.counts, self.scale, self.nulls, strict=True)
-            )
-        )
-        self.max = float(
-            sum(c * a * P for c, a, (_, P) in zip(self.counts, self.scale, self.keys, strict=True))
-        )
-        self.log_max_prob = -sum(
-            c * _log_comb(N, P) for c, (N, P) in zip(self.counts, self.keys, strict=True)
-        )
-        self.cells = sum(
-            c * P * (N - P + 1) for c, (N, P) in zip(self.counts, self.keys, strict=True)
-        )
-
-    def cgf(self, theta):
-        k = k1 = k2 = 0.0
-        for c, a, e in zip(self.counts, self.scale, self.nulls, strict=True):
-            kk, kk1, kk2 = e.cgf(theta * a)
-            k += c * kk
-            k1 += c * a * kk1
-            k2 += c * a * a * kk2
-        return k, k1, k2
-
-    def saddle(self, m, tol=1e-6, max_iter=200):
-        """theta with K'(theta) = m: Newton, safeguarded by a bracket (K' increases)."""
-        sd = math.sqrt(self.var)
-        theta = self.first_guess(m)
-        lo, hi = (0.0, math.inf) if m > self.mean else (-math.inf, 0.0)
-        k = k2 = math.nan
-        for _ in range(max_iter):
-            k, k1, k2 = self.cgf(theta)
-            g = k1 - m
-            if abs(g) <= tol * sd:
-                break
-            if g < 0.0:
-                lo = theta
-            else:
-                hi = theta
-            new = theta - g / k2 if k2 > 0.0 else math.nan
-            if not (lo < new < hi) or not math.isfinite(new):
-                if math.isfinite(lo) and math.isfinite(hi):
-                    new = 0.5 * (lo + hi)
-                elif math.isfinite(lo):
-                    new = 2.0 * theta if theta > 0 else theta + 1.0 / sd
-                else:
-                    new = 2.0 * theta if theta < 0 else theta - 1.0 / sd
-            if math.isfinite(lo) and math.isfinite(hi) and hi - lo <= 1e-14 * max(1.0, abs(hi)):
-                break
-            theta = new
-        return theta, k, k2
-
-    def first_guess(self, m):
-        """Start of the saddle-point search: the normal approximation's tilt."""
-        return (m - self.mean) / self.var
-
-    def log_sf_saddlepoint(self, m):
-        """Natural log of the Lugannani–Rice upper tail at ``m``."""
-        from scipy.special import ndtr
-
-        from ..null.tilt import log_sf_lugannani_rice
-
-        sd = math.sqrt(self.var)
-        z = (m - self.mean) / sd
-        if abs(z) < 1e-4:
-            return math.log(ndtr(-z))
-        theta, k, k2 = self.saddle(m)
-        w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
-        return log_sf_lugannani_rice(z, w, theta * math.sqrt(k2))
-
-    def tilt(self, m, rtol, max_draws, conf_level):
-        """Importance sampling of the product of tilted laws: (log10 p, rse, interval, draws)."""
-        from scipy.special import ndtri
-
-        from ..null.tilt import TiltEngine
-
-        if m > self.mean:
-            theta = self.saddle(m, tol=1e-3)[0]
-        else:
-            theta = 0.0  # p >= ~1/2: plain Monte Carlo
-        plan = []  # per key: (null, count, grid index or tilt, phi)
-        for c, a, e, key in zip(self.counts, self.scale, self.nulls, self.keys, strict=True):
-            phi_q = theta * a
-            if isinstance(e, TiltEngine):
-                if (
-                    self.Q == 1
-                ):  # as the engine itself chooses: the same numbers as significance_from_ap
-                    j = e.grid_index(m / a, 1) if theta > 0 else 0
-                else:
-                    psi = phi_q * e.sd_s
-                    j = 0 if psi < 0.25 else int(math.floor(4.0 * math.log2(psi / 0.25))) + 1
-                plan.append((e, int(c), j, e.grid_phi(j), a, key))
-            else:
-                plan.append((e, int(c), None, phi_q, a, key))
-        n = FIRST_DRAWS
-        z = float(ndtri(0.5 + conf_level / 2.0))
-        thr = m * (1.0 - _REL_TOL)
-        while True:
-            lw = np.zeros(n)
-            tot = np.zeros(n)
-            for e, c, j, phi, a, _ in plan:
-                if j is not None:
-                    k0, S = e.draws(j, c * n)
-                else:
-                    k0, S, _ = e.draws_at(phi, c * n, 0)
-                Ssum = S.reshape(c, n).sum(axis=0)
-                lw += c * k0 - phi * Ssum
-                tot += a * Ssum
-            log_p, rse = _weighted_hits(lw, tot >= thr)
-            if rse <= rtol or n >= max_draws:
-                break
-            n = min(2 * n, max_draws)
-        for e, *_ in plan:
-            if isinstance(e, TiltEngine):
-                e.release()
-        return _log10_estimate(log_p, rse, z, n)
-
-
-class _SharedSum(_SumNull):
-    r"""The null of mAP for Q >= 2 queries: one recursion per distinct P per theta.
-
-    Tilting mAP by theta tilts query q's ``S_q`` by ``phi_q = theta / (Q P_q)``,
-    which depends on the query only through ``P_q``. Every query with the same P
-    therefore reads its CGF off one forward recursion run to the largest N of
-    those queries (:func:`pranker._numba.mean_ap.shared_last_layer`): about as
-    many recursions per theta as there are distinct P, whatever the spread of
-    N. The tilted sampler draws each query backwards from its own upper bound
-    ``N_q - P`` through the same shared layers.
-    """
-
-    def __init__(self, n, n_pos, seed):
-        from scipy.special import gammaln
-
-        from .._numba.moments import null_moments_array
-
-        n = np.asarray(n, dtype=np.int64)
-        n_pos = np.asarray(n_pos, dtype=np.int64)
-        self.Q = Q = int(n.size)
-        self.seed = seed
-        keys, counts = np.unique(np.stack([n_pos, n], axis=1), axis=0, return_counts=True)
-        self.keys = [(int(b), int(a)) for a, b in keys]  # (N, P), sorted by P then N
-        self.counts = counts.astype(np.float64)
-        mean = var = 0.0
-        self.point = 0.0  # the mAP share of the queries with P = N (S = P always)
-        self.groups = []
-        for P in np.unique(keys[:, 0]):
-            sel = (keys[:, 0] == P) & (keys[:, 1] > P)
-            if np.any((keys[:, 0] == P) & (keys[:, 1] == P)):
-                self.point += float(counts[(keys[:, 0] == P) & (keys[:, 1] == P)].sum()) / Q
-            if not sel.any():
-                continue
-            Ns = keys[sel, 1]
-            cnt = counts[sel].astype(np.float64)
-            mom = np.empty((2, Ns.size))
-            null_moments_array(
-                Ns.astype(np.int64), np.full(Ns.size, P, dtype=np.int64), mom[0], mom[1]
-            )
-            mom = mom.T
-            a = 1.0 / (Q * int(P))
-            mean += float(np.sum(cnt * mom[:, 0])) / Q  # E[S / P] = E[AP]
-            var += float(np.sum(cnt * mom[:, 1])) / (Q * Q)
-            mid = len(Ns) // 2
-            self.groups.append(
-                dict(
-                    P=int(P),
-                    N=Ns,
-                    cnt=cnt,
-                    a=a,
-                    Nmax=int(Ns[-1]),
-                    c=float(mom[mid, 0] * P),  # centre: the null mean of S at the middle N
-                    log_comb=_log_comb_array(Ns, int(P)),
-                )
-            )
-        self.mean = mean + self.point
-        self.var = var
-        self.max = 1.0  # every query perfect: mAP = 1
-        self.log_max_prob = -float(
-            np.sum(
-                counts
-                * (
-                    gammaln(keys[:, 1] + 1.0)
-                    - gammaln(keys[:, 0] + 1.0)
-                    - gammaln(keys[:, 1] - keys[:, 0] + 1.0)
-                )
-            )
-        )
-        self.cells = sum(g["P"] * (g["Nmax"] - g["P"] + 1) for g in self.groups)
-
-    def _flat(self):
-        """Flat arrays of the groups for the kernel (built once)."""
-        f = getattr(self, "_flat_cache", None)
-        if f is None:
-            gs = self.groups
-            f = dict(
-                P=np.array([g["P"] for g in gs], dtype=np.int64),
-                n_max=np.array([g["Nmax"] for g in gs], dtype=np.int64),
-                c=np.array([g["c"] for g in gs], dtype=np.float64),
-                a=np.array([g["a"] for g in gs], dtype=np.float64),
-                start=np.cumsum([0] + [g["N"].size for g in gs]).astype(np.int64),
-                N=np.concatenate([g["N"] for g in gs] + [np.zeros(0, np.int64)]).astype(np.int64),
-                cnt=np.concatenate([g["cnt"] for g in gs] + [np.zeros(0)]),
-                log_comb=np.concatenate([g["log_comb"] for g in gs] + [np.zeros(0)]),
-            )
-            sizes = np.diff(f["start"])
-            f["key_a"] = np.repeat(f["a"], sizes)
-            f["key_c"] = np.repeat(f["c"], sizes)
-            self._flat_cache = f
-        return f
-
-    def key_cgf(self, theta, order=2, centre=None):
-        """Per (N, P) key: ``K_q(phi_q)`` and the centred moments ``E[(S - c)^j]``.
-
-        ``centre``: one ``c`` per group (default: the null mean of S at the
-        group's middle N); the moments are about it, per key (``key_c``).
-        """
-        from .._numba.mean_ap import shared_cgf_keys
-
-        f = self._flat()
-        c = f["c"] if centre is None else np.asarray(centre, dtype=np.float64)
-        key_c = np.repeat(c, np.diff(f["start"]))
-        n_keys = f["N"].size
-        log_z = np.empty(n_keys)
-        mom = np.empty((order + 1, n_keys))
-        phi = theta * f["a"]
-        shared_cgf_keys(f["P"], f["n_max"], c, phi, f["start"], f["N"], order, log_z, mom)
-        return log_z - f["log_comb"] + theta * f["key_a"] * key_c, mom, key_c
-
-    def cgf(self, theta, order=2, recentre=False):
-        """``(K, K1, K2)`` of mAP at ``theta``, and with ``order=4`` also ``K3, K4``.
-
-        ``recentre``: a second pass with each group centred at its mean tilted S, so that
-        the higher cumulants (sums of raw moments) keep their digits far in the tail.
-        """
-        f = self._flat()
-        kq, mu, key_c = self.key_cgf(theta, order)
-        if recentre and np.any(mu[1] ** 2 > np.maximum(mu[2] - mu[1] ** 2, 0.0)):
-            # the higher cumulants from raw moments lose digits when the tilted mean is far
-            # from the centre: one more pass centred at each group's mean tilted S
-            sizes = np.diff(f["start"])
-            idx = np.repeat(np.arange(sizes.size), sizes)
-            shift = np.bincount(idx, weights=f["cnt"] * mu[1]) / np.bincount(idx, weights=f["cnt"])
-            kq, mu, key_c = self.key_cgf(theta, order, f["c"] + shift)
-        cnt, a = f["cnt"], f["key_a"]
-        m1 = mu[1]
-        out = [
-            theta * self.point + float(cnt @ kq),
-            self.point + float(cnt @ (a * (key_c + m1))),
-            float(cnt @ (a * a * np.maximum(mu[2] - m1 * m1, 0.0))),
-        ]
-        if order >= 4:
-            k3 = mu[3] - 3.0 * mu[2] * m1 + 2.0 * m1**3
-            k4 = mu[4] - 4.0 * mu[3] * m1 - 3.0 * mu[2] ** 2 + 12.0 * mu[2] * m1**2 - 6.0 * m1**4
-            out += [float(cnt @ (a**3 * k3)), float(cnt @ (a**4 * k4))]
-        return tuple(out)
-
-    def cgf0(self):
-        """``(K, K1, K2, K3, K4)`` at theta = 0 (cached)."""
-        if getattr(self, "_cgf0", None) is None:
-            self._cgf0 = self.cgf(0.0, order=4)
-        return self._cgf0
-
-    def first_guess(self, m):
-        """The root of the second-order expansion ``K'(theta) ~ mean + K2 theta + K3 theta^2 / 2``
-        (the normal approximation's tilt where that has no root)."""
-        _, _, k2, k3, _ = self.cgf0()
-        delta = m - self.mean
-        disc = k2 * k2 + 2.0 * k3 * delta
-        if not disc > 0.0:
-            return delta / k2
-        return 2.0 * delta / (k2 + math.sqrt(disc))  # the stable form of the root
-
-    def saddlepoint_error(self, m, theta):
-        """Relative size of the next term of the tail expansion at the saddle point.
-
-        Daniels (1987) gives the term of order ``Q^{-3/2}`` after
-        Lugannani–Rice: ``phi(w) [ (lambda_4 / 8 - 5 lambda_3^2 / 24) / u
-        - lambda_3 / (2 u^2) - 1 / u^3 + 1 / w^3 ]`` with the standardised
-        cumulants ``lambda_j = K^{(j)} / K''^{j/2}`` at the saddle point; its
-        ratio to the Lugannani–Rice value is the error estimate reported.
-        """
-        k, k1, k2, k3, k4 = self.cgf(theta, order=4, recentre=True)
-        if not (k2 > 0.0 and theta != 0.0):
-            return math.nan
-        w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
-        u = theta * math.sqrt(k2)
-        if abs(w) < 1e-4 or u == 0.0:
-            return math.nan
-        l3 = k3 / k2**1.5
-        l4 = k4 / k2**2
-        term = (l4 / 8.0 - 5.0 * l3 * l3 / 24.0) / u - l3 / (2.0 * u * u) - 1.0 / u**3 + 1.0 / w**3
-        log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
-        from ..null.tilt import log_sf_lugannani_rice
-
-        z = (m - self.mean) / math.sqrt(self.var)
-        log_p = log_sf_lugannani_rice(z, w, u)
-        return abs(term) * math.exp(log_pdf - log_p)
-
-    def log_sf_saddlepoint(self, m, with_error=False):
-        """Natural log of the Lugannani–Rice upper tail at ``m`` (and its error estimate)."""
-        from scipy.special import ndtr
-
-        from ..null.tilt import log_sf_lugannani_rice
-
-        sd = math.sqrt(self.var)
-        z = (m - self.mean) / sd
-        if abs(z) < 1e-4:
-            return (math.log(ndtr(-z)), math.nan) if with_error else math.log(ndtr(-z))
-        theta, k, k2 = self.saddle(m)
-        w = math.copysign(math.sqrt(max(2.0 * (theta * m - k), 0.0)), theta)
-        lp = log_sf_lugannani_rice(z, w, theta * math.sqrt(k2))
-        if not with_error:
-            return lp
-        return lp, self.saddlepoint_error(m, theta)
-
-    def tilt(self, m, rtol, max_draws, conf_level):
-        """Importance sampling of the product of tilted laws: (log10 p, rse, interval, draws)."""
-        from scipy.special import ndtri
-
-        from .._numba.sampling import null_ap_draws
-        from .._numba.tilt import tilt_draws, tilt_forward
-
-        theta = self.saddle(m, tol=1e-3)[0] if m > self.mean else 0.0  # else plain Monte Carlo
-        plan = []  # per (N, P): (layers, N, P, count, K(phi), phi, a, stream key)
-        for g in self.groups:
-            P, a = g["P"], g["a"]
-            phi = theta * a
-            if phi > 0.0:
-                log_z, _, _, layers = tilt_forward(g["Nmax"], P, phi, g["c"], False, True)
-                last = layers[P - 1]
-                lam = log_z - math.log(last[-1])
-                kq = lam + np.log(last[g["N"] - P]) - g["log_comb"] + phi * g["c"]
-            else:
-                layers, kq = None, np.zeros(g["N"].size)
-            for N, c, kk in zip(g["N"], g["cnt"], kq, strict=True):
-                key = np.random.SeedSequence([self.seed, int(N), P, 0x6D4150]).generate_state(
-                    1, np.uint64
-                )[0]
-                plan.append((layers, int(N), P, int(c), float(kk), phi, a, key))
-        z = float(ndtri(0.5 + conf_level / 2.0))
-        thr = m * (1.0 - _REL_TOL)
-        lw = np.zeros(0)
-        tot = np.zeros(0)
-        have, n = 0, FIRST_DRAWS
-        while True:
-            # replicates have..n-1; replicate i uses draws i*c .. i*c + c - 1 of its query's stream
-            k = n - have
-            lw_new = np.zeros(k)
-            tot_new = np.full(k, self.point)
-            for layers, N, P, c, kq, phi, a, key in plan:
-                S = np.empty(k * c)
-                if layers is None:
-                    null_ap_draws(key, have * c, k * c, N, P, S)
-                    S *= P
-                else:
-                    tilt_draws(layers, N, P, key, have * c, k * c, S)
-                Ssum = S.reshape(k, c).sum(axis=1)
-                lw_new += c * kq - phi * Ssum
-                tot_new += a * Ssum
-            lw = np.concatenate([lw, lw_new])
-            tot = np.concatenate([tot, tot_new])
-            have = n
-            log_p, rse = _weighted_hits(lw, tot >= thr)
-            if rse <= rtol or n >= max_draws:
-                break
-            n = min(2 * n, max_draws)
-        return _log10_estimate(log_p, rse, z, n)
-
-
-def _log_comb(n, p):
-    return math.lgamma(n + 1.0) - math.lgamma(p + 1.0) - math.lgamma(n - p + 1.0)
-
-
-def _log_comb_array(n, p):
-    """log C(n, p) for an array of n: ``sum_k log1p((n - p) / k)`` for p <= 64 (a few ulp of
-    the result; the difference of log-gammas loses ~1e-12 at n ~ 1000), log-gammas beyond."""
-    from scipy.special import gammaln
-
-    n = np.asarray(n, dtype=np.int64)
-    if p > 64:
-        return gammaln(n + 1.0) - gammaln(p + 1.0) - gammaln(n - p + 1.0)
-    m = (n - p).astype(np.float64)
-    acc = np.zeros(n.size)
-    for k in range(1, p + 1):
-        acc += np.log1p(m / k)
-    return acc
+MAP_METHODS = MEAN_AP_METHODS
 
 
 # --------------------------------------------------------------------------- results
+class _MeanAPVocabulary:
+    """What :class:`MapResult` and :class:`MapGroup` share: the measure's name, the null's
+    interval, JSON-ready fields."""
+
+    statistic: float
+    conf_level: float
+    null: MeanAPNull | None
+
+    @property
+    def mean_ap(self) -> float:
+        """The mean AP over the queries (the same value as ``statistic``)."""
+        return self.statistic
+
+    @property
+    def null_interval(self) -> tuple | None:
+        """Central ``conf_level`` interval of the null mean AP (from ``null``; None without it)."""
+        return None if self.null is None else self.null.interval(self.conf_level)
+
+    @property
+    def null_interval_method(self) -> str | None:
+        """How ``null_interval`` is computed (``null.interval_method``)."""
+        return None if self.null is None else self.null.interval_method
+
+    def to_dict(self) -> dict:
+        """Plain Python values ready for :func:`json.dumps` (lists for arrays, None for NaN)."""
+        names = getattr(self, "__dataclass_fields__", {})
+        d = {k: getattr(self, k) for k in names if k not in ("null", "groups")}
+        d.update(
+            mean_ap=self.mean_ap,
+            null_interval=self.null_interval,
+            null_interval_method=self.null_interval_method,
+        )
+        if "groups" in names:
+            groups = getattr(self, "groups", None)
+            d["groups"] = None if groups is None else [g.to_dict() for g in groups]
+        return jsonable(d)
+
+
 @dataclass(frozen=True)
-class MapGroup:
+class MapGroup(_MeanAPVocabulary):
     """One group's mean AP and its p-value (a row of :attr:`MapResult.groups`).
 
     Attributes
@@ -626,13 +132,14 @@ class MapGroup:
     group : object
         The group label.
     statistic : float
-        Mean AP over the group's queries.
+        Mean AP over the group's queries (also ``mean_ap``).
     pvalue, log10_pvalue : float
         P(mAP_null >= statistic) for the group's queries alone.
     pvalue_bh, log10_pvalue_bh : float
         Benjamini–Hochberg adjusted across the groups.
     pvalue_rse : float or None
-        Relative standard error (``"tilt"``; 0 when exact; None for the saddlepoint).
+        Relative standard error (0 when exact; None when not estimated, as
+        for the saddlepoint).
     n_queries : int
     method : str
         ``"saddlepoint"``, ``"tilt"`` or ``"exact"``.
@@ -640,6 +147,14 @@ class MapGroup:
         Estimated relative error of the p-value: the relative standard error
         for ``"tilt"``, the size of the next term of the saddlepoint expansion
         for ``"saddlepoint"``, 0 when exact.
+    pvalue_interval : (float, float) or None
+        Confidence interval for the true p-value (None without an error bound).
+    n_draws, seed : int or None
+        Random draws behind the p-value and their seed (None without draws).
+    conf_level : float
+        Coverage of ``pvalue_interval`` and ``null_interval``.
+    null : MeanAPNull
+        The null of the group's mean AP; ``null_interval`` comes from it.
 
     See Also
     --------
@@ -669,32 +184,52 @@ class MapGroup:
     n_queries: int
     method: str
     pvalue_error: float | None = None
+    pvalue_interval: tuple | None = None
+    n_draws: int | None = None
+    seed: int | None = None
+    conf_level: float = 0.95
+    null: MeanAPNull | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class MapResult:
+class MapResult(_MeanAPVocabulary):
     """Result of :func:`map_significance`.
 
     Attributes
     ----------
     statistic : float
-        The mean AP over the queries.
+        The mean AP over the queries (also ``mean_ap``).
     pvalue, log10_pvalue : float
         P(mAP_null >= statistic) under random rankings of every query;
-        ``log10_pvalue`` stays finite where ``pvalue`` underflows.
+        ``log10_pvalue`` stays finite where ``pvalue`` underflows (``pvalue``
+        keeps subnormal floats, down to about 1e-323).
     pvalue_interval : (float, float) or None
-        Confidence interval for the true p-value (``"tilt"``); None for the
-        saddlepoint (no error bound).
+        Confidence interval at ``conf_level`` for the true p-value (the value
+        twice when exact); None for the saddlepoint (no error bound).
     pvalue_rse : float or None
-        Relative standard error of the p-value (``"tilt"``; 0 when exact).
+        Relative standard error of the p-value: 0 when exact, None when not
+        estimated (the saddlepoint).
     n_queries : int
     method : str
-        ``"saddlepoint"``, ``"tilt"`` or ``"exact"`` (the edges of the support).
+        ``"saddlepoint"``, ``"tilt"`` or ``"exact"`` (the edges of the
+        support, and for one query whatever :func:`significance_from_ap`
+        uses).
     null_mean, null_var : float
         Exact mean and variance of the null mAP.
-    n_draws : int
-        Draws per query behind a ``"tilt"`` p-value (0 otherwise).
-    seed : int
+    n_draws : int or None
+        Draws behind a ``"tilt"`` p-value (per query for two queries or
+        more); None when no random draw was made.
+    seed : int or None
+        Seed of those draws; None when no random draw was made.
+    pvalue_error : float or None
+        How uncertain ``pvalue`` is, as a relative error: ``pvalue_rse`` for
+        ``"tilt"``; for ``"saddlepoint"`` the ratio of the next term of the
+        tail expansion (Daniels 1987, order ``Q^{-3/2}``) to the
+        Lugannani–Rice value, an estimate rather than a bound (None for a
+        single query, where the saddlepoint is that of
+        :func:`pranker.significance_from_ap`); 0 when exact.
+    conf_level : float
+        Coverage of ``pvalue_interval`` and ``null_interval``.
     query_auprc, query_n, query_n_pos : ndarray
         Each query's AP, N and P.
     query_pvalue, query_log10_pvalue : ndarray
@@ -703,13 +238,10 @@ class MapResult:
         Benjamini–Hochberg adjusted values over the queries.
     groups : tuple of MapGroup or None
         One row per group when ``groups`` was given.
-    pvalue_error : float or None
-        How uncertain ``pvalue`` is, as a relative error: ``pvalue_rse`` for
-        ``"tilt"``; for ``"saddlepoint"`` the ratio of the next term of the
-        tail expansion (Daniels 1987, order ``Q^{-3/2}``) to the
-        Lugannani–Rice value, an estimate rather than a bound (None for a
-        single query, where the saddlepoint is that of
-        :func:`pranker.significance_from_ap`); 0 when exact.
+    null : MeanAPNull
+        The null of the mean AP; ``null_interval`` (the central
+        ``conf_level`` interval of the null mean AP, computed on first use)
+        and ``null_interval_method`` come from it.
 
     See Also
     --------
@@ -726,12 +258,16 @@ class MapResult:
     Examples
     --------
     >>> res = map_significance_from_ap([0.3] * 40, [1000] * 40, [10] * 40)
-    >>> res.method, res.n_queries
-    ('saddlepoint', 40)
-    >>> res.pvalue < 1e-10, res.pvalue_error < 0.05
-    (True, True)
-    >>> sorted(res.to_dict())[:3]
-    ['groups', 'log10_pvalue', 'method']
+    >>> res.method, res.n_queries, res.n_draws, res.seed
+    ('saddlepoint', 40, None, None)
+    >>> res.pvalue < 1e-10, res.pvalue_error < 0.05, res.mean_ap == res.statistic
+    (True, True, True)
+    >>> lo, hi = res.null_interval
+    >>> bool(lo < res.null_mean < hi < res.mean_ap)
+    True
+    >>> import json
+    >>> sorted(json.loads(json.dumps(res.to_dict())))[:3]
+    ['conf_level', 'groups', 'log10_pvalue']
     """
 
     statistic: float
@@ -743,9 +279,10 @@ class MapResult:
     method: str
     null_mean: float
     null_var: float
-    n_draws: int = 0
-    seed: int = DEFAULT_SEED
+    n_draws: int | None = None
+    seed: int | None = None
     pvalue_error: float | None = None
+    conf_level: float = 0.95
     query_auprc: np.ndarray | None = field(default=None, repr=False, compare=False)
     query_n: np.ndarray | None = field(default=None, repr=False, compare=False)
     query_n_pos: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -754,142 +291,39 @@ class MapResult:
     query_pvalue_bh: np.ndarray | None = field(default=None, repr=False, compare=False)
     query_log10_pvalue_bh: np.ndarray | None = field(default=None, repr=False, compare=False)
     groups: tuple | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict:
-        """JSON-ready fields (arrays as lists, groups as a list of dicts)."""
-        d = {}
-        for k in self.__dataclass_fields__:
-            v = getattr(self, k)
-            if isinstance(v, np.ndarray):
-                v = v.tolist()
-            elif k == "groups" and v is not None:
-                v = [g.__dict__.copy() for g in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            d[k] = v
-        return d
+    null: MeanAPNull | None = field(default=None, repr=False, compare=False)
 
 
-def _pow10(lg):
-    return 10.0**lg if lg > -320.0 else 0.0
-
-
-def _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level):
-    """(statistic, log10 p, interval, rse, error, method, draws, mean, var) of these queries' mAP."""
-    Q = int(np.asarray(n).size)
-    null = _SumNull(n, n_pos, seed) if Q == 1 else _SharedSum(n, n_pos, seed)
-    m = float(np.mean(ap))
-    base = dict(statistic=m, null_mean=null.mean, null_var=null.var)
-    tol = _REL_TOL * max(1.0, null.max)
-    if null.var <= 0.0 or m <= _min_map(n, n_pos) + tol:
-        return dict(base, lg=0.0, interval=(1.0, 1.0), rse=0.0, error=0.0, method="exact", draws=0)
-    if m >= null.max - tol:  # every query perfect: the product of 1 / C(N_q, P_q)
-        lg = null.log_max_prob / _LN10
-        return dict(
-            base, lg=lg, interval=(_pow10(lg),) * 2, rse=0.0, error=0.0, method="exact", draws=0
-        )
-    if method == "auto":
-        method = "tilt"
-        if Q > AUTO_TILT_MAX_QUERIES:
-            k = null.cgf0()
-            if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2]:
-                method = "saddlepoint"
-    if method == "saddlepoint":
-        if Q == 1:
-            lg, err = null.log_sf_saddlepoint(m) / _LN10, None
-        else:
-            lp, err = null.log_sf_saddlepoint(m, with_error=True)
-            lg = lp / _LN10
-            err = None if not math.isfinite(err) else err
-        return dict(
-            base, lg=min(lg, 0.0), interval=None, rse=None, error=err, method="saddlepoint", draws=0
-        )
-    lg, rse, (lo, hi), draws = null.tilt(m, rtol, max_draws, conf_level)
+def _pvalue_fields(stat: float, null: MeanAPNull, pv: MeanAPPValue, conf_level: float) -> dict:
+    """The fields a mean AP and its p-value share in :class:`MapResult` and :class:`MapGroup`."""
     return dict(
-        base,
-        lg=lg,
-        interval=(_pow10(lo), _pow10(hi)),
-        rse=rse,
-        error=rse,
-        method="tilt",
-        draws=draws,
+        statistic=stat,
+        pvalue=pv.pvalue,
+        log10_pvalue=pv.log10_pvalue,
+        pvalue_interval=pv.pvalue_interval,
+        pvalue_rse=pv.pvalue_rse,
+        pvalue_error=pv.pvalue_error,
+        n_queries=null.n_queries,
+        method=pv.method,
+        n_draws=pv.n_draws,
+        seed=pv.seed,
+        conf_level=conf_level,
+        null=null,
     )
 
 
-def _min_map(n, n_pos):
-    """The smallest mAP: every query's positives ranked last (AP = (1/P) sum_k k / (N - P + k))."""
-    from ..null.moments import min_auprc
+# --------------------------------------------------------------------------- from APs
+@dataclass(frozen=True)
+class _Options:
+    method: str
+    seed: int | None
+    rtol: float
+    max_draws: int | None
+    conf_level: float
 
-    return float(
-        np.mean(min_auprc(np.asarray(n, dtype=np.int64), np.asarray(n_pos, dtype=np.int64)))
-    )
 
-
-def map_significance_from_ap(
-    ap,
-    n,
-    n_pos,
-    groups=None,
-    *,
-    method: str = "auto",
-    seed: int | None = None,
-    rtol: float = 0.02,
-    max_draws: int = 1 << 18,
-    conf_level: float = 0.95,
-    query_pvalues=None,
-) -> MapResult:
-    """The mean AP of per-query APs computed elsewhere, and its p-value: the null needs only N_q, P_q.
-
-    Parameters
-    ----------
-    ap : array_like of float
-        Each query's AP, in [0, 1].
-    n, n_pos : array_like of int
-        Each query's number of items N_q and of positives P_q (``1 <= P_q <= N_q``).
-    groups : array_like, optional
-        One label per query; each group gets its own mAP p-value
-        (``result.groups``), with BH-adjusted values across groups.
-    method : {"auto", "saddlepoint", "tilt"}
-        How the mAP p-value is computed (module documentation): ``"auto"``
-        takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES` queries and
-        the saddlepoint beyond.
-    seed : int, optional
-        Seed of the ``"tilt"`` draws (default fixed, recorded on the result).
-    rtol : float
-        Target relative standard error of a ``"tilt"`` p-value.
-    max_draws : int
-        At most this many draws per query for ``"tilt"``.
-    conf_level : float
-        Coverage of ``pvalue_interval``.
-    query_pvalues : array_like of float, optional
-        Each query's log10 p-value, if computed elsewhere; BH-adjusted values
-        are derived from them. Without it those fields are NaN.
-
-    Returns
-    -------
-    MapResult
-        ``method``, ``pvalue_rse``/``pvalue_error`` and ``n_draws`` say how the
-        p-value was obtained and how uncertain it is.
-
-    See Also
-    --------
-    map_significance : the same from scores and labels.
-    significance_from_ap : one query (the same p-value when Q = 1).
-
-    References
-    ----------
-    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
-    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
-    .. [3] D. Siegmund, Ann. Statist. 4 (1976) 673–684.
-
-    Examples
-    --------
-    >>> res = map_significance_from_ap([0.5, 0.4, 0.6], [100, 120, 90], [5, 8, 6])
-    >>> res.method, res.n_queries, res.log10_pvalue < -6
-    ('tilt', 3, True)
-    >>> res.pvalue_rse <= 0.02
-    True
-    """
+def _check_queries(ap, n, n_pos, method):
+    """The per-query arrays, checked: one entry per query, 1 <= P <= N, AP in [0, 1]."""
     ap = np.asarray(ap, dtype=np.float64).ravel()
     n = np.asarray(n, dtype=np.int64).ravel()
     n_pos = np.asarray(n_pos, dtype=np.int64).ravel()
@@ -908,67 +342,58 @@ def map_significance_from_ap(
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
     if method not in MAP_METHODS:
         raise ValueError(f"map_significance: method must be one of {MAP_METHODS}; got {method!r}.")
-    conf_level = check_conf_level(conf_level, "map_significance")
-    seed = DEFAULT_SEED if seed is None else int(seed)
+    return ap, n, n_pos
+
+
+def _mean_ap_test(ap, n, n_pos, opt: _Options) -> dict:
+    """The mean AP of these queries, its null and p-value, as result fields."""
+    null = MeanAPNull(
+        n, n_pos, seed=opt.seed, rtol=opt.rtol, max_draws=opt.max_draws, method=opt.method
+    )
+    stat = float(np.mean(ap))
+    pv = null.pvalue(stat, conf_level=opt.conf_level)
+    return _pvalue_fields(stat, null, pv, opt.conf_level)
+
+
+def _bh(log10_p) -> np.ndarray:
     from .many import bh_log10
 
-    Q = ap.size
-    if query_pvalues is None:
-        qlg = np.full(Q, np.nan)
-        qbh = np.full(Q, np.nan)
-    else:
-        qlg = np.asarray(query_pvalues, dtype=np.float64).ravel()
-        qbh = bh_log10(qlg)
-    r = _map_pvalue(ap, n, n_pos, method, seed, rtol, max_draws, conf_level)
-    rows = None
-    if groups is not None:
-        g = np.asarray(groups).ravel()
-        if g.size != Q:
-            raise ValueError(
-                f"map_significance: groups needs one label per query ({Q}); got {g.size}."
-            )
-        labels, inv = np.unique(g, return_inverse=True)
-        parts = []
-        for i, lab in enumerate(labels):
-            sel = inv == i
-            parts.append(
-                (
-                    lab,
-                    _map_pvalue(
-                        ap[sel], n[sel], n_pos[sel], method, seed, rtol, max_draws, conf_level
-                    ),
-                    int(sel.sum()),
-                )
-            )
-        bh = bh_log10(np.array([p["lg"] for _, p, _ in parts]))
-        rows = tuple(
-            MapGroup(
-                group=lab.item() if hasattr(lab, "item") else lab,
-                statistic=p["statistic"],
-                pvalue=_pow10(p["lg"]),
-                log10_pvalue=p["lg"],
-                pvalue_bh=_pow10(b),
-                log10_pvalue_bh=float(b),
-                pvalue_rse=p["rse"],
-                n_queries=k,
-                method=p["method"],
-                pvalue_error=p["error"],
-            )
-            for (lab, p, k), b in zip(parts, bh, strict=True)
+    return bh_log10(np.asarray(log10_p, dtype=np.float64))
+
+
+def _group_rows(ap, n, n_pos, groups, opt: _Options) -> tuple:
+    """One :class:`MapGroup` per group label (sorted), BH-adjusted across the groups."""
+    g = np.asarray(groups).ravel()
+    if g.size != ap.size:
+        raise ValueError(
+            f"map_significance: groups needs one label per query ({ap.size}); got {g.size}."
         )
-    return MapResult(
-        statistic=r["statistic"],
-        pvalue=_pow10(r["lg"]),
-        log10_pvalue=r["lg"],
-        pvalue_interval=r["interval"],
-        pvalue_rse=r["rse"],
-        n_queries=int(Q),
-        method=r["method"],
-        null_mean=r["null_mean"],
-        null_var=r["null_var"],
-        n_draws=r["draws"],
-        seed=seed,
-        pvalue_error=r["error"],
+    labels, inv = np.unique(g, return_inverse=True)
+    parts = []
+    for i in range(labels.size):
+        sel = inv == i
+        parts.append(_mean_ap_test(ap[sel], n[sel], n_pos[sel], opt))
+    bh = _bh([p["log10_pvalue"] for p in parts])
+    return tuple(
+        MapGroup(
+            group=lab.item() if hasattr(lab, "item") else lab,
+            pvalue_bh=pow10(b),
+            log10_pvalue_bh=float(b),
+            **p,
+        )
+        for lab, p, b in zip(labels, parts, bh, strict=True)
+    )
+
+
+def _query_fields(ap, n, n_pos, query_log10_pvalues) -> dict:
+    """Each query's AP, N, P and (when given) p-value with its BH-adjusted value; else NaN."""
+    if query_log10_pvalues is None:
+        qlg = np.full(ap.size, np.nan)
+        qbh = np.full(ap.size, np.nan)
+    else:
+        qlg = np.asarray(query_log10_pvalues, dtype=np.float64).ravel()
+        qbh = _bh(qlg)
+    return dict(
         query_auprc=ap,
         query_n=n,
         query_n_pos=n_pos,
@@ -976,73 +401,196 @@ def map_significance_from_ap(
         query_log10_pvalue=qlg,
         query_pvalue_bh=np.power(10.0, qbh),
         query_log10_pvalue_bh=qbh,
+    )
+
+
+@renamed_parameters(query_pvalues="query_log10_pvalues")
+def map_significance_from_ap(
+    ap,
+    n,
+    n_pos,
+    groups=None,
+    *,
+    method: str = "auto",
+    seed: int | None = None,
+    rtol: float | None = None,
+    max_draws: int | None = None,
+    conf_level: float = 0.95,
+    query_log10_pvalues=None,
+) -> MapResult:
+    """The mean AP of per-query APs computed elsewhere, and its p-value: the null needs only N_q, P_q.
+
+    Parameters
+    ----------
+    ap : array_like of float
+        Each query's AP, in [0, 1].
+    n, n_pos : array_like of int
+        Each query's number of items N_q and of positives P_q (``1 <= P_q <= N_q``).
+    groups : array_like, optional
+        One label per query; each group gets its own mAP p-value
+        (``result.groups``), with BH-adjusted values across groups.
+    method : {"auto", "saddlepoint", "tilt"}
+        How the mAP p-value is computed (:mod:`pranker.null.mean_ap`):
+        ``"auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
+        queries and the saddlepoint beyond where the null is close enough to
+        normal; one query gets the method of :func:`significance_from_ap`.
+    seed : int, optional
+        Seed of the ``"tilt"`` draws (default fixed; recorded on the result
+        when draws were made).
+    rtol : float, optional
+        Target relative standard error of a ``"tilt"`` p-value (default 0.02).
+    max_draws : int, optional
+        At most this many draws per query for ``"tilt"`` (default 2**18; one
+        query: the default of :func:`significance_from_ap`).
+    conf_level : float
+        Coverage of ``pvalue_interval`` and ``null_interval``.
+    query_log10_pvalues : array_like of float, optional
+        Each query's log10 p-value, if computed elsewhere; BH-adjusted values
+        are derived from them. Without it those fields are NaN. (Formerly
+        ``query_pvalues``, which still works with a DeprecationWarning.)
+
+    Returns
+    -------
+    MapResult
+        ``method``, ``pvalue_rse``/``pvalue_error`` and ``n_draws`` say how the
+        p-value was obtained and how uncertain it is.
+
+    See Also
+    --------
+    map_significance : the same from scores and labels.
+    significance_from_ap : one query (the same result when Q = 1).
+
+    References
+    ----------
+    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
+    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
+    .. [3] D. Siegmund, Ann. Statist. 4 (1976) 673–684.
+
+    Examples
+    --------
+    >>> res = map_significance_from_ap([0.5, 0.4, 0.6], [100, 120, 90], [5, 8, 6])
+    >>> res.method, res.n_queries, res.log10_pvalue < -6
+    ('tilt', 3, True)
+    >>> res.pvalue_rse <= 0.02, res.seed is not None
+    (True, True)
+    """
+    ap, n, n_pos = _check_queries(ap, n, n_pos, method)
+    opt = _Options(
+        method=method,
+        seed=seed,
+        rtol=DEFAULT_RTOL if rtol is None else float(rtol),
+        max_draws=max_draws,
+        conf_level=check_conf_level(conf_level, "map_significance"),
+    )
+    rows = None if groups is None else _group_rows(ap, n, n_pos, groups, opt)
+    main = _mean_ap_test(ap, n, n_pos, opt)
+    null = main["null"]
+    return MapResult(
+        **main,
+        null_mean=null.mean,
+        null_var=null.var,
+        **_query_fields(ap, n, n_pos, query_log10_pvalues),
         groups=rows,
     )
 
 
-def _query_aps(scores_list, y_list, ties, pos_label):
-    """Each query's (AP, N, P) as :func:`pranker.pranker_many` computes them, without p-values."""
-    from .._numba import rows as _kernels_rows
-    from .._numba import tiegroups as _k_tiegroups
-    from .._validation import check_ties
-    from .many import _kernel_mask, _prepare, _row_buffers
-
-    check_ties(ties)
-    mode = _k_tiegroups.MODE_CODES[ties]
-    lengths = {np.shape(r) for r in scores_list}
-    if len(lengths) == 1:  # equal lengths: one 2-D batch
-        s2, y2, m2, _ = _prepare(list(scores_list), list(y_list), -1, None, pos_label)
-        R = s2.shape[0]
-        use_mask, mk = _kernel_mask(m2)
-        ap, n, npos, status = _row_buffers(R)
-        _kernels_rows.ap_rows(s2, y2, mk, use_mask, mode, 0, R, ap, n, npos, status)
-    else:  # ragged: concatenated, each query checked as pranker_many checks it
-        from .._numba.mean_ap import ap_segments
-        from .._validation import _as_label_array, _as_numeric_array, binarize_labels
-
-        rows_s, rows_y = [], []
-        for i, (s_i, y_i) in enumerate(zip(scores_list, y_list, strict=True)):
-            a = _as_numeric_array(s_i, f"scores[{i}]")
-            b = _as_label_array(y_i, f"y[{i}]", "map_significance")
-            if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
-                raise ValueError(
-                    f"map_significance: query {i}: scores and labels must be 1-D "
-                    f"of the same length; got shapes {a.shape} and {b.shape}."
-                )
-            rows_s.append(a)
-            rows_y.append(
-                binarize_labels(
-                    b, pos_label=pos_label, name=f"y[{i}]", where="map_significance", scores=a
-                )
+# --------------------------------------------------------------------------- from scores
+def _equal_rows(scores_list, y_list, pos_label):
+    """Queries of one length N, checked at once: flat scores, flat positives, N."""
+    shape = np.shape(scores_list[0])
+    for i, y_i in enumerate(y_list):
+        if len(shape) != 1 or np.shape(y_i) != shape:
+            raise ValueError(
+                f"map_significance: query {i}: scores and labels must be 1-D of the same "
+                f"length; got shapes {shape} and {np.shape(y_i)}."
             )
-        R = len(rows_s)
-        starts = np.zeros(R + 1, dtype=np.int64)
-        np.cumsum([a.shape[0] for a in rows_s], out=starts[1:])
-        ap, n, npos, status = _row_buffers(R)
-        ap_segments(
-            np.concatenate(rows_s).astype(np.float64, copy=False),
-            np.concatenate(rows_y).astype(bool, copy=False),
-            starts,
-            mode,
-            ap,
-            n,
-            npos,
-            status,
+    s2, y2 = np.asarray(scores_list), np.asarray(y_list)
+    s = check_scores(s2, where="map_significance", check_nan=False)
+    y = binarize_labels(y2, pos_label=pos_label, name="y", where="map_significance", scores=s2)
+    return s, np.ascontiguousarray(y).ravel(), s2.shape[1]
+
+
+def _one_query(i, s_i, y_i, pos_label):
+    """Query ``i``'s scores (float64) and positives (bool), checked as one ranking."""
+    if np.ndim(s_i) != 1 or np.shape(y_i) != np.shape(s_i):
+        raise ValueError(
+            f"map_significance: query {i}: scores and labels must be 1-D of the same "
+            f"length; got shapes {np.shape(s_i)} and {np.shape(y_i)}."
         )
-    bad = np.flatnonzero(status == _kernels_rows.ROW_NAN)
+    a = check_scores(s_i, f"scores[{i}]", where="map_significance", check_nan=False)
+    b = binarize_labels(
+        y_i, pos_label=pos_label, name=f"y[{i}]", where="map_significance", scores=a
+    )
+    return a, np.asarray(b, dtype=bool)
+
+
+def _concatenated(scores_list, y_list, pos_label):
+    """Every query's scores and positives end to end, and where each query starts."""
+    if len({np.shape(r) for r in scores_list}) == 1:
+        s, y, width = _equal_rows(scores_list, y_list, pos_label)
+        return s, y, np.arange(len(scores_list) + 1, dtype=np.int64) * width
+    rows = [
+        _one_query(i, a, b, pos_label)
+        for i, (a, b) in enumerate(zip(scores_list, y_list, strict=True))
+    ]
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([a.shape[0] for a, _ in rows], out=starts[1:])
+    return np.concatenate([a for a, _ in rows]), np.concatenate([b for _, b in rows]), starts
+
+
+def _check_status(status) -> None:
+    """The errors of queries the AP kernel could not score: NaN scores, no positive."""
+    from .._numba.rows import ROW_NAN, ROW_NO_POSITIVE
+
+    bad = np.flatnonzero(status == ROW_NAN)
     if bad.size:
         raise ValueError(
             f"map_significance: {bad.size} query(ies) contain NaN scores (first: "
             f"query {int(bad[0])}). Remove or impute them."
         )
-    empty = np.flatnonzero(status == _kernels_rows.ROW_NO_POSITIVE)
+    empty = np.flatnonzero(status == ROW_NO_POSITIVE)
     if empty.size:
         raise ValueError(
             f"map_significance: {empty.size} query(ies) have no positive label, so "
             f"their AP is undefined (first: {empty[:5].tolist()}). Drop them or "
             f"give each query at least one positive."
         )
-    return ap, n, npos
+
+
+def query_average_precision(scores_list, y_list, *, ties: str = "average", pos_label=None):
+    """Each query's AP, N and P, without p-values: the numbers of :func:`pranker.pranker_many`.
+
+    Parameters
+    ----------
+    scores_list, y_list : list of 1-D array_like
+        One score array and one label array per query (lengths may differ).
+    ties : str
+        Tie mode (:func:`pranker.auprc_ap`).
+    pos_label : scalar, optional
+        The label of the positive class.
+
+    Returns
+    -------
+    ap : ndarray of float
+    n, n_pos : ndarray of int
+
+    Examples
+    --------
+    >>> ap, n, n_pos = query_average_precision([[3, 2, 1], [1, 2, 3, 4]], [[1, 0, 1], [1, 0, 0, 0]])
+    >>> ap.round(4).tolist(), n.tolist(), n_pos.tolist()
+    ([0.8333, 0.25], [3, 4], [2, 1])
+    """
+    from .._numba.mean_ap import ap_segments
+    from .._numba.tiegroups import MODE_CODES
+
+    check_ties(ties)
+    s, y, starts = _concatenated(scores_list, y_list, pos_label)
+    R = starts.size - 1
+    ap, n, n_pos = np.empty(R), np.empty(R, dtype=np.int64), np.empty(R, dtype=np.int64)
+    status = np.empty(R, dtype=np.int8)
+    ap_segments(s, y, starts, MODE_CODES[ties], ap, n, n_pos, status)
+    _check_status(status)
+    return ap, n, n_pos
 
 
 def map_significance(
@@ -1053,8 +601,8 @@ def map_significance(
     method: str = "auto",
     ties: str = "average",
     seed: int | None = None,
-    rtol: float = 0.02,
-    max_draws: int = 1 << 18,
+    rtol: float | None = None,
+    max_draws: int | None = None,
     conf_level: float = 0.95,
     query_method: str | None = None,
     pos_label=None,
@@ -1078,13 +626,14 @@ def map_significance(
     ties : str
         Tie mode of every AP (:func:`pranker.auprc_ap`).
     seed : int, optional
-        Seed of the draws (default fixed, recorded on the result).
-    rtol : float
-        Target relative standard error of ``"tilt"`` p-values.
-    max_draws : int
-        At most this many draws per query for ``"tilt"``.
+        Seed of the draws (default fixed; recorded on the result when draws
+        were made).
+    rtol : float, optional
+        Target relative standard error of ``"tilt"`` p-values (default 0.02).
+    max_draws : int, optional
+        At most this many draws per query for ``"tilt"`` (default 2**18).
     conf_level : float
-        Coverage of ``pvalue_interval``.
+        Coverage of ``pvalue_interval`` and ``null_interval``.
     query_method : str or None
         None (default): each query's own p-value is not computed (those
         fields are NaN). A method name (``"auto"`` for the default of
@@ -1102,8 +651,9 @@ def map_significance(
     -------
     MapResult
         The mean AP, its p-value, how it was obtained (``method``) and how
-        uncertain it is (``pvalue_rse``, ``pvalue_error``), the null's mean
-        and variance, each query's AP, N and P, and the group rows.
+        uncertain it is (``pvalue_rse``, ``pvalue_error``), the null (its
+        mean, variance and central interval), each query's AP, N and P, and
+        the group rows.
 
     See Also
     --------
@@ -1143,7 +693,7 @@ def map_significance(
             f"got {len(scores_list)} and {len(y_list)}."
         )
     if query_method is None:
-        ap, n, n_pos = _query_aps(scores_list, y_list, ties, pos_label)
+        ap, n, n_pos = query_average_precision(scores_list, y_list, ties=ties, pos_label=pos_label)
         qlg = None
     else:
         from .many import pranker_many
@@ -1168,5 +718,5 @@ def map_significance(
         rtol=rtol,
         max_draws=max_draws,
         conf_level=conf_level,
-        query_pvalues=qlg,
+        query_log10_pvalues=qlg,
     )
