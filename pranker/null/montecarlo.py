@@ -49,6 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .. import _format as _fmt
+from .._display import ResultDisplay
 from .._progress import progress_bar
 from .._results import DeprecatedAlias, jsonable
 from .._validation import check_ap, check_conf_level, check_count, check_counts
@@ -126,7 +128,7 @@ def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, fl
 
 
 @dataclass(frozen=True)
-class MonteCarloPvalue:
+class MonteCarloPvalue(ResultDisplay):
     """Result of :func:`montecarlo_pvalue`.
 
     Attributes
@@ -197,6 +199,22 @@ class MonteCarloPvalue:
 
     # earlier name, kept for one release
     pvalue_ci = DeprecatedAlias("pvalue_interval")
+
+    def _table(self):
+        pct = f"{100 * self.conf_level:g}%"
+        headers = ["method", "AP", "p-value", f"{pct} interval", "draws", "at least as high"]
+        row = [
+            self.method,
+            _fmt.sig(self.statistic, 4),
+            _fmt.pvalue_number(self.pvalue, self.log10_pvalue, 3),
+            _fmt.interval(*self.pvalue_interval),
+            f"{self.n_draws:,}",
+            f"{self.n_exceed:,}",
+        ]
+        note = f"seed {self.seed}"
+        if self.decision is not None:
+            note += f"; at alpha = {self.alpha:g}: {self.decision}"
+        return "Monte Carlo p-value against random ranking", headers, [row], note
 
     def to_dict(self) -> dict:
         """Plain fields, JSON-ready."""

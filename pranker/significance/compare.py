@@ -168,6 +168,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _format as _fmt
+from .._display import ResultDisplay
 from .._results import DeprecatedAlias, jsonable, renamed_parameters
 from .._validation import check_scores_labels, check_ties
 from ..measures.uncertainty import ConfidenceInterval
@@ -183,7 +185,7 @@ _CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class CompareResult(ResultDisplay):
     """Result of :func:`compare`, in the style of ``scipy.stats`` results.
 
     Attributes
@@ -338,6 +340,33 @@ class CompareResult:
         lo = -math.inf if lo_q is None else d - float(np.quantile(reps, 1.0 - lo_q))
         hi = math.inf if hi_q is None else d - float(np.quantile(reps, 1.0 - hi_q))
         return ConfidenceInterval(lo, hi)
+
+    def _table(self):
+        ci = self.confidence_interval()
+
+        def end(x: float) -> str:
+            return "-inf" if x == -math.inf else "inf" if x == math.inf else f"{x:+.4f}"
+
+        pct = f"{100 * self.conf_level:g}%"
+        headers = ["method", "alternative", "AUPRC a", "AUPRC b", "difference", f"{pct} CI"]
+        row = [
+            self.method,
+            self.alternative,
+            _fmt.sig(self.auprc_a, 4),
+            _fmt.sig(self.auprc_b, 4),
+            f"{self.statistic:+.4f}",
+            f"[{end(ci.low)}, {end(ci.high)}]",
+        ]
+        headers.append("p-value")
+        row.append(_fmt.pvalue_text(self))
+        caption = (
+            f"AUPRC of model a against model b, paired: N = {self.n:,}, P = {self.n_pos:,}, "
+            f"ties = {self.ties}"
+        )
+        note = f"standard error of the difference {_fmt.sig(self.standard_error, 3)}"
+        if self.n_draws is not None:
+            note += f"; {self.n_draws:,} resamples, seed {self.seed}"
+        return caption, headers, [row], note
 
     def to_dict(self) -> dict:
         """Plain fields, JSON-ready, with ``confidence_interval`` and ``null_interval`` at

@@ -45,9 +45,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
+from .. import _format as _fmt
+from .._display import MAX_ROWS, ResultDisplay
 from .._numba import rows as _kernels_many
 from .._numba import tiegroups as _k_tiegroups
 from .._progress import progress_bar
@@ -84,7 +87,7 @@ _COLUMNS = (
 
 
 @dataclass(frozen=True)
-class ManyResult:
+class ManyResult(ResultDisplay):
     """Results of :func:`pranker_many`: one entry per ranking.
 
     Every array attribute has the batch shape ``shape`` (the input shape
@@ -185,6 +188,41 @@ class ManyResult:
     # earlier names, kept for one release
     pvalue_low = DeprecatedAlias("pvalue_interval", 0)
     pvalue_high = DeprecatedAlias("pvalue_interval", 1)
+
+    def _table(self):
+        d = self._columns()
+        rows_all = np.flatnonzero(d["valid"])
+        shown = rows_all[:MAX_ROWS]
+        headers = ["ranking", "N", "P", "method", "AUPRC", "p-value", "p (BH)", "null mean"]
+        rows = []
+        for i in shown:
+            lo, hi = d["pvalue_interval"][i]
+            one = SimpleNamespace(
+                pvalue=d["pvalue"][i],
+                log10_pvalue=d["log10_pvalue"][i],
+                method=d["method"][i],
+                pvalue_interval=None if np.isnan(lo) else (lo, hi),
+                pvalue_rse=None if np.isnan(d["pvalue_rse"][i]) else d["pvalue_rse"][i],
+            )
+            lg_bh = d["log10_pvalue_bh"][i]
+            rows.append(
+                [
+                    str(i),
+                    f"{int(d['n'][i]):,}",
+                    f"{int(d['n_pos'][i]):,}",
+                    str(d["method"][i]),
+                    _fmt.sig(d["auprc"][i], 4),
+                    _fmt.pvalue_text(one),
+                    _fmt.pvalue_number(d["pvalue_bh"][i], lg_bh, 3),
+                    _fmt.sig(d["null_mean"][i], 4),
+                ]
+            )
+        total = len(self)
+        caption = f"AUPRC of {total:,} rankings against random ranking (ties = {self.ties})"
+        note = "p (BH): Benjamini-Hochberg adjusted over the valid rankings"
+        if shown.size < total:
+            note += f"; showing {shown.size} of {total:,} (to_pandas() gives them all)"
+        return caption, headers, rows, note
 
     def _columns(self) -> dict:
         """Each column flattened (C order), one entry per ranking; intervals as (R, 2)."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _format as _fmt
+from .._display import ResultDisplay
 from .._docs import fill_doc
 from .._numba import moments as _k_moments
 from .._results import DeprecatedAlias, jsonable
@@ -60,7 +62,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class PrankerResult:
+class PrankerResult(ResultDisplay):
     """Result of :func:`pranker`, in the style of ``scipy.stats`` results.
 
     Attributes
@@ -169,6 +171,25 @@ class PrankerResult:
     # earlier names, kept for one release
     conf_int = DeprecatedAlias("null_interval")
     pvalue_ci = DeprecatedAlias("pvalue_interval")
+
+    def _table(self):
+        pct = f"{100 * self.conf_level:g}%"
+        headers = ["method", "AUPRC", "p-value", "null mean", "null var", f"{pct} null interval"]
+        row = [
+            self.method,
+            _fmt.sig(self.auprc, 4),
+            _fmt.pvalue_text(self),
+            _fmt.sig(self.null_mean, 4),
+            _fmt.sig(self.null_var, 3),
+            _fmt.interval(*self.null_interval),
+        ]
+        caption = (
+            f"AUPRC against random ranking: N = {self.n:,}, P = {self.n_pos:,}, ties = {self.ties}"
+        )
+        note = "p-value: probability that a random ranking scores at least this AUPRC"
+        if self.seed is not None:
+            note += f" ({self.n_draws:,} draws, seed {self.seed})"
+        return caption, headers, [row], note
 
     def to_dict(self) -> dict:
         """Plain fields, JSON-ready (``json.dumps`` takes it): everything but the null
