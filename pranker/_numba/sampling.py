@@ -116,13 +116,12 @@ def _subset_sorted(state, N, P, out, buf, counts):
                     new_count += 1
             count = new_count
         else:
-            fresh = buf[:d]
-            if d > 32:
-                fresh.sort()
-            else:
-                insertion_sort(fresh, d)
-            # merge out[:count] and fresh into buf[P:], dropping repeats
-            merged = buf[P:]
+            # the deficit, sorted into buf[P:P + d] (uniform values: the bucket sort is
+            # O(d), and needs no compile of a general sort), then merged with out[:count]
+            # into buf[:P] (its unsorted copy is no longer needed), dropping repeats
+            fresh = buf[P : P + d]
+            _bucket_sort(buf, d, N, fresh, counts)
+            merged = buf[:P]
             i = 0
             j = 0
             c = 0
@@ -277,10 +276,10 @@ def _null_ap_draws_parallel(seed, start, n_draws, N, P, out):
         _draw_chunk(seed, start, lo, min(n_draws, lo + per), N, P, out)
 
 
-# Below this much work (draws x items touched per draw, about 0.1 s on one
-# core) the draws run in the calling thread: threads would save a few tens of
-# milliseconds, and compiling the parallel kernel takes over a second on first use.
-_PARALLEL_MIN_WORK = 1 << 25
+# Below this much work (draws x items touched per draw, about 0.2 s on one
+# core) the draws run in the calling thread: threads would save at most a
+# fraction of that, and compiling the parallel kernel takes over a second on first use.
+_PARALLEL_MIN_WORK = 1 << 26
 
 
 def null_ap_draws(seed, start, n_draws, N, P, out):
