@@ -79,8 +79,9 @@ _EXPORTS = {
         "APInterval",
         "boyd_interval",
         "ap_interval",
+        "ConfidenceInterval",
     ),
-    "significance.compare": ("compare", "CompareResult", "ConfidenceInterval"),
+    "significance.compare": ("compare", "CompareResult"),
     "significance.mean_ap": (
         "map_significance",
         "map_significance_from_ap",
@@ -119,6 +120,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     )
     from .measures.uncertainty import (
         APInterval as APInterval,
+        ConfidenceInterval as ConfidenceInterval,
         TrapezoidAUPRC as TrapezoidAUPRC,
         ap_interval as ap_interval,
         auprc_trapezoid as auprc_trapezoid,
@@ -175,7 +177,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     )
     from .significance.compare import (
         CompareResult as CompareResult,
-        ConfidenceInterval as ConfidenceInterval,
         compare as compare,
     )
     from .significance.many import ManyResult as ManyResult, pranker_many as pranker_many

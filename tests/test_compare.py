@@ -11,7 +11,8 @@ import pytest
 
 from pranker import auprc_ap, compare
 from pranker._numba.compare import group_ap
-from pranker.significance.compare import _MODE, _influence_values, _levels, _perm_keys
+from pranker._numba.tiegroups import MODE_CODES
+from pranker.significance.compare import _influence_values, _levels, _perm_keys
 
 TIES = ("average", "stable", "threshold", "optimistic", "pessimistic")
 
@@ -40,7 +41,7 @@ def test_group_ap_with_copies_matches_auprc_ap(ties):
     lv, g = _levels(s, y, ties)
     pc = np.bincount(lv, weights=w * y, minlength=g)
     nc = np.bincount(lv, weights=w * ~y, minlength=g)
-    mode = _MODE[ties] if ties in ("average", "threshold") else _MODE["optimistic"]
+    mode = MODE_CODES[ties] if ties in ("average", "threshold") else MODE_CODES["optimistic"]
     got = group_ap(pc, nc, float(np.sum(w * y)), mode)
     idx = np.repeat(np.arange(30), w)  # copies adjacent, input order kept
     assert got == pytest.approx(auprc_ap(s[idx], y[idx], ties=ties), rel=1e-12)

@@ -170,17 +170,17 @@ import numpy as np
 
 from .. import _format as _fmt
 from .._display import ResultDisplay
+from .._numba.tiegroups import MODE_CODES
 from .._results import DeprecatedAlias, jsonable, renamed_parameters
 from .._validation import check_scores_labels, check_ties
 from ..measures.uncertainty import ConfidenceInterval
 from ..null.choice import DEFAULT_SEED, REL_TOL
 from ..null.montecarlo import clopper_pearson
 
-__all__ = ["compare", "CompareResult", "ConfidenceInterval", "COMPARE_METHODS"]
+__all__ = ["compare", "CompareResult", "COMPARE_METHODS"]
 
 COMPARE_METHODS = ("influence", "bootstrap", "permutation")
 ALTERNATIVES = ("two-sided", "greater", "less")
-_MODE = {"average": 0, "stable": 1, "threshold": 2, "optimistic": 3, "pessimistic": 4}
 _CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
 
 
@@ -739,7 +739,7 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
     la, ga = _levels(sa, yb, ties)
     lb, gb = _levels(sb, yb, ties)
     # strict levels hold one instance (and its copies, all of one label): any group mode works
-    mode = _MODE[ties] if ties in ("average", "threshold") else _MODE["optimistic"]
+    mode = MODE_CODES[ties] if ties in ("average", "threshold") else MODE_CODES["optimistic"]
     pos = np.flatnonzero(yb).astype(np.int64)
     neg = np.flatnonzero(~yb).astype(np.int64)
     reps = bootstrap_diffs(la, lb, ga, gb, pos, neg, mode, np.uint64(seed), B)
@@ -781,7 +781,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
     ties = common["ties"]
     ka, nk = _perm_keys(sa, ties)
     kb, _ = _perm_keys(sb, ties)
-    mode = _MODE[ties]
+    mode = MODE_CODES[ties]
     alt = common["alternative"]
     chunks = []
     drawn = 0
