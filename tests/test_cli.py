@@ -548,21 +548,6 @@ def test_demo_writes_figures_and_refuses_overwrite(tmp_path, capsys):
     assert (out / "scores.csv").read_bytes() == before
 
 
-# --- the expected null PR curve drawn in the figures ----
-
-
-def test_null_curve_in_figures_matches_enumeration():
-    from pranker.cli.score import null_curve as _null_curve
-
-    N, P = 8, 3
-    combos = list(itertools.combinations(range(1, N + 1), P))
-    rec, prec = _null_curve(N, P)
-    assert rec.tolist() == [1 / 3, 2 / 3, 1]
-    for j in range(1, P + 1):
-        exact = sum(Fraction(j, c[j - 1]) for c in combos) / len(combos)
-        assert prec[j - 1] == pytest.approx(float(exact), rel=1e-12)
-
-
 def test_progress_bar_flags(capsys):
     pytest.importorskip("tqdm")
     code, _, err = run(["table", "--N", "5", "--P", "1:3", "--progress"], capsys)
@@ -655,15 +640,23 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"pranker {pranker.__version__}"
 
 
-def test_choices_match_the_library():
-    """--method and --ties choices are constants in the CLI; the library's are all offered."""
+def _offered(option: str, capsys) -> list:
+    """The choices of ``pranker score``'s ``option``, as its usage error lists them."""
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "d.csv", option, "no-such-choice"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "invalid choice" in err
+    listed = err.split("choose from ", 1)[1].rsplit(")", 1)[0]
+    return [c.strip().strip("'") for c in listed.split(",")]
+
+
+def test_choices_match_the_library(capsys):
+    """--method offers every method of the library, --ties exactly its tie modes."""
     from pranker._validation import TIE_MODES
-    from pranker.cli.main import METHODS as CLI_METHODS
-    from pranker.cli.main import TIE_MODES as CLI_TIES
     from pranker.significance.single import METHODS
 
-    assert set(METHODS) <= set(CLI_METHODS)
-    assert tuple(CLI_TIES) == tuple(TIE_MODES)
+    assert set(METHODS) <= set(_offered("--method", capsys))
+    assert _offered("--ties", capsys) == list(TIE_MODES)
 
 
 def test_old_modules_are_gone():
@@ -780,8 +773,7 @@ def test_progress_never_when_quiet_or_not_a_terminal(capsys):
 
 
 def test_unknown_method_for_this_library_is_an_input_error(tmp_path, capsys):
-    """Choices come from a CLI constant; one the library does not know is reported, not raised."""
-    from pranker.cli.main import METHODS as CLI_METHODS
+    """Every --method offered runs; one the library does not know is reported, not raised."""
     from pranker.significance.single import METHODS
 
     f = write_csv(
@@ -789,7 +781,7 @@ def test_unknown_method_for_this_library_is_an_input_error(tmp_path, capsys):
         ["score", "label"],
         [(20 - i, int(i in (0, 2, 3, 7, 12))) for i in range(20)],
     )
-    for m in CLI_METHODS:
+    for m in _offered("--method", capsys):
         code, out, err = run(["score", f, "--method", m, "--json"], capsys)
         if m in METHODS:
             assert code == 0, err
@@ -930,14 +922,43 @@ def test_plain_language_line_and_method_per_row(tmp_path, capsys):
     assert [r[1] for r in rows] == [d["method"] for d in json.loads(js)]
 
 
-def test_bh_on_the_log_scale_keeps_tiny_values():
-    from pranker.cli.score import bh_adjust_log10
-
-    p = [0.01, 0.04, 0.03, 0.2, 0.04]
-    got = [10**v for v in bh_adjust_log10([np.log10(x) for x in p])]
-    assert got == pytest.approx(bh_loop(p), rel=1e-12)
-    lg = bh_adjust_log10([-500.0, -2.0, None])
-    assert lg[0] == pytest.approx(-500.0 + np.log10(3 / 2)) and lg[2] is None
+def test_bh_adjusted_pvalues_below_the_float_range(tmp_path, capsys):
+    """Several columns get BH-adjusted p-values from their log10, so a p-value below
+    1e-308 keeps its adjusted value: a perfect ranking of N = 2400, P = 240 has
+    p = 1/C(N, P) (about 1e-337), checked with mpmath, as is BH from its definition."""
+    mpmath = pytest.importorskip("mpmath")
+    N, P = 2400, 240
+    rng = np.random.default_rng(11)
+    y = np.zeros(N, dtype=int)
+    y[rng.choice(N, P, replace=False)] = 1
+    columns = {
+        "perfect": np.where(y == 1, 10.0, 0.0) + rng.random(N),
+        "good": rng.normal(size=N) + 1.5 * y,
+        "weak": rng.normal(size=N) + 0.2 * y,
+    }
+    f = write_csv(
+        tmp_path / "d.csv",
+        ["label", *columns],
+        [(int(y[i]), *(fmt(c[i]) for c in columns.values())) for i in range(N)],
+    )
+    code, out, err = run(["score", f, "--all-scores", "--json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    perfect = rows[0]
+    assert perfect["score_column"] == "perfect" and perfect["pvalue"] == 0.0
+    exact = -mpmath.log10(mpmath.binomial(N, P))
+    assert perfect["log10_pvalue"] == pytest.approx(float(exact), abs=1e-9)
+    p = [mpmath.power(10, mpmath.mpf(r["log10_pvalue"])) for r in rows]
+    m = len(p)
+    ranked = sorted(range(m), key=lambda i: p[i])
+    q = [mpmath.mpf(1)] * m
+    for i in range(m):  # q_i = min over p_(j) >= p_i of m p_(j) / j, at most 1
+        q[i] = min(
+            [mpmath.mpf(1)] + [m * p[k] / (r + 1) for r, k in enumerate(ranked) if p[k] >= p[i]]
+        )
+    expected = [float(mpmath.log10(v)) for v in q]
+    assert [r["log10_pvalue_bh"] for r in rows] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert perfect["log10_pvalue_bh"] < -308 and perfect["pvalue_bh"] == 0.0
 
 
 def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
