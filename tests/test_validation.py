@@ -367,3 +367,52 @@ def test_a_chunk_may_lack_pos_label():
         False,
         False,
     ]
+
+
+def _entries_into_validation(fn):
+    """Calls of _validation's public functions made from outside the module, by name."""
+    import collections
+    import sys
+
+    import pranker._validation as validation
+
+    here = validation.__file__
+    public = {n for n in dir(validation) if not n.startswith("_")}
+    counts: collections.Counter = collections.Counter()
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if (
+            event == "call"
+            and code.co_filename == here
+            and code.co_name in public
+            and frame.f_back is not None
+            and frame.f_back.f_code.co_filename != here
+        ):
+            counts[code.co_name] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return counts
+
+
+def test_pranker_validates_the_scores_once():
+    """One pranker(scores, y) call checks the scores at its boundary, not again in the AP path."""
+    import pranker as pk
+
+    rng = np.random.default_rng(3)
+    y = rng.random(400) < 0.1
+    s = rng.standard_normal(400) + y
+    pk.pranker(s, y)  # compile outside the profile
+    counts = _entries_into_validation(lambda: pk.pranker(s, y))
+    on_scores = sum(
+        counts[name]
+        for name in ("check_scores_labels", "check_scores", "check_no_nan", "binarize_labels")
+    )
+    assert 1 <= on_scores <= 2, counts
+    # the AP of invalid input is still refused at the boundary
+    with pytest.raises(ValueError, match="NaN"):
+        pk.pranker(np.where(np.arange(400) == 7, np.nan, s), y)

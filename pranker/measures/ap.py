@@ -254,11 +254,16 @@ def _stable_ranks(scores: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (np.flatnonzero(y[order]) + 1).astype(np.int64)
 
 
-def _auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> float:
-    """AP of validated input; with ``where`` given, the scores may hold NaN (then raise).
+def auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> float:
+    """AP of input already validated at a public boundary: no check is repeated.
 
-    Callers that validated with ``check_nan=False`` pass ``where``, so that
-    the NaN check is done in the passes over the scores made anyway.
+    ``s`` and ``yb`` are what :func:`pranker._validation.check_scores_labels`
+    returns (float64 scores, bool labels with at least one positive), ``ties``
+    a checked tie mode. The layers above (``pranker()``, the uncertainty
+    measures) call this after validating once. With ``where`` given, the
+    scores may still hold NaN (validated with ``check_nan=False``): the NaN is
+    then found in the passes over the scores made anyway, and raised with the
+    message of ``check_scores`` for ``where``.
     """
     n_pos = int(np.count_nonzero(yb))
     if ties == "stable":
@@ -345,4 +350,4 @@ def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
     """
     check_ties(ties)
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_ap", check_nan=False)
-    return _auprc_validated(s, yb, ties, where="auprc_ap")
+    return auprc_validated(s, yb, ties, where="auprc_ap")

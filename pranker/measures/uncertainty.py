@@ -59,7 +59,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
-from .ap import _auprc_validated
+from .ap import auprc_validated
 from .curves import _DOCS, _threshold_counts
 
 __all__ = [
@@ -488,7 +488,7 @@ def ap_interval(
     if method not in ("logit", "binomial"):
         raise ValueError(f"method must be 'logit' or 'binomial'; got {method!r}.")
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="ap_interval")
-    ap = _auprc_validated(s, yb, ties)
+    ap = auprc_validated(s, yb, ties)
     r = boyd_interval(
         min(max(ap, 0.0), 1.0), int(np.count_nonzero(yb)), conf_level=conf_level, method=method
     )
