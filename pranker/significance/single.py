@@ -41,7 +41,7 @@ from .._validation import (
     check_ties,
     score_label_aliases,
 )
-from ..measures.ap import _auprc_validated
+from ..measures.ap import auprc_validated
 from ..null.beta import BetaFit, beta_fit
 from ..null.choice import auto_method
 from ..null.distributions import (
@@ -315,7 +315,7 @@ def pranker(
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="pranker")
     n = int(s.shape[0])
     n_pos = int(np.count_nonzero(yb))
-    auprc = _auprc_validated(s, yb, ties)
+    auprc = auprc_validated(s, yb, ties)
     return result_of(auprc, n, n_pos, options, ties)
 
 
