@@ -232,6 +232,53 @@ def test_text_labels_with_positive(tmp_path, capsys):
     assert json.loads(out)["auprc"] == pytest.approx((1 + 2 / 3) / 2)
 
 
+@pytest.mark.parametrize("reader", ["auto", "numpy"])
+def test_label_codings_and_positive_value(tmp_path, data, capsys, reader):
+    """0/1, -1/1, 0.0/1.0 and class k of a multi-class column (--positive k) are the same
+    labels: the AUPRC scikit-learn gives for them."""
+    y, s1, _, _ = data
+    cls = np.where(y == 1, 3, np.arange(len(y)) % 3)  # class 3 is the positive one
+    expected = average_precision_score(y, s1)
+    for labels, extra in (
+        (y, []),
+        (2 * y - 1, []),
+        ([f"{v:.1f}" for v in y], []),
+        (cls, ["--positive", "3"]),
+        (cls, ["--positive", "3.0"]),
+    ):
+        rows = [(fmt(a), b) for a, b in zip(s1, labels, strict=True)]
+        f = write_csv(tmp_path / "d.csv", ["score", "label"], rows)
+        code, out, err = run(["score", f, "--json", "--reader", reader, *extra], capsys)
+        assert code == 0, (extra, err)
+        assert json.loads(out)["auprc"] == pytest.approx(expected, abs=1e-12), extra
+    code, out, err = run(["score", f, "--reader", reader], capsys)
+    assert code == 2 and out == ""
+    assert "not binary-like" in err and "--positive" in err
+    assert ("0, 1, 2, 3" if reader == "auto" else "0.0, 1.0, 2.0, 3.0") in err  # numpy: floats
+    code, _, err = run(["score", f, "--reader", reader, "--positive", "three"], capsys)
+    assert code == 2 and "'three' is not a number" in err
+
+
+def test_npz_text_and_bool_labels(tmp_path, data, capsys):
+    """Labels saved as text (str or bytes) need --positive; booleans are labels as they are."""
+    y, s1, _, _ = data
+    expected = average_precision_score(y, s1)
+    words = np.where(y == 1, "hit", "miss")
+    for name, labels, extra in (
+        ("u.npz", words, ["--positive", "hit"]),
+        ("b.npz", words.astype("S"), ["--positive", "hit"]),
+        ("t.npz", y.astype(bool), []),
+    ):
+        np.savez(tmp_path / name, score=s1, label=labels)
+        code, out, err = run(["score", tmp_path / name, "--json", *extra], capsys)
+        assert code == 0, (name, err)
+        assert json.loads(out)["auprc"] == pytest.approx(expected, abs=1e-12), name
+    code, out, err = run(["score", tmp_path / "u.npz"], capsys)
+    assert code == 2 and "not binary-like" in err and "'hit', 'miss'" in err
+    code, out, err = run(["score", tmp_path / "u.npz", "--positive", "nope"], capsys)
+    assert code == 2 and "no positive" in err
+
+
 # --- score: numbers against brute force -------------------------------------------------
 
 
