@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import math
 
+from .columns import default_columns, to_labels, to_scores
+from .errors import UserError
 from .format import _clean
-from .io import (
-    UserError,
-    check_writable,
-    default_columns,
-    emit_results,
-    open_table,
-    to_labels,
-    to_scores,
-)
+from .read import open_table
+from .write import check_writable, emit_results
 
 
 def run(args) -> int:

@@ -438,6 +438,6 @@ def build_report(
 
 def write_report(path: str, text: str) -> None:
     """Write the page atomically (the caller checked ``--force``)."""
-    from .io import atomic_write_text
+    from .._files import atomic_write_text
 
     atomic_write_text(path, text)
