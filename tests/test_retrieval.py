@@ -311,7 +311,14 @@ def test_top_level_exports():
         assert name in pranker.__all__ and hasattr(pranker, name)
     # submodules are reachable but not in __all__ (a star import must not shadow dask)
     assert "compat" not in pranker.__all__ and "dask" not in pranker.__all__
-    assert pranker.compat.vl_pr is not None
+    # and pranker.compat.vl_pr is VLFeat's PR curve, worked by hand: positives at
+    # ranks 1 and 3 of 4; VLFeat starts the curve at (recall 0, precision 1)
+    recall, precision, info = pranker.compat.vl_pr([1, -1, 1, -1], [0.9, 0.8, 0.7, 0.1])
+    np.testing.assert_allclose(recall, [0, 1 / 2, 1 / 2, 1, 1])
+    np.testing.assert_allclose(precision, [1, 1, 1 / 2, 2 / 3, 2 / 4])
+    assert info.ap == pytest.approx((1 / 1 + 2 / 3) / 2)
+    # trapezoids between the points: 1/2 + 0 + (1/2 + 2/3) / 2 * 1/2 + 0
+    assert info.auc == pytest.approx(0.5 + (0.5 + 2 / 3) / 4)
 
 
 # ---------------------------------------------------------------------------

@@ -99,18 +99,9 @@ def log_geo(t, beta):
 
 
 @njit(cache=True, inline="always")
-def dlog_geo(t, beta):
-    """``d/d beta`` of :func:`log_geo`: the mean of ``i`` under weights ``e^{i beta}``, ``i = 1..t``."""
-    if t == 1:
-        return 1.0
-    if abs(t * beta) < _SMALL:
-        return 0.5 * (t + 1) + beta * (t * t - 1.0) / 12.0
-    return 1.0 - t / math.expm1(-t * beta) + 1.0 / math.expm1(-beta)
-
-
-@njit(cache=True, inline="always")
 def _geo_pair(t, beta):
-    """``(log_geo(t, beta), dlog_geo(t, beta))`` sharing their two ``expm1`` calls (t >= 2)."""
+    """``log_geo(t, beta)`` and its ``d/d beta`` (the mean of ``i`` under weights
+    ``e^{i beta}``, ``i = 1..t``), sharing their two ``expm1`` calls (t >= 2)."""
     tb = t * beta
     if abs(tb) < _SMALL:
         return math.log(t) + 0.5 * (t + 1) * beta, 0.5 * (t + 1) + beta * (t * t - 1.0) / 12.0

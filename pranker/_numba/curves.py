@@ -24,7 +24,6 @@ import numpy as np
 from numba import njit
 
 from .moments import _u_minus_log1p
-from .tiegroups import ap_from_groups
 
 
 @njit(cache=True)
@@ -201,9 +200,9 @@ def dg_area(tp, fp, n_pos):
 
 
 @njit(cache=True, inline="always")
-def _tie_runs(vals, labels, single, size, npos):
-    """Runs of equal values of one row (runs of one item with ``single``), in order:
-    their sizes into ``size`` and positives into ``npos``; returns how many."""
+def _tie_runs(vals, labels, size, npos):
+    """Runs of equal values of one row, in order: their sizes into ``size`` and
+    positives into ``npos``; returns how many."""
     n = vals.shape[0]
     t = 0
     i = 0
@@ -211,7 +210,7 @@ def _tie_runs(vals, labels, single, size, npos):
         v = vals[i]
         c = 0
         p = 0
-        while i < n and (c == 0 or (not single and vals[i] == v)):
+        while i < n and (c == 0 or vals[i] == v):
             if labels[i]:
                 p += 1
             c += 1
@@ -220,46 +219,6 @@ def _tie_runs(vals, labels, single, size, npos):
         npos[t] = p
         t += 1
     return t
-
-
-@njit(cache=True)
-def ap_rows(vals_desc, labels_desc, mode, stable):
-    """Average precision of each row of values sorted in decreasing order.
-
-    ``labels_desc`` holds the labels permuted like the values. With ``stable``
-    every item is its own group (ties already broken by input order); else
-    equal values form a tie group handled by ``ap_from_groups`` in ``mode``.
-    Rows without a positive give NaN (the caller rejects them beforehand).
-    """
-    R, n = vals_desc.shape
-    out = np.empty(R)
-    size = np.empty(n, dtype=np.int64)
-    npos = np.empty(n, dtype=np.int64)
-    greater = np.empty(n, dtype=np.int64)
-    n_tied = np.empty(n, dtype=np.int64)
-    pos_greater = np.empty(n, dtype=np.int64)
-    pos_tied = np.empty(n, dtype=np.int64)
-    m = 2 if stable else mode  # a group of one: threshold formula is exact
-    for r in range(R):
-        g = 0
-        above = 0
-        pos_above = 0
-        for t in range(_tie_runs(vals_desc[r], labels_desc[r], stable, size, npos)):
-            if npos[t] > 0:
-                greater[g] = above
-                n_tied[g] = size[t]
-                pos_greater[g] = pos_above
-                pos_tied[g] = npos[t]
-                g += 1
-            above += size[t]
-            pos_above += npos[t]
-        if pos_above == 0:
-            out[r] = np.nan
-        else:
-            out[r] = ap_from_groups(
-                greater[:g], n_tied[:g], pos_greater[:g], pos_tied[:g], pos_above, m
-            )
-    return out
 
 
 @njit(cache=True)
@@ -273,7 +232,7 @@ def auc_rows(vals_desc, labels_desc):
         ctp = 0.0
         cfp = 0.0
         u = 0.0
-        for t in range(_tie_runs(vals_desc[r], labels_desc[r], False, size, npos)):
+        for t in range(_tie_runs(vals_desc[r], labels_desc[r], size, npos)):
             dtp = float(npos[t])
             dfp = float(size[t] - npos[t])
             u += dfp * (ctp + 0.5 * dtp)

@@ -38,12 +38,6 @@ def _ctpop_u64(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True)
-def popcount64(x):
-    """Set bits of one uint64 word."""
-    return _ctpop_u64(x)
-
-
 @njit(cache=True, inline="always")
 def _hamming_row(a, b):
     """Hamming distance between two packed rows (uint64 words)."""

@@ -37,7 +37,7 @@ backwards from the stored layers: ``d_P`` with probability
 ``F_{k-1}(d') / G_{k-1}(d_k)`` — an inverse-CDF search in the stored prefix
 sums, galloping down from ``d_k`` (the gaps are short under the tilt), so a
 draw costs ``O(sum_k log(1 + d_k - d_{k-1}))``. Draws use the counter-based
-generator of :mod:`pranker._kernels` keyed by (seed, draw index): each draw is
+generator of :mod:`pranker._numba.sampling` keyed by (seed, draw index): each draw is
 reproducible whatever the number of threads.
 """
 

@@ -28,7 +28,7 @@ Weights
 
 All curve construction is O(N log N): the scores of each class are sorted
 with numpy's in-place SIMD sort, then merged in one numba pass (see
-:mod:`pranker._curve_kernels`). Weighted and one-point-per-item curves need a
+:mod:`pranker._numba.curves`). Weighted and one-point-per-item curves need a
 stable argsort instead and are several times slower.
 """
 
@@ -45,6 +45,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba import curves as ck
 from .._numba import rankcount
+from .._numba import rows as _k_rows
 from .._numba import tiegroups as _k_tiegroups
 from .._validation import (
     _as_numeric_array,
@@ -521,7 +522,7 @@ class PRCurve:
         Between consecutive points A and B the false positives grow linearly
         in the true positives, so precision is ``tp / (tp + fpA + s (tp - tpA))``
         with ``s = (fpB - fpA) / (tpB - tpA)``; the area is the exact integral
-        over recall (:func:`pranker._curve_kernels.dg_segment_area`). The
+        over recall (:func:`pranker._numba.curves.dg_segment_area`). The
         segment leaving the empty retrieval has constant precision equal to
         that of the first point: the 0/0 := 1 point is not interpolated from.
 
@@ -1027,15 +1028,23 @@ def _rows(scores, y, name: str, pos_label=None):
     return flat, yb
 
 
-def _sorted_rows(s: np.ndarray, yb: np.ndarray, stable: bool):
-    if stable:
-        order = np.argsort(-s, axis=1, kind="stable")
-    else:
-        order = np.argsort(-s, axis=1)
+def _sorted_rows(s: np.ndarray, yb: np.ndarray):
+    order = np.argsort(-s, axis=1)
     return (
         np.ascontiguousarray(np.take_along_axis(s, order, axis=1)),
         np.ascontiguousarray(np.take_along_axis(yb, order, axis=1)),
     )
+
+
+def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
+    """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
+    order = np.argsort(-s, axis=1, kind="stable")
+    ys = np.take_along_axis(yb, order, axis=1)
+    k = np.cumsum(ys, axis=1)  # positives up to each rank
+    r = np.arange(1, s.shape[1] + 1, dtype=np.float64)
+    terms = np.where(ys, k / r, 0.0)
+    # cumsum adds in order, one term after the other (a sum would pair them)
+    return np.cumsum(terms, axis=1)[:, -1] / k[:, -1]
 
 
 @fill_doc(_DOCS)
@@ -1077,8 +1086,28 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
         raise ValueError(
             f"row {int(np.flatnonzero(bad)[0])} of y has no positive: AP is undefined there."
         )
-    vs, ys = _sorted_rows(s, yb, ties == "stable")
-    return ck.ap_rows(vs, ys, _k_tiegroups.MODE_CODES[ties], ties == "stable")
+    if ties == "stable":
+        return _stable_ap_rows(s, yb)
+    # the row kernel of pranker_many: no sort, each row counted among its positives' scores
+    R = s.shape[0]
+    ap = np.empty(R)
+    n_valid = np.empty(R, dtype=np.int64)
+    n_pos = np.empty(R, dtype=np.int64)
+    status = np.empty(R, dtype=np.int8)
+    _k_rows.ap_rows(
+        np.ascontiguousarray(s, dtype=np.float64),
+        np.ascontiguousarray(yb, dtype=np.bool_),
+        np.ones((1, 1), dtype=np.bool_),
+        False,
+        _k_tiegroups.MODE_CODES[ties],
+        0,
+        R,
+        ap,
+        n_valid,
+        n_pos,
+        status,
+    )
+    return ap
 
 
 @fill_doc(_DOCS)
@@ -1116,5 +1145,5 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
         raise ValueError(
             f"row {int(np.flatnonzero(bad)[0])} of y has only one class: ROC AUC is undefined."
         )
-    vs, ys = _sorted_rows(s, yb, False)
+    vs, ys = _sorted_rows(s, yb)
     return ck.auc_rows(vs, ys)
