@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from typing import Any
 
 from numba.core import event
 from numba.core.registry import CPUDispatcher
@@ -34,7 +35,7 @@ NOTICE_AFTER = 1.0  # seconds of compiling before the notice
 _PREFIX = "pranker._numba."
 
 _lock = threading.Lock()
-_state = {"announced": False, "depth": 0, "timer": None, "modules": set()}
+_state: dict[str, Any] = {"announced": False, "depth": 0, "timer": None, "modules": set()}
 
 
 def _is_tty(stream) -> bool:
