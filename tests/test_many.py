@@ -218,7 +218,9 @@ def test_table_conversions_and_row():
     res = pranker_many(s, y, conf_level=0.9)
     d = res.to_dict()
     assert set(d) >= {"auprc", "pvalue", "pvalue_bh", "n", "n_pos", "valid", "pvalue_interval"}
-    assert all(isinstance(v, list) and len(v) == 7 for v in d.values())
+    meta = {"conf_level", "ties", "requested_method", "seed"}
+    assert all(isinstance(v, list) and len(v) == 7 for k, v in d.items() if k not in meta)
+    assert (d["conf_level"], d["seed"]) == (0.9, res.seed)
     assert json.loads(json.dumps(d, allow_nan=False)) == d  # plain, strict JSON
     assert d["pvalue"] == res.pvalue.tolist() and d["n"] == [int(v) for v in res.n]
     for i in range(7):  # None where not estimated, [low, high] around the p-value otherwise

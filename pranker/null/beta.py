@@ -23,6 +23,7 @@ from scipy import special
 
 from .._docs import fill_doc
 from .._numba import moments as _kernels
+from .._results import renamed_parameters
 from .._validation import check_counts
 from .moments import _min_auprc_pair
 
@@ -174,8 +175,9 @@ class BetaFit:
         return stats.beta(self.alpha, self.beta, loc=self.lower, scale=self.scale)
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
+def beta_fit(mean: float, var: float, n: int, n_pos: int) -> BetaFit:
     """Fit the beta distribution on ``[min_auprc(N, P), 1]`` to a null mean and variance.
 
     Works from precomputed parameters, so tables of ``null_params`` can be
@@ -191,7 +193,7 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     ----------
     mean, var : float
         Null mean and variance of the AP (e.g. from :func:`pranker.null_params`).
-    N, P : int
+    n, n_pos : int
         Number of instances and of positives, ``1 <= P <= N``.
 
     Returns
@@ -223,6 +225,7 @@ def beta_fit(mean: float, var: float, N: int, P: int) -> BetaFit:
     >>> round(fit.lower, 6), fit.alpha > 0 and fit.beta > 0
     (0.056738, True)
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
     mean = float(mean)

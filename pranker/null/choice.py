@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from .._results import renamed_parameters
 from .._validation import check_counts
 
 __all__ = [
@@ -56,7 +57,8 @@ AUTO_EXACT_PLACEMENTS = 1_000_000
 # Lugannani-Rice was off by 1.2 orders; see the calibration study.)
 
 
-def auto_method(N: int, P: int) -> str:
+@renamed_parameters(N="n", P="n_pos")
+def auto_method(n: int, n_pos: int) -> str:
     """The method ``method="auto"`` uses for N instances and P positives.
 
     - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
@@ -71,7 +73,7 @@ def auto_method(N: int, P: int) -> str:
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Number of instances and of positives, ``1 <= P <= N``.
 
     Returns
@@ -91,6 +93,7 @@ def auto_method(N: int, P: int) -> str:
     >>> auto_method(10**6, 300), auto_method(10**10, 10**5)
     ('tilt', 'tilt')
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:

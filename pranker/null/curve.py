@@ -78,6 +78,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._numba import nullcurve as _kernels_curve
+from .._results import renamed_parameters
 from .._validation import check_count, check_counts
 from .choice import DEFAULT_SEED
 
@@ -94,8 +95,9 @@ def _scalar_counts(N, P) -> tuple[int, int]:
     return int(n_arr[0]), int(p_arr[0])
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def expected_null_pr_curve(N: int, P: int) -> tuple[np.ndarray, np.ndarray]:
+def expected_null_pr_curve(n: int, n_pos: int) -> tuple[np.ndarray, np.ndarray]:
     """Expected precision at each recall level k/P under random ranking, exactly.
 
     Parameters
@@ -138,6 +140,7 @@ def expected_null_pr_curve(N: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(abs(prec.mean() - null_params(4, 2).mean) < 1e-15)
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
     m = n - p
     k0 = min(max(1, math.ceil((p - m - 1) / 2)), p)
@@ -218,9 +221,10 @@ class NullInterpolatedAP:
     precision_se: np.ndarray | None = None
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
 def null_interpolated_ap(
-    N: int, P: int, *, n_draws: int = 10_000, seed: int | None = None, curve: bool = False
+    n: int, n_pos: int, *, n_draws: int = 10_000, seed: int | None = None, curve: bool = False
 ) -> NullInterpolatedAP:
     """Null mean of interpolated AP (max precision at recall >= r), by Monte Carlo.
 
@@ -232,7 +236,7 @@ def null_interpolated_ap(
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Number of instances and of positives, ``1 <= P <= N``.
     n_draws : int
         Number of random rankings, >= 2. The standard error shrinks like
@@ -261,6 +265,7 @@ def null_interpolated_ap(
     >>> bool(est.se < 1e-3)
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
     n_draws = check_count(n_draws, "n_draws")
     if n_draws < 2:

@@ -44,6 +44,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._numba import moments as _kernels
+from .._results import renamed_parameters
 from .._validation import check_count_pair
 from .beta import beta_fit
 from .choice import DEFAULT_MC_DRAWS, auto_method
@@ -168,7 +169,7 @@ _DISPLAY_POINTS = 81
 # Docstring fragments of this module (pranker._docs.fill_doc).
 _DOCS = {
     "null_attributes": (
-        "N, P, mean, var, min_auprc, method, interval_method\n    As in :class:`NullDistribution`."
+        "n, n_pos, mean, var, min_auprc, method, interval_method\n    As in :class:`NullDistribution`."
     ),
 }
 
@@ -192,8 +193,9 @@ class NullDistribution:
 
     Attributes
     ----------
-    N, P : int
-        Number of instances and of positives.
+    n, n_pos : int
+        Number of instances and of positives (also ``N``, ``P``, the notation
+        of the formulas).
     method : str
         Name of the kind (``"exact"``, ``"tilt"``, ...), as accepted by
         :func:`null_distribution`.
@@ -231,6 +233,8 @@ class NullDistribution:
 
     def __init__(self, N: int, P: int):
         self.N, self.P = check_count_pair(N, P)
+        # the counts under the package's names; N and P stay as the formulas' notation
+        self.n, self.n_pos = self.N, self.P
         self._moments: tuple[float, float] | None = None
 
     # the exact moments, shared by every kind
@@ -1269,18 +1273,19 @@ class SkewBetaNull(_FittedNull):
 
 
 # ---------------------------------------------------------------------------
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDistribution:
+def null_distribution(n: int, n_pos: int, method: str = "auto", **options) -> NullDistribution:
     """The null distribution of AP for N instances and P positives, by name.
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Instances and positives, ``1 <= P <= N``.
     method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
         See the module docstring. ``"auto"`` (default) is the null every
         test of significance uses by default: :func:`pranker.auto_method`
-        picks ``"exact"``, ``"tilt"`` or ``"montecarlo"`` from N and P.
+        picks ``"exact"`` or ``"tilt"`` from N and P.
     **options
         Passed to the class: ``rtol``, ``seed``, ``max_draws`` (tilt);
         ``n_draws``, ``seed`` (montecarlo); ``max_nodes`` (exact);
@@ -1312,6 +1317,7 @@ def null_distribution(N: int, P: int, method: str = "auto", **options) -> NullDi
     >>> bool(lo < null.mean < hi)
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     classes = {
         "exact": ExactNull,
         "tilt": TiltNull,

@@ -78,6 +78,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
+from .._results import renamed_parameters
 from .._validation import check_ap, check_counts
 from .choice import REL_TOL
 
@@ -193,7 +194,8 @@ def _scalar_counts(N, P):
     return int(n_arr[0]), int(p_arr[0])
 
 
-def exact_feasible(N: int, P: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> bool:
+@renamed_parameters(N="n", P="n_pos")
+def exact_feasible(n: int, n_pos: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> bool:
     """True when all C(N, P) placements can be enumerated (``C(N, P) <= limit``).
 
     :func:`exact_pvalue` reaches much further (it counts a tail without
@@ -205,17 +207,19 @@ def exact_feasible(N: int, P: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> boo
     >>> exact_feasible(50, 5), exact_feasible(10**6, 10)
     (True, False)
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
     return math.comb(n, p) <= limit
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
+def exact_null_distribution(n: int, n_pos: int) -> ExactNullDistribution:
     """Exact null distribution of AP: every one of the C(N, P) placements enumerated.
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Instances and positives, with ``C(N, P) <= EXACT_DISTRIBUTION_LIMIT``
         (2e7; 8 bytes of memory per placement).
 
@@ -242,6 +246,7 @@ def exact_null_distribution(N: int, P: int) -> ExactNullDistribution:
     >>> float(d.sf(5 / 6)) == 2 / 6  # ties counted as >=
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
     total = math.comb(n, p)
     if total > EXACT_DISTRIBUTION_LIMIT:
@@ -290,8 +295,9 @@ class ExactBudgetExceeded(ValueError):
     """
 
 
+@renamed_parameters(N="n", P="n_pos")
 def exact_pvalue(
-    ap: float, N: int, P: int, *, max_nodes: int = EXACT_MAX_NODES, return_count: bool = False
+    ap: float, n: int, n_pos: int, *, max_nodes: int = EXACT_MAX_NODES, return_count: bool = False
 ):
     """Exact p-value P(AP_null >= ap) under random ranking of N instances with P positives.
 
@@ -310,7 +316,8 @@ def exact_pvalue(
     ----------
     ap : float
         Observed average precision.
-    N, P : int
+    n, n_pos : int
+        Number of instances N and of positives P.
     max_nodes : int
         Search-step budget (default ``EXACT_MAX_NODES`` = 1e9).
     return_count : bool
@@ -332,6 +339,7 @@ def exact_pvalue(
     >>> exact_pvalue(1.0, 20, 3) == 1 / 1140  # only the perfect ranking
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     a = _check_ap(ap)
     n, p = _scalar_counts(N, P)
     total = math.comb(n, p)

@@ -72,6 +72,7 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba import sampling as _sampling
+from .._results import renamed_parameters
 from .._validation import check_count, check_count_pair, check_counts
 from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED
 
@@ -220,8 +221,9 @@ def null_params(
     raise ValueError(f"method must be 'exact' or 'montecarlo'; got {method!r}.")
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, start: int = 0):
+def null_ap_samples(n: int, n_pos: int, n_draws: int, *, seed: int | None = None, start: int = 0):
     """AP of ``n_draws`` uniformly random rankings of N instances with P positives.
 
     Only the positives' ranks are drawn (a uniform random P-subset of 1..N,
@@ -230,7 +232,7 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Number of instances and of positives, ``1 <= P <= N``.
     n_draws : int
         Number of random rankings.
@@ -267,6 +269,7 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
     >>> bool((null_ap_samples(100, 5, 3) == null_ap_samples(100, 5, 3)).all())  # fixed seed
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n_arr, p_arr, _ = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
     n_draws = check_count(n_draws, "n_draws")
@@ -282,8 +285,9 @@ def null_ap_samples(N: int, P: int, n_draws: int, *, seed: int | None = None, st
     return out
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
-def min_auprc(N, P):
+def min_auprc(n, n_pos):
     """Smallest possible AP: all P positives ranked last, a = (1/P) sum_k k / (N - P + k).
 
     Computed in O(1) from harmonic-number differences, accurate to full
@@ -291,7 +295,7 @@ def min_auprc(N, P):
 
     Parameters
     ----------
-    N, P : int or array_like of int
+    n, n_pos : int or array_like of int
         Number of instances and of positives, ``1 <= P <= N <= 2**62``.
 
     Returns
@@ -315,6 +319,7 @@ def min_auprc(N, P):
     >>> round(min_auprc(4, 2), 6)  # (1/3 + 2/4) / 2
     0.416667
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     a, _ = _min_auprc_pair(N, P)
     return a
 

@@ -52,7 +52,7 @@ from scipy import special
 from .. import _format as _fmt
 from .._display import ResultDisplay
 from .._progress import progress_bar
-from .._results import DeprecatedAlias, jsonable
+from .._results import DeprecatedAlias, jsonable, renamed_parameters
 from .._validation import check_ap, check_conf_level, check_count, check_counts
 from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED, REL_TOL
 from .moments import null_ap_samples
@@ -233,10 +233,11 @@ def _schedule(n_draws: int, sequential: bool) -> list[int]:
     return looks
 
 
+@renamed_parameters(N="n", P="n_pos")
 def montecarlo_pvalue(
     ap: float,
-    N: int,
-    P: int,
+    n: int,
+    n_pos: int,
     *,
     n_draws: int = DEFAULT_MC_DRAWS,
     seed: int | None = None,
@@ -251,7 +252,7 @@ def montecarlo_pvalue(
     ----------
     ap : float
         Observed average precision.
-    N, P : int
+    n, n_pos : int
         Instances and positives.
     n_draws : int
         Largest number of null draws.
@@ -292,6 +293,7 @@ def montecarlo_pvalue(
     >>> montecarlo_pvalue(0.5, 100, 5, n_draws=2000) == montecarlo_pvalue(0.5, 100, 5, n_draws=2000)
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     a = check_ap(ap)
     n_arr, p_arr, scalar = check_counts(N, P)
     if not scalar:

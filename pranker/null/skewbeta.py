@@ -62,6 +62,7 @@ from scipy import special
 from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._numba.skew import _central_moments_dp
+from .._results import renamed_parameters
 from .._validation import check_counts
 
 __all__ = ["null_third_moment", "null_skewness", "SkewBetaFit", "skew_beta_fit"]
@@ -87,14 +88,15 @@ def _scalar_np(N, P):
     return int(n_arr[0]), int(p_arr[0])
 
 
-def null_third_moment(N: int, P: int) -> float:
+@renamed_parameters(N="n", P="n_pos")
+def null_third_moment(n: int, n_pos: int) -> float:
     """Exact third central moment E[(AP - E AP)^3] of the null AP.
 
     Dynamic programme over positions (module docstring), float64, O(N sqrt(P)).
 
     Parameters
     ----------
-    N, P : int
+    n, n_pos : int
         Number of instances and of positives,
         ``N * P <= THIRD_MOMENT_MAX_WORK`` (2e9).
 
@@ -113,6 +115,7 @@ def null_third_moment(N: int, P: int) -> float:
     >>> round(null_third_moment(3, 2) * 8, 8)  # exact: -7/729 for X = 2 AP
     -0.00960219
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_np(N, P)
     if p == n:
         return 0.0
@@ -126,8 +129,9 @@ def null_third_moment(N: int, P: int) -> float:
     return m3 / float(p) ** 3
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc(_DOCS)
-def null_skewness(N: int, P: int) -> float:
+def null_skewness(n: int, n_pos: int) -> float:
     """Skewness of the null AP (third central moment over sd^3; 0 for a point mass).
 
     Parameters
@@ -148,6 +152,7 @@ def null_skewness(N: int, P: int) -> float:
     >>> null_skewness(1000, 10) > 0  # long right tail
     True
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_np(N, P)
     _, var = _kernels.null_moments(float(n), float(p), float(n - p))
     if var <= 0.0:
@@ -236,8 +241,9 @@ class SkewBetaFit:
         return (1.0 - np.asarray(self.sf(x)))[()]
 
 
+@renamed_parameters(N="n", P="n_pos")
 @fill_doc(_DOCS)
-def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
+def skew_beta_fit(n: int, n_pos: int) -> SkewBetaFit:
     """Three-moment beta approximation of the null AP (free lower end, upper end 1).
 
     Matches the exact mean and variance (:func:`pranker.null_params`) and the
@@ -265,6 +271,7 @@ def skew_beta_fit(N: int, P: int) -> SkewBetaFit:
     >>> fit.matched, 0.0 < float(fit.sf(0.2)) < 0.05
     (True, True)
     """
+    N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_np(N, P)
     mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
     a_min, _ = _kernels.min_ap(float(n), float(p), float(n - p))

@@ -237,12 +237,16 @@ class ManyResult(ResultDisplay):
 
     def to_dict(self) -> dict:
         """JSON-ready columns: one list entry per ranking (C order), None where not
-        estimated (``pvalue_interval`` entries are ``[low, high]`` or None)."""
+        estimated (``pvalue_interval`` entries are ``[low, high]`` or None); then the
+        batch's ``conf_level``, ``ties``, ``requested_method`` and ``seed`` (scalars,
+        which ``pandas.DataFrame`` repeats on every row)."""
         d = self._columns()
         iv = d.pop("pvalue_interval")
         out = jsonable(d)
         out["pvalue_interval"] = [None if np.isnan(p).any() else p.tolist() for p in iv]
-        return {name: out[name] for name in _COLUMNS}
+        cols = {name: out[name] for name in _COLUMNS}
+        meta = ("conf_level", "ties", "requested_method", "seed")
+        return cols | {k: getattr(self, k) for k in meta}
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` with one row per ranking (needs pandas)."""

@@ -246,8 +246,7 @@ def pranker(
         always untied random ranking.
     method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
         ``"auto"`` (default): exact when counting is instant, the exact-tilt
-        estimator otherwise; the saddlepoint and then Monte Carlo only for
-        N P beyond ~2e8 and ~2e9 (:func:`auto_method`).
+        estimator otherwise, for every N and P (:func:`auto_method`).
         ``"exact"``: the exact tail count (raises ``ExactBudgetExceeded``
         after ``max_nodes`` steps).
         ``"tilt"``: the exact-tilt estimator, unbiased at any depth of the
