@@ -31,8 +31,10 @@ Conventions (see Carpenter's discussion of PR/ROC curves on the LingPipe blog):
   recall you read specificity, precision and F at once.
 
 The figures are built in :mod:`pranker.plotting.pr` (PR and ROC | PR),
-:mod:`pranker.plotting.hamming` (retrieval within a Hamming radius) and
-:mod:`pranker.plotting.null` (the null and its tail); the labels of the F
+:mod:`pranker.plotting.hamming` (retrieval within a Hamming radius),
+:mod:`pranker.plotting.null` (the null and its tail) and
+:mod:`pranker.plotting.results` (the figure of each result type, what
+``res.plot()`` draws); the labels of the F
 isolines are placed by :mod:`pranker.plotting._layout`.
 
 References
@@ -52,6 +54,7 @@ from ._figure import SAVE_FORMATS, save_figure
 from .hamming import plot_hamming_from_curves, plot_hamming_pr, plot_hamming_pr_curves
 from .null import plot_null_distribution, plot_null_from_result
 from .pr import plot_pr, plot_pr_curves, plot_pr_from_curve, plot_roc_pr, plot_roc_pr_from_curves
+from .results import plot_compare_result, plot_many_result, plot_map_result, plot_result
 
 __all__ = [
     "plot_pr",
@@ -64,6 +67,10 @@ __all__ = [
     "plot_roc_pr_from_curves",
     "plot_null_from_result",
     "plot_hamming_from_curves",
+    "plot_result",
+    "plot_compare_result",
+    "plot_map_result",
+    "plot_many_result",
     "save_figure",
     "SAVE_FORMATS",
 ]
