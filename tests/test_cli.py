@@ -14,6 +14,7 @@ the beta method of moments written out here.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import os
@@ -40,7 +41,7 @@ def run(argv, capsys):
     return code, out, err
 
 
-def run_subprocess(*argv, cwd=None):
+def run_subprocess(*argv, cwd=None, preexec_fn=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "pranker", *map(str, argv)],
@@ -49,6 +50,7 @@ def run_subprocess(*argv, cwd=None):
         capture_output=True,
         text=True,
         timeout=120,
+        preexec_fn=preexec_fn,
     )
 
 
@@ -534,6 +536,41 @@ def test_subprocess_exit_status_and_streams(tmp_path):
     """The real entry point: ``python -m pranker`` exits 2, message on stderr only."""
     bad = run_subprocess("score", tmp_path / "missing.csv")
     assert bad.returncode == 2 and bad.stdout == "" and "not found" in bad.stderr
+
+
+def test_write_refused_half_way_leaves_nothing(tmp_path):
+    """An output the system refuses half-way (a file-size limit of 64 bytes, which even
+    root cannot pass) is an input error: exit 2, one line, neither a partial file nor a
+    temporary, for JSON and CSV results, a figure, a report and a table."""
+    resource = pytest.importorskip("resource")
+    import signal
+
+    def limit() -> None:  # in the child: writing past 64 bytes fails with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    data = write_csv(
+        tmp_path / "d.csv", ["score", "label"], [(0.9, 1), (0.8, 0), (0.3, 1), (0.1, 0)]
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    cases = [
+        ["score", data, "-q", "-o", out / "r.json"],
+        ["score", data, "-q", "-o", out / "r.csv"],
+        ["table", "--N", "10:20", "--P", "1:5", "-q", "-o", out / "t.csv"],
+    ]
+    if importlib.util.find_spec("matplotlib") is not None:
+        cases += [
+            ["score", data, "-q", "--plot", out / "pr.png"],
+            ["score", data, "-q", "--report", out / "r.html"],
+        ]
+    for argv in cases:
+        r = run_subprocess(*argv, preexec_fn=limit)
+        assert r.returncode == 2 and r.stdout == "", r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"pranker {argv[0]}: error: "), r.stderr
+        assert str(argv[-1]) in r.stderr
+        assert list(out.iterdir()) == []
 
 
 # --- demo ----------------------------------------------------------------------------------------

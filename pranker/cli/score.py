@@ -12,7 +12,7 @@ from .columns import LABEL_NAMES, default_columns, resolve_column, to_labels, to
 from .errors import UserError
 from .format import format_results, log10_pvalue, result_dict, results_csv, sig, unicode_ok
 from .read import STDIN, open_table
-from .write import check_writable, write_output
+from .write import check_writable, write_output, writing
 
 # ----------------------------------------------------------------------------
 # Adapters to the library (imported here, when a command runs)
@@ -303,10 +303,12 @@ def run(args) -> int:
         write_output(args.output, text, args.force)
     title = "standard input" if args.file == STDIN else os.path.basename(args.file)
     if args.plot:
-        plot_scores(args.plot, score_cols, s_list, y, results, title)
+        with writing(args.plot):
+            plot_scores(args.plot, score_cols, s_list, y, results, title)
     report = getattr(args, "report", None)
     if report:
-        write_report(report, args, table, score_cols, s_list, y, label, results, padj, title)
+        with writing(report):
+            write_report(report, args, table, score_cols, s_list, y, label, results, padj, title)
     if args.json:
         sys.stdout.write(as_json())
     elif args.csv:

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from .errors import UserError
-from .write import check_writable
+from .write import check_writable, writing
 
 
 def parse_ranges(text: str, name: str) -> np.ndarray:
@@ -55,10 +55,8 @@ def run(args) -> int:
     if out is None:
         write_csv(sys.stdout, table, COLUMNS)
         return 0
-    try:
+    with writing(out):  # a file that appeared since the check, a full disk: nothing is left
         table.save(out, overwrite=args.force)
-    except FileExistsError as exc:  # appeared since the check
-        raise UserError(str(exc)) from None
     if not args.quiet:
         print(f"wrote {len(table):,} rows ({', '.join(COLUMNS)}) to {out}", file=sys.stderr)
     return 0

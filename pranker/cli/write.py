@@ -1,7 +1,8 @@
 """Writing the command line's outputs: never a partial file, never an unasked overwrite.
 
 :func:`check_writable` refuses a bad output path before any work is done;
-:func:`write_output` writes atomically (a temporary file in the destination
+:func:`writing` turns a failed write into a one-line error; :func:`write_output`
+writes atomically (a temporary file in the destination
 folder, renamed into place: :func:`pranker._files.atomic_write`);
 :func:`emit_json` and :func:`emit_results` send a command's results to
 ``--output``, ``--json`` and the human summary.
@@ -9,6 +10,7 @@ folder, renamed into place: :func:`pranker._files.atomic_write`);
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -29,15 +31,23 @@ def check_writable(path: str, force: bool) -> None:
         raise UserError(f"folder {folder} does not exist.")
 
 
-def write_output(path: str, text: str, force: bool) -> None:
-    """Write ``text`` atomically; without ``force`` never replace a file, even one that
-    appeared after :func:`check_writable` ran."""
+@contextlib.contextmanager
+def writing(path: str):
+    """Report a failure to write ``path`` in the block (a file that appeared since
+    :func:`check_writable`, a full disk) as a one-line UserError."""
     try:
-        atomic_write(path, lambda tmp: write_text(tmp, text), overwrite=force)
+        yield
     except FileExistsError:
         raise UserError(f"{path} exists; refusing to overwrite it (use --force).") from None
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}.") from None
+
+
+def write_output(path: str, text: str, force: bool) -> None:
+    """Write ``text`` atomically; without ``force`` never replace a file, even one that
+    appeared after :func:`check_writable` ran."""
+    with writing(path):
+        atomic_write(path, lambda tmp: write_text(tmp, text), overwrite=force)
 
 
 def emit_json(args, d: dict) -> bool:
