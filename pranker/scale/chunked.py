@@ -447,19 +447,7 @@ def pranker_chunked(
     >>> res == pranker(s, y)  # the same answer as in memory
     True
     """
-    options = check_significance_args(
-        "pranker_chunked",
-        ties,
-        method=method,
-        conf_level=conf_level,
-        params=params,
-        rtol=rtol,
-        n_draws=n_draws,
-        seed=seed,
-        alpha=alpha,
-        max_nodes=max_nodes,
-        progress=progress,
-    )
+    options = check_significance_args("pranker_chunked", ties, locals())
     ap, n, n_pos = _auprc_chunked(
         source,
         y,

@@ -570,10 +570,11 @@ def range_pieces_ap_sum(pieces, items_above: int, pos_above: int, ties: str) -> 
 # ---------------------------------------------------------------------------
 
 
-def check_significance_args(where: str, ties: str, **options) -> PValueOptions:
-    """Check the p-value options of a ``pranker`` call once, before any pass over the data."""
+def check_significance_args(where: str, ties: str, arguments: dict) -> PValueOptions:
+    """Check the p-value options among a ``pranker`` call's arguments once, before any pass
+    over the data."""
     check_ties(ties)
-    return PValueOptions.checked(where, **options)
+    return PValueOptions.of(where, arguments)
 
 
 def result_from_ap(

@@ -424,19 +424,7 @@ def pranker(
     >>> res == pk.pranker(s, y)  # the same answer as in memory
     True
     """
-    options = _c.check_significance_args(
-        "pranker.dask.pranker",
-        ties,
-        method=method,
-        conf_level=conf_level,
-        params=params,
-        rtol=rtol,
-        n_draws=n_draws,
-        seed=seed,
-        alpha=alpha,
-        max_nodes=max_nodes,
-        progress=progress,
-    )
+    options = _c.check_significance_args("pranker.dask.pranker", ties, locals())
     ap, n, n_pos = _auprc(
         scores,
         y,

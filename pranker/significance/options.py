@@ -97,6 +97,17 @@ class PValueOptions:
             o[name] = None if v is None else int(v)
         return cls(**o)
 
+    @classmethod
+    def of(cls, where: str, arguments: dict) -> PValueOptions:
+        """The checked options among a call's arguments (``locals()`` at its start).
+
+        Every entry point names its p-value options as the fields of this
+        class, so it hands them over in one line: arguments of other names
+        (the data, ``ties``, ...) are left out.
+        """
+        fields = cls.__dataclass_fields__
+        return cls.checked(where, **{k: v for k, v in arguments.items() if k in fields})
+
     def resolved_method(self, n: int, n_pos: int) -> str:
         """The method used for (n, n_pos): ``method``, with ``"auto"`` resolved."""
         return auto_method(n, n_pos) if self.method == "auto" else self.method

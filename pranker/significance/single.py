@@ -299,18 +299,7 @@ def pranker(
     True
     """
     check_ties(ties)
-    options = PValueOptions.checked(
-        "pranker",
-        method=method,
-        conf_level=conf_level,
-        params=params,
-        rtol=rtol,
-        n_draws=n_draws,
-        seed=seed,
-        alpha=alpha,
-        max_nodes=max_nodes,
-        progress=progress,
-    )
+    options = PValueOptions.of("pranker", locals())
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="pranker")
     n = int(s.shape[0])
     n_pos = int(np.count_nonzero(yb))
@@ -365,18 +354,7 @@ def significance_from_ap(
     ('tilt', 0.0164, True)
     """
     check_ties(ties)
-    options = PValueOptions.checked(
-        "significance_from_ap",
-        method=method,
-        conf_level=conf_level,
-        params=params,
-        rtol=rtol,
-        n_draws=n_draws,
-        seed=seed,
-        alpha=alpha,
-        max_nodes=max_nodes,
-        progress=progress,
-    )
+    options = PValueOptions.of("significance_from_ap", locals())
     n, n_pos = check_count_pair(n, n_pos)
     auprc = float(auprc)
     if not math.isfinite(auprc) or auprc < 0.0 or auprc > 1.0 + 1e-12:
