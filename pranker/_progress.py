@@ -19,10 +19,12 @@ class _NoBar:
         self.close()
 
 
-def progress_bar(total: int | None, desc: str, enabled: bool | None = False):
+def progress_bar(total: int | None, desc: str, enabled: bool | None = False, **display):
     """A tqdm bar when ``enabled`` (``None`` = only if stderr is a terminal and tqdm is installed), else a no-op.
 
-    Usable as a context manager; call ``.update(n)``.
+    Usable as a context manager; call ``.update(n)``. ``display`` are tqdm's
+    options for how the bar reads (``unit="B"``, ``unit_scale=True``,
+    ``bar_format=...``), set from its first frame.
     """
     asked = enabled is True
     if enabled is None:
@@ -37,4 +39,4 @@ def progress_bar(total: int | None, desc: str, enabled: bool | None = False):
         raise ImportError(
             "progress=True needs tqdm: pip install 'pranker[progress]' (or pip install tqdm)."
         ) from exc
-    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
+    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, **display)

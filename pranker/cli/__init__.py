@@ -4,14 +4,16 @@ Modules, imports flowing one way (``main`` imports the others only inside
 the command it runs, so ``pranker --help`` loads neither numba nor scipy)::
 
     main    the table of commands, argument parsing, dispatch, exit codes
-    score   ``pranker score``      -> io, format
-    compare ``pranker compare``    -> io, format
-    map     ``pranker map``        -> io, format
-    table   ``pranker table``      -> io
-    demo    ``pranker demo``       -> score, io, format
+    score   ``pranker score``      -> read, columns, write, format
+    compare ``pranker compare``    -> read, columns, write, format
+    map     ``pranker map``        -> read, columns, write, format
+    table   ``pranker table``      -> write
+    demo    ``pranker demo``       -> score, write, format
     report  the HTML report of ``pranker score --report``
-    io      readers, atomic writes -> errors
-    format  numbers and tables as text and JSON
+    read    opening data files (CSV/TSV, gzip, stdin, .npy, .npz, Parquet) -> errors
+    columns choosing columns; scores and labels from them -> errors
+    write   atomic outputs (nothing half-written, nothing overwritten) -> errors
+    format  the score table, JSON and CSV (numbers: pranker._format)
     errors  UserError
 
 The entry point is :func:`pranker.cli.main.main` (``main(argv) -> exit status``).

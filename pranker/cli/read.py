@@ -420,11 +420,7 @@ def _wants_bar(table: Table, engine: str) -> bool:
 def _reading_bar(total: int | None, desc: str, **display):
     """A :func:`~pranker._progress.progress_bar` on stderr with tqdm's ``display``
     options (such as ``unit``, ``unit_scale``, ``bar_format``)."""
-    bar = progress_bar(total, desc, True)
-    for key, value in display.items():
-        setattr(bar, key, value)
-    bar.refresh()
-    return bar
+    return progress_bar(total, desc, True, **display)
 
 
 class _CountingReader(io.RawIOBase):
