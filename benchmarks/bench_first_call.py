@@ -1,0 +1,156 @@
+"""The first call in a fresh environment: cold (empty numba cache) against warm.
+
+Each case runs in its own Python process, first with an empty
+``NUMBA_CACHE_DIR`` (every kernel compiles) and then again with the cache it
+left (kernels load from disk):
+
+- ``import pranker``;
+- ``pranker --help`` (as ``python -m pranker --help``);
+- the first ``pranker(scores, y)`` on 5,000 float64 scores with bool labels;
+- ``pranker demo`` (scikit-learn's digits, figures and the HTML report).
+
+The table gives cold and warm seconds (the range over ``--repeat`` runs),
+their ratio and the bar. ``--kernels`` adds, for the first ``pranker()`` and
+the demo, the seconds spent compiling each kernel (numba's compile events,
+the time of numba's own library code charged to the kernel that needed it)
+and its number of signatures.
+
+    python benchmarks/bench_first_call.py [--repeat 3] [--kernels]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FIRST_PRANKER = """
+import numpy as np
+import pranker
+rng = np.random.default_rng(0)
+y = rng.random(5000) < 0.1
+s = rng.standard_normal(5000) + y
+pranker.pranker(s, y)
+"""
+
+CASES = [
+    ("import pranker", ["-c", "import pranker"], None),
+    ("pranker --help", ["-m", "pranker", "--help"], None),
+    ("first pranker(scores, y), N = 5,000", ["-c", FIRST_PRANKER], 5.0),
+    ("pranker demo", ["-m", "pranker", "demo", "-q", "--force", "-o", "{out}"], 12.0),
+]
+
+# Run inside the child: record numba's compile events around one job.
+KERNELS = r"""
+import json, sys, time, tempfile
+from collections import defaultdict
+import numba.core.event as ev
+rec = ev.RecordingListener()
+ev.register("numba:compile", rec)
+job, FIRST_PRANKER = sys.argv[1], sys.argv[2]
+if job == "pranker":
+    exec(FIRST_PRANKER)
+else:
+    from pranker.cli.main import main
+    try:
+        main(["demo", "-q", "-o", tempfile.mkdtemp()])
+    except SystemExit:
+        pass
+stack, own, sigs = [], defaultdict(float), defaultdict(set)
+for ts, e in rec.buffer:
+    f = e.data["dispatcher"].py_func
+    name = f.__module__.replace("pranker._numba.", "") + "." + f.__name__
+    ours = f.__module__.startswith("pranker.")
+    if e.is_start:
+        owner = name if ours else next((s[3] for s in reversed(stack)), "(numba)")
+        stack.append([name, ts, 0.0, owner])
+    else:
+        n, t1, child, owner = stack.pop()
+        own[owner] += ts - t1 - child
+        if ours:
+            sigs[n].add(str(e.data["args"]))
+        if stack:
+            stack[-1][2] += ts - t1
+print(json.dumps({k: [own[k], len(sigs[k])] for k in own}))
+"""
+
+
+def _env(cache: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _timed(args: list, cache: str, out: str) -> float:
+    cmd = [sys.executable] + [a.format(out=out) for a in args]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=_env(cache), check=True, capture_output=True, cwd=out)
+    return time.perf_counter() - t0
+
+
+def bars(repeat: int) -> None:
+    print(f"{'case':40s} {'cold s':>13s} {'warm s':>13s} {'cold/warm':>10s}  bar (cold)")
+    for name, args, bar in CASES:
+        cold, warm = [], []
+        for _ in range(repeat):
+            cache = tempfile.mkdtemp(prefix="numba-cache-")
+            out = tempfile.mkdtemp(prefix="pranker-out-")
+            try:
+                cold.append(_timed(args, cache, out))
+                warm.append(_timed(args, cache, out))
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+                shutil.rmtree(out, ignore_errors=True)
+
+        def rng(v):
+            return f"{min(v):.2f}-{max(v):.2f}" if len(v) > 1 else f"{v[0]:.2f}"
+
+        ratio = f"{min(cold) / max(warm):.1f}-{max(cold) / min(warm):.1f}x"
+        verdict = (
+            "" if bar is None else f"<= {bar:g} s: " + ("met" if max(cold) <= bar else "NOT met")
+        )
+        print(f"{name:40s} {rng(cold):>13s} {rng(warm):>13s} {ratio:>10s}  {verdict}")
+
+
+def kernels() -> None:
+    for job in ("pranker", "demo"):
+        cache = tempfile.mkdtemp(prefix="numba-cache-")
+        try:
+            t0 = time.perf_counter()
+            res = subprocess.run(
+                [sys.executable, "-c", KERNELS, job, FIRST_PRANKER],
+                env=_env(cache),
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            wall = time.perf_counter() - t0
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        table = json.loads(res.stdout.strip().splitlines()[-1])
+        total = sum(v[0] for v in table.values())
+        print(f"\n{job}: {wall:.1f} s in the process, {total:.1f} s compiling {len(table)} kernels")
+        print(f"{'kernel':42s} {'compile s':>9s} {'signatures':>10s}")
+        for k, (sec, n) in sorted(table.items(), key=lambda kv: -kv[1][0]):
+            print(f"{k:42s} {sec:9.2f} {n:10d}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--kernels", action="store_true", help="the per-kernel compile table too")
+    args = ap.parse_args()
+    bars(args.repeat)
+    if args.kernels:
+        kernels()
+
+
+if __name__ == "__main__":
+    main()
