@@ -38,7 +38,7 @@ import inspect
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -230,6 +230,9 @@ class NullDistribution:
 
     method = ""
     interval_method = ""
+    # the counts under the package's names (per query, as arrays, for a null over queries)
+    n: Any
+    n_pos: Any
 
     def __init__(self, N: int, P: int):
         self.N, self.P = check_count_pair(N, P)

@@ -346,11 +346,11 @@ def montecarlo_pvalue(
                 break
     if alpha is not None and decision is None:
         decision = "undecided"
-    p = (b + 1.0) / (m + 1.0)
+    pval = (b + 1.0) / (m + 1.0)
     return MonteCarloPvalue(
         statistic=a,
-        pvalue=p,
-        log10_pvalue=math.log10(p),
+        pvalue=pval,
+        log10_pvalue=math.log10(pval),
         pvalue_interval=ci,
         pvalue_rse=math.sqrt(max(1.0 - b / m, 0.0) / max(b, 1)) if m > 0 else math.inf,
         n_exceed=b,

@@ -63,6 +63,7 @@ from .._validation import (
     score_label_aliases,
 )
 from ..null.choice import DEFAULT_SEED
+from ..null.distributions import TiltNull
 from .options import PValueOptions
 from .single import PrankerResult
 
@@ -562,7 +563,7 @@ def pranker_many(
         conf_level=options.conf_level,
         ties=ties,
         requested_method=options.method,
-        seed=int(options.seed),
+        seed=DEFAULT_SEED if options.seed is None else options.seed,
     )
 
 
@@ -632,7 +633,7 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
             index = None
             for i in grp:
                 x = float(ap[i])
-                if null.method == "tilt" and P > 1 and P < N and null.edge_pvalue(x) is None:
+                if isinstance(null, TiltNull) and 1 < P < N and null.edge_pvalue(x) is None:
                     eng = null.engine
                     s = x * P
                     index = None if eng.compressed else eng.grid_index(s, 1)
@@ -649,7 +650,7 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
                     res["n_draws"][i] = pv.n_draws
             res["null_mean"][grp] = null.mean
             res["null_var"][grp] = null.var
-            if null.method == "tilt":
+            if isinstance(null, TiltNull):
                 null.engine.release()
             bar.update(b - a)
     res["method"] = used
