@@ -233,6 +233,9 @@ def test_map_json_is_the_library_answer_and_per_query_ap(data, capsys):
         [average_precision_score(t, s) for s, t in zip(s_list, y_list, strict=True)], abs=1e-12
     )
     assert d["statistic"] == pytest.approx(np.mean(aps), abs=1e-12)
+    assert d["mean_ap"] == d["statistic"] and d["conf_level"] == 0.95
+    lo, hi = d["null_interval"]  # the central 95 % of the null mean AP
+    assert lo < d["null_mean"] < hi
     assert d["query_n"] == [30] * 4
     assert d["query_n_pos"] == [int(t.sum()) for t in y_list]
     assert d["query_pvalue_bh"] == pytest.approx(bh_loop(d["query_pvalue"]), rel=1e-12)

@@ -6,17 +6,11 @@ import math
 
 import numpy as np
 
-from .format import _clean, pvalue_text, sig
-from .io import (
-    UserError,
-    check_writable,
-    default_columns,
-    emit_results,
-    open_table,
-    resolve_column,
-    to_labels,
-    to_scores,
-)
+from .columns import default_columns, resolve_column, to_labels, to_scores
+from .errors import UserError
+from .format import pvalue_text, sig
+from .read import open_table
+from .write import check_writable, emit_results
 
 
 def _keys(table, name):
@@ -99,8 +93,8 @@ def run(args) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    d = {k: _clean(v) for k, v in res.to_dict().items()}
-    d["queries"] = [_clean(v) for v in qids.tolist()]
+    d = res.to_dict()  # JSON-ready; emit_results turns infinities into null as well
+    d["queries"] = qids.tolist()
     d.update(score_column=cols[0], label_column=label, query_column=qcol, file=table.path)
     return emit_results(args, d, lambda: _summary(res, rtol, args.query_pvalues))
 
