@@ -211,7 +211,7 @@ class _SharedTables:
     """
 
     def __init__(self, n: np.ndarray, n_pos: np.ndarray):
-        self.Q = Q = int(n.size)
+        Q = int(n.size)
         keys, counts = _keys(n, n_pos)
         mean = var = 0.0
         self.point = 0.0  # the mAP share of the queries with P = N (S = P always)
