@@ -87,7 +87,8 @@ def accuracy_rows(quick: bool = False):
     import math
 
     from pranker import map_significance_from_ap
-    from pranker.null.mean_ap import AUTO_SADDLE_MAX_KURTOSIS, MeanAPNull
+    from pranker.null.choice import AUTO_SADDLE_MAX_KURTOSIS
+    from pranker.null.mean_ap import MeanAPNull
 
     rng = np.random.default_rng(7)
     cells = [

@@ -9,6 +9,10 @@ reference or a parameter described the same way everywhere it is used.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 REFERENCES = {
     "ref_lopes2014": (
@@ -29,7 +33,7 @@ REFERENCES = {
 _FIELD = re.compile(r"%\((\w+)\)s")
 
 
-def fill_doc(*tables: dict):
+def fill_doc(*tables: dict) -> Callable[[T], T]:
     """A function that fills the ``%(name)s`` fields of a docstring (or of an object's).
 
     The fragments are :data:`REFERENCES` and those of ``tables`` (later ones
@@ -54,11 +58,11 @@ def fill_doc(*tables: dict):
             )
         return "\n".join(out)
 
-    def apply(obj):
+    def apply(obj: T) -> T:
         if obj is None:  # a module docstring under python -OO
-            return None
+            return obj
         if isinstance(obj, str):
-            return fill_text(obj)
+            return cast(T, fill_text(obj))
         if obj.__doc__:
             obj.__doc__ = fill_text(obj.__doc__)
         return obj

@@ -40,11 +40,16 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Callable
 from operator import attrgetter
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 __all__ = ["DeprecatedAlias", "deprecated", "renamed_parameters", "jsonable"]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def deprecated(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
@@ -79,7 +84,7 @@ class DeprecatedAlias:
         raise AttributeError(f"{self.owner}.{self.name} is read-only")
 
 
-def renamed_parameters(**renames: str):
+def renamed_parameters(**renames: str) -> Callable[[F], F]:
     """Accept keyword arguments under earlier names, with a DeprecationWarning.
 
     ``@renamed_parameters(confidence_level="conf_level")`` lets
@@ -87,7 +92,7 @@ def renamed_parameters(**renames: str):
     TypeError, like any duplicate argument.
     """
 
-    def decorate(func):
+    def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             for old, new in renames.items():
@@ -102,7 +107,7 @@ def renamed_parameters(**renames: str):
                 kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 
-        return wrapper
+        return cast(F, wrapper)
 
     return decorate
 

@@ -16,6 +16,8 @@ import functools
 import inspect
 import math
 import operator
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -454,10 +456,12 @@ def check_scores_labels(
 # keyword aliases: scores= / y= and scikit-learn's y_score= / y_true=
 # ---------------------------------------------------------------------------
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 _ALIASES = (("y_score", "scores"), ("y_true", "y"))
 
 
-def score_label_aliases(func):
+def score_label_aliases(func: F) -> F:
     """Let ``func(scores, y, ...)`` also be called with ``y_score=`` and ``y_true=``.
 
     Positional calls are unchanged. Giving an argument under both names (or
@@ -486,7 +490,7 @@ def score_label_aliases(func):
             kwargs[name] = kwargs.pop(alias)
         return func(*args, **kwargs)
 
-    return wrapper
+    return cast(F, wrapper)
 
 
 def check_ties(ties: str) -> str:

@@ -1068,33 +1068,35 @@ def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
 
 
 def test_export_table_is_the_one_source():
-    """``pranker.__all__`` and the lazy look-up come from one table; every name is in its
-    module's ``__all__`` and imported for type checkers as ``X as X``."""
+    """``pranker.__all__`` and the lazy look-up come from the modules' own ``__all__`` (read
+    without importing them, checked here against the imported modules), and the type
+    checkers read the same lists through one star-import per module."""
     import ast
     import importlib
 
     import pranker
 
-    table = pranker._EXPORTS
-    flat = [n for names in table.values() for n in names]
-    assert pranker.__all__ == flat and len(set(flat)) == len(flat)
-    for module, names in table.items():
+    flat = []
+    for module in pranker._MODULES:
         mod = importlib.import_module(f"pranker.{module}")
-        assert set(names) <= set(mod.__all__), (module, set(names) - set(mod.__all__))
-        for n in names:
-            assert getattr(pranker, n) is getattr(mod, n)
+        assert pranker._exports()[module] == list(mod.__all__), module
+        for n in mod.__all__:
+            assert getattr(pranker, n) is getattr(mod, n), n
+            assert not n.startswith("_"), n
+        flat += mod.__all__
+    assert pranker.__all__ == flat and len(set(flat)) == len(flat)  # no name twice
+    assert set(dir(pranker)) >= set(flat)
     tree = ast.parse((ROOT / "pranker" / "__init__.py").read_text())
     block = next(
         node
         for node in tree.body
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
     )
-    typed = {}
-    for node in block.body:
-        for alias in node.names:
-            assert alias.asname == alias.name, alias.name  # an explicit re-export
-            typed[alias.name] = node.module
-    assert {n: m for n, m in typed.items() if m is not None} == {
-        n: m for m, names in table.items() for n in names
-    }
-    assert {n for n, m in typed.items() if m is None} == {"chunked", "compat", "dask"}
+    starred = {node.module for node in block.body if node.names[0].name == "*"}
+    assert {m.lstrip(".") for m in starred if m} == set(pranker._MODULES)
+    submodules = {a.name for node in block.body if node.module is None for a in node.names}
+    assert submodules == {"chunked", "compat", "dask"}
+    # from pranker import * gives the same names (the lazy __all__)
+    ns: dict = {}
+    exec("from pranker import *", ns)
+    assert set(ns) - {"__builtins__"} == set(flat)

@@ -332,14 +332,14 @@ def test_output_file(tmp_path, data, capsys, monkeypatch, command):
 def test_failed_write_leaves_nothing(tmp_path, data, capsys, monkeypatch):
     """A write that fails half-way leaves neither a partial file nor a temporary."""
     path, *_ = data
-    from pranker.cli import io as cli_io
+    from pranker.cli import write as cli_write
 
     def broken(tmp, text):
         with open(tmp, "w") as fh:
             fh.write(text[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli_io, "write_text", broken)
+    monkeypatch.setattr(cli_write, "write_text", broken)
     out_json = tmp_path / "r.json"
     code, out, err = run(["compare", path, "-s", "a,b", "-l", "label", "-o", out_json], capsys)
     assert_user_error(code, out, err, "compare", "cannot write", "No space left")

@@ -183,21 +183,11 @@ def test_worker_killed_mid_run_gives_the_same_result(cl, tmp_path, kind, ties, a
     )
 
 
-SCATTER_LOST = pytest.mark.xfail(
-    strict=True,
-    raises=distributed.client.FutureCancelledError,
-    reason="the second pass shares the positives' distinct scores with client.scatter, "
-    "data the scheduler cannot recompute: when every worker holding a copy dies, the "
-    "call fails with FutureCancelledError ('already forgotten'). Sharing them as a "
-    "graph literal (dask.delayed) makes this case recover.",
-)
-
-
 @pytest.mark.parametrize(
     "after_reads",
     [
         pytest.param(N_BLOCKS // 3, id="first-pass"),
-        pytest.param(N_BLOCKS + N_BLOCKS // 2, id="second-pass", marks=SCATTER_LOST),
+        pytest.param(N_BLOCKS + N_BLOCKS // 2, id="second-pass"),
     ],
 )
 def test_every_worker_killed_at_once(cl, tmp_path, after_reads):

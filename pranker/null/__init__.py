@@ -8,6 +8,6 @@
   beta, exact, Monte Carlo, saddlepoint, tilt) behind one interface.
 """
 
-from .moments import NullParams, _min_auprc_pair, min_auprc, null_ap_samples, null_params
+from .moments import NullParams, min_auprc, null_ap_samples, null_params
 
-__all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples", "_min_auprc_pair"]
+__all__ = ["NullParams", "null_params", "min_auprc", "null_ap_samples"]

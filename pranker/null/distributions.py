@@ -65,8 +65,6 @@ __all__ = [
     "BetaNull",
     "SkewBetaNull",
     "null_distribution",
-    "NULL_METHODS",
-    "NullCurve",
 ]
 
 NULL_METHODS = ("exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")

@@ -86,10 +86,7 @@ __all__ = [
     "ExactNullDistribution",
     "exact_null_distribution",
     "exact_pvalue",
-    "exact_feasible",
     "ExactBudgetExceeded",
-    "EXACT_DISTRIBUTION_LIMIT",
-    "EXACT_MAX_NODES",
 ]
 
 EXACT_DISTRIBUTION_LIMIT = 20_000_000

@@ -103,30 +103,23 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .choice import DEFAULT_RTOL, DEFAULT_SEED, FIRST_DRAWS, REL_TOL, auto_method
+from .choice import (
+    AUTO_SADDLE_MAX_KURTOSIS,
+    AUTO_TILT_MAX_QUERIES,
+    DEFAULT_MAX_DRAWS_PER_QUERY,
+    DEFAULT_RTOL,
+    DEFAULT_SEED,
+    FIRST_DRAWS,
+    REL_TOL,
+    auto_method,
+)
 from .distributions import ExactNull, NullDistribution, PValue, SaddlepointNull, TiltNull
 from .logspace import log_comb, log_comb_array, pow10
 from .moments import min_auprc
 
-__all__ = [
-    "MeanAPNull",
-    "MeanAPPValue",
-    "MEAN_AP_METHODS",
-    "AUTO_TILT_MAX_QUERIES",
-    "AUTO_SADDLE_MAX_KURTOSIS",
-    "DEFAULT_MAX_DRAWS_PER_QUERY",
-]
+__all__ = ["MeanAPNull", "MeanAPPValue"]
 
 MEAN_AP_METHODS = ("auto", "saddlepoint", "tilt")
-# "auto" takes the tilt for at most this many queries (the saddlepoint beyond, see below)
-AUTO_TILT_MAX_QUERIES = 20
-# "auto" takes the saddlepoint only where the null mAP's excess kurtosis K4(0) / K2(0)^2 is at
-# most this: measured against the tilted estimator (docs/mean_ap.md), the saddlepoint was then
-# within the estimator's 1 % error; at 3.9-4.1 it was off by up to 11 %, at 10 by 35 %.
-AUTO_SADDLE_MAX_KURTOSIS = 2.0
-# The most draws per query the tilted estimator of Q >= 2 queries makes before reporting the
-# relative standard error it reached (one query: the single-ranking default, DEFAULT_MAX_DRAWS).
-DEFAULT_MAX_DRAWS_PER_QUERY = 1 << 18
 _LN10 = math.log(10.0)
 
 

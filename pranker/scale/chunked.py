@@ -109,16 +109,7 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
 
 __doc__ = fill_doc()(__doc__)
 
-__all__ = [
-    "auprc_ap_chunked",
-    "pranker_chunked",
-    "auprc_ap",
-    "pranker",
-    "ChunkCounts",
-    "count_chunk",
-    "combine_counts",
-    "ap_from_counts",
-]
+__all__ = ["auprc_ap_chunked", "pranker_chunked"]
 
 
 # ---------------------------------------------------------------------------
@@ -461,9 +452,3 @@ def pranker_chunked(
         pos_label=pos_label,
     )
     return result_from_ap(ap, n, n_pos, options, ties)
-
-
-# The names of the Dask module, so that ``pranker.chunked.pranker`` and
-# ``pranker.dask.pranker`` (and ``auprc_ap``) read alike; the same functions.
-pranker = pranker_chunked
-auprc_ap = auprc_ap_chunked

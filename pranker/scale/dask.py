@@ -136,17 +136,14 @@ def _split_task(data, cols, bounds, where, pos_label):
 
 
 def _shared(dask, value, scheduler):
-    """One copy of ``value`` for every task: scattered to the workers when a
-    distributed client runs the computation, else a single graph literal."""
-    if scheduler is None:
-        try:
-            from distributed import default_client
+    """One copy of ``value`` for every task, as a graph literal.
 
-            client = default_client()
-        except (ImportError, ValueError):
-            client = None
-        if client is not None:
-            return client.scatter(value, broadcast=True, hash=False)
+    Not ``client.scatter``: the scheduler cannot recompute scattered data, so
+    a run whose every worker holding it died would fail; a literal is part of
+    the graph and is sent again with the tasks that are rerun. It passes
+    through the scheduler once (the positives' distinct scores: at most
+    ``max_positives`` floats).
+    """
     return dask.delayed(value, pure=True)
 
 

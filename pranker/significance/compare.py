@@ -177,7 +177,7 @@ from ..measures.uncertainty import ConfidenceInterval
 from ..null.choice import DEFAULT_SEED, REL_TOL
 from ..null.montecarlo import clopper_pearson
 
-__all__ = ["compare", "CompareResult", "COMPARE_METHODS"]
+__all__ = ["compare", "CompareResult"]
 
 COMPARE_METHODS = ("influence", "bootstrap", "permutation")
 ALTERNATIVES = ("two-sided", "greater", "less")

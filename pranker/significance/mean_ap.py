@@ -62,13 +62,7 @@ from .._results import jsonable, renamed_parameters
 from .._validation import binarize_labels, check_conf_level, check_scores, check_ties
 from ..null.choice import DEFAULT_RTOL
 from ..null.logspace import pow10
-from ..null.mean_ap import (
-    AUTO_SADDLE_MAX_KURTOSIS,
-    AUTO_TILT_MAX_QUERIES,
-    MEAN_AP_METHODS,
-    MeanAPNull,
-    MeanAPPValue,
-)
+from ..null.mean_ap import MEAN_AP_METHODS, MeanAPNull, MeanAPPValue
 
 __all__ = [
     "map_significance",
@@ -76,12 +70,7 @@ __all__ = [
     "query_average_precision",
     "MapResult",
     "MapGroup",
-    "MAP_METHODS",
-    "AUTO_TILT_MAX_QUERIES",
-    "AUTO_SADDLE_MAX_KURTOSIS",
 ]
-
-MAP_METHODS = MEAN_AP_METHODS
 
 
 # --------------------------------------------------------------------------- results
@@ -340,8 +329,10 @@ def _check_queries(ap, n, n_pos, method):
         )
     if not np.all(np.isfinite(ap)) or np.any(ap < 0.0) or np.any(ap > 1.0 + 1e-12):
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
-    if method not in MAP_METHODS:
-        raise ValueError(f"map_significance: method must be one of {MAP_METHODS}; got {method!r}.")
+    if method not in MEAN_AP_METHODS:
+        raise ValueError(
+            f"map_significance: method must be one of {MEAN_AP_METHODS}; got {method!r}."
+        )
     return ap, n, n_pos
 
 

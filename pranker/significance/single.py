@@ -42,23 +42,13 @@ from .._validation import (
     score_label_aliases,
 )
 from ..measures.ap import auprc_validated
-from ..null.beta import BetaFit, beta_fit
-from ..null.choice import auto_method
 from ..null.distributions import (
     NullDistribution,
     PValue,
 )
-from .options import METHODS, PValueOptions
+from .options import PValueOptions
 
-__all__ = [
-    "BetaFit",
-    "beta_fit",
-    "PrankerResult",
-    "pranker",
-    "significance_from_ap",
-    "auto_method",
-    "METHODS",
-]
+__all__ = ["PrankerResult", "pranker", "significance_from_ap"]
 
 
 @dataclass(frozen=True)
