@@ -173,3 +173,22 @@ def pvalue_text(res, pm: str = "±") -> str:
         assert rse is not None  # pvalue_kind gives "rse" only when the error is known
         text += f" ({pm}{sig(100.0 * rse, 2)} %)"
     return text
+
+
+# --- methods in words ----------------------------------------------------------------
+
+#: how each p-value method reads in prose, figure legends and captions
+METHOD_NAMES = {
+    "exact": "exact enumeration",
+    "tilt": "exponential tilting",
+    "saddlepoint": "saddlepoint approximation",
+    "montecarlo": "Monte Carlo",
+    "beta": "beta approximation",
+    "skewbeta": "skewed beta approximation",
+}
+
+
+def method_name(m: str) -> str:
+    """A method as a reader reads it: ``"montecarlo"`` -> ``"Monte Carlo"`` (unknown names
+    unchanged)."""
+    return METHOD_NAMES.get(m, str(m))

@@ -108,3 +108,19 @@ def test_table_matches_cli_formatting(digits):
     res = pranker.significance_from_ap(0.5, 1000, 10)
     _, rows, _ = _cells(res._repr_html_())
     assert rows[0][1] == sig(0.5, digits) and rows[0][2] == pvalue_text(res)
+
+
+def test_mean_ap_tables():
+    # two groups of one query each, the single positive first: p = 1/4 and 1/5 (N = 4, 5)
+    res = pranker.map_significance_from_ap([1.0, 1.0], [4, 5], [1, 1], groups=["a", "b"])
+    headers, rows, caption = _cells(res._repr_html_())
+    assert headers == ["group", "queries", "method", "mean AP", "p-value", "p (BH)"]
+    assert rows[0][:2] == ["all", "2"] and rows[0][4] == "0.05"  # 1/4 * 1/5, exact
+    assert rows[1] == ["a", "1", "exact", "1", "0.25", "0.25"]
+    assert rows[2] == ["b", "1", "exact", "1", "0.2", "0.25"]  # BH: min(2 * 0.2 / 2, ...) = 0.25
+    assert "2 queries" in caption
+    big = pranker.map_significance_from_ap([0.3] * 40, [1000] * 40, [10] * 40)
+    headers, rows, _ = _cells(big._repr_html_())
+    assert headers[:3] == ["method", "mean AP", "p-value"] and rows[0][1] == "0.3"
+    assert rows[0][2].endswith(f"e-{int(-big.log10_pvalue) + 1}")
+    _no_zero_pvalue(big._repr_html_())

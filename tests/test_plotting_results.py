@@ -82,3 +82,26 @@ def test_plot_result_refuses_other_objects():
 
     with pytest.raises(TypeError, match="no figure for a int"):
         plot_result(3)
+
+
+def test_map_plot_shows_queries_and_the_mean():
+    rng = np.random.default_rng(4)
+    ys = [rng.random(80) < 0.1 for _ in range(6)]
+    for y in ys:
+        y[0] = True
+    ss = [rng.random(80) + 0.5 * y for y in ys]
+    res = pranker.map_significance(ss, ys)
+    fig = res.plot()
+    pts = _by_gid(fig, "queries").get_offsets()
+    assert len(pts) == 6
+    # y: each query's AP (scikit-learn's); x: the exact null mean of its (N, P)
+    from sklearn.metrics import average_precision_score
+
+    want = sorted(average_precision_score(y, s) for s, y in zip(ss, ys, strict=True))
+    assert sorted(pts[:, 1]) == pytest.approx(want, rel=1e-12)
+    assert sorted(pts[:, 0]) == pytest.approx(
+        sorted(pranker.null_params(80, int(y.sum())).mean for y in ys), rel=1e-12
+    )
+    obs = _by_gid(fig, "observed")
+    assert obs.get_xdata()[0] == pytest.approx(res.statistic, rel=1e-12)
+    assert pvalue_text(res) in fig.axes[1].get_title()

@@ -21,6 +21,7 @@ import platform
 import re
 import sys
 
+from .._format import method_name
 from .format import (
     interval,
     log10_pvalue,
@@ -138,14 +139,6 @@ def _count_words(n: int, p: int) -> str:
 
 
 #: each method's name as a reader reads it (the table; the prose says more).
-METHOD_NAMES = {
-    "exact": "exact enumeration",
-    "tilt": "exponential tilting",
-    "saddlepoint": "saddlepoint approximation",
-    "montecarlo": "Monte Carlo",
-    "beta": "beta approximation",
-    "skewbeta": "skewed beta approximation",
-}
 
 #: how the central null interval was found, for each ``null_interval_method``.
 NULL_INTERVAL_WORDS = {
@@ -155,11 +148,6 @@ NULL_INTERVAL_WORDS = {
     "beta": "from the beta approximation",
     "skewbeta": "from the skewed beta approximation (matched to three moments)",
 }
-
-
-def method_name(m: str) -> str:
-    """A method as the reader reads it: ``"montecarlo"`` -> ``"Monte Carlo"``."""
-    return METHOD_NAMES.get(m, str(m))
 
 
 def method_words(r) -> str:
@@ -259,15 +247,6 @@ def figure_data_uri(fig) -> str:
 
 def _e(x) -> str:
     return html.escape(str(x), quote=True)
-
-
-def _caption_words(caption: str) -> str:
-    """A caption with a method identifier in brackets, ``"(tilt)"``, named in words."""
-    return re.sub(
-        r"\((\w+)\)",
-        lambda m: f"({METHOD_NAMES[m.group(1)]})" if m.group(1) in METHOD_NAMES else m.group(),
-        caption,
-    )
 
 
 def _prose(text) -> str:
@@ -396,7 +375,6 @@ def build_report(
     if figures:
         parts.append("<h2>Figures</h2>")
         for k, (caption, fig) in enumerate(figures):
-            caption = _caption_words(caption)
             uri = figure_data_uri(fig)
             parts.append(
                 f'<figure id="fig{k + 1}"><img src="{uri}" alt="{_e(caption)}">'

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from .._format import method_name
 from .columns import LABEL_NAMES, default_columns, resolve_column, to_labels, to_scores
 from .errors import UserError
 from .format import format_results, log10_pvalue, result_dict, results_csv, sig, unicode_ok
@@ -203,7 +204,7 @@ def report_figures(score_cols, s_list, y, results, title):
                 f"{c}: the null distribution of AUPRC (left, zoomed on its bulk) and "
                 "its upper tail log10 P(AUPRC ≥ a) (right), the curve the p-value is "
                 f"read from; the observed AUPRC {sig(r.auprc, 4)} and its p-value "
-                f"({r.method}) are marked in red.",
+                f"({method_name(r.method)}) are marked in red.",
                 null_figure(c, r),
             )
         )

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._format import pvalue_text
+from .._format import method_name, pvalue_text
 from ._figure import DPI, axes_or_new, axes_pair, legend_under, maybe_save
 
 LOG10_05 = math.log10(0.05)  # the conventional threshold, drawn as a dotted line
@@ -35,7 +35,7 @@ def _pvalue_label(pv) -> str:
     """The p-value as the command line prints it, with the method that gave it."""
     method = getattr(pv, "method", "") or ""
     text = pvalue_text(pv)
-    return f"{text}, {method}" if method else text
+    return f"{text}, {method_name(method)}" if method else text
 
 
 def _null_of(N, P, null, method, params):

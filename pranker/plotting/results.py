@@ -73,7 +73,7 @@ def _null_of_difference(result):
     reps = np.asarray(result._replicates, dtype=float)
     if result.method == "bootstrap":
         reps = reps - d
-    return "hist", reps, None, f"{result.method} replicates ({reps.size:,})"
+    return "hist", reps, None, f"{result.method} replicates ({reps.size:,})"  # method: a word
 
 
 def plot_compare_result(result, *, ax=None, path=None, figsize=(6.4, 4.0), dpi: int = DPI):
@@ -151,7 +151,7 @@ def plot_map_result(result, *, ax=None, path=None, figsize=(9.6, 4.0), dpi: int 
     right.axvline(m, color=_OBSERVED, lw=2, gid="observed", label=f"observed {_fmt.sig(m, 4)}")
     right.set_xlabel("mean AP over the queries")
     right.set_ylabel("density")
-    right.set_title(f"p = {_fmt.pvalue_text(result)} ({result.method})")
+    right.set_title(f"p = {_fmt.pvalue_text(result)} ({_fmt.method_name(result.method)})")
     right.legend(loc="best", fontsize=8, frameon=False)
     return maybe_save(fig, path, dpi)
 

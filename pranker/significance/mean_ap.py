@@ -58,6 +58,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _format as _fmt
+from .._display import ResultDisplay
 from .._results import jsonable, renamed_parameters
 from .._validation import binarize_labels, check_conf_level, check_scores, check_ties
 from ..null.choice import DEFAULT_RTOL
@@ -74,9 +76,9 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- results
-class _MeanAPVocabulary:
+class _MeanAPVocabulary(ResultDisplay):
     """What :class:`MapResult` and :class:`MapGroup` share: the measure's name, the null's
-    interval, JSON-ready fields."""
+    interval, JSON-ready fields, the table shown in Jupyter."""
 
     statistic: float
     conf_level: float
@@ -96,6 +98,43 @@ class _MeanAPVocabulary:
     def null_interval_method(self) -> str | None:
         """How ``null_interval`` is computed (``null.interval_method``)."""
         return None if self.null is None else self.null.interval_method
+
+    def _table(self):
+        pct = f"{100 * self.conf_level:g}%"
+        groups = getattr(self, "groups", None)
+        if hasattr(self, "group"):  # one group's row
+            groups, caption = (self,), "Mean AP of a group of queries against random rankings"
+        else:
+            caption = f"Mean AP over {self.n_queries:,} queries against random rankings"
+        headers = ["method", "mean AP", "p-value", "null mean", f"{pct} null interval"]
+        mean = getattr(self, "null_mean", None)
+        iv = self.null_interval
+        row = [
+            self.method,
+            _fmt.sig(self.statistic, 4),
+            _fmt.pvalue_text(self),
+            "" if mean is None else _fmt.sig(mean, 4),
+            "" if iv is None else _fmt.interval(*iv),
+        ]
+        rows = [] if hasattr(self, "group") else [row]
+        note = "p-value: probability that random rankings of every query score at least this"
+        if groups:
+            headers = ["group", "queries", "method", "mean AP", "p-value", "p (BH)"]
+            rows = [
+                [
+                    str(g.group),
+                    f"{g.n_queries:,}",
+                    g.method,
+                    _fmt.sig(g.statistic, 4),
+                    _fmt.pvalue_text(g),
+                    _fmt.pvalue_number(g.pvalue_bh, g.log10_pvalue_bh, 3),
+                ]
+                for g in groups
+            ]
+            if not hasattr(self, "group"):
+                rows.insert(0, ["all", f"{self.n_queries:,}", *row[:3], ""])
+            note += "; p (BH): Benjamini-Hochberg adjusted across the groups"
+        return caption, headers, rows, note
 
     def to_dict(self) -> dict:
         """Plain Python values ready for :func:`json.dumps` (lists for arrays, None for NaN)."""
