@@ -49,15 +49,14 @@ The results here share the names of :class:`pranker.PrankerResult`: ``auprc``
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, replace
-from operator import attrgetter
 from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 
 from .._docs import fill_doc
+from .._results import DeprecatedAlias, deprecated
 from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
 from .ap import auprc_validated
 from .curves import _DOCS, _threshold_counts
@@ -95,34 +94,6 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
-
-
-def _deprecated(old: str, new: str, owner: str) -> None:
-    warnings.warn(
-        f"{owner}.{old} is deprecated and will be removed in the next release; use {new}.",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
-class _DeprecatedAlias:
-    """A read-only attribute under an earlier name: warns, then reads ``new`` (a dotted path)."""
-
-    def __init__(self, new: str):
-        self.new = new
-        self.__doc__ = f"Deprecated alias of ``{new}``."
-
-    def __set_name__(self, owner, name: str) -> None:
-        self.owner, self.name = owner.__name__, name
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        _deprecated(self.name, self.new, self.owner)
-        return attrgetter(self.new)(obj)
-
-    def __set__(self, obj, value) -> None:
-        raise AttributeError(f"{self.owner}.{self.name} is read-only")
 
 
 @dataclass(frozen=True)
@@ -188,12 +159,12 @@ class TrapezoidAUPRC:
         return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
     # deprecated names (one release)
-    estimate = _DeprecatedAlias("auprc")
-    se = _DeprecatedAlias("auprc_se")
+    estimate = DeprecatedAlias("auprc")
+    se = DeprecatedAlias("auprc_se")
 
     def interval(self, conf_level: float = 0.95) -> tuple[float, float]:
         """Deprecated: use ``auprc_interval`` (set ``conf_level`` in :func:`auprc_trapezoid`)."""
-        _deprecated("interval()", "auprc_interval", "TrapezoidAUPRC")
+        deprecated("interval()", "auprc_interval", "TrapezoidAUPRC")
         z = _z(conf_level)
         return (self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
@@ -361,9 +332,9 @@ class APInterval:
         return iter(self.auprc_interval)
 
     # deprecated names (one release)
-    estimate = _DeprecatedAlias("auprc")
-    low = _DeprecatedAlias("auprc_interval.low")
-    high = _DeprecatedAlias("auprc_interval.high")
+    estimate = DeprecatedAlias("auprc")
+    low = DeprecatedAlias("auprc_interval.low")
+    high = DeprecatedAlias("auprc_interval.high")
 
 
 def boyd_interval(
