@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ NOTEBOOKS = [
     "03_hashing_retrieval.ipynb",
     "04_auprc_uncertainty.ipynb",
     "05_compare_models.ipynb",
+    "06_results_in_jupyter.ipynb",
 ]
 CELL_TIMEOUT = 300  # seconds per cell (a cold numba cache compiles inside the first cells)
 
@@ -70,3 +72,10 @@ def test_notebook_runs(name, tmp_path, monkeypatch):
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
     )
     client.execute()  # raises CellExecutionError on the first failing cell
+    for cell in nb.cells:  # a figure a cell returns is shown (PNG), a result as a table
+        src = "".join(cell.source) if cell.cell_type == "code" else ""
+        kinds = {k for o in cell.get("outputs", []) for k in o.get("data", {})}
+        if src.rstrip().endswith((".plot()", "plot(alpha=0.05)", "\nfig")):
+            assert "image/png" in kinds, src
+        elif re.search(r"\n(res|cmp|many|mean|mc)$", src.rstrip()):
+            assert "text/html" in kinds, src

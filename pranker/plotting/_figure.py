@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
@@ -15,6 +16,32 @@ SAVE_FORMATS = ("png", "svg", "pdf")
 _MAX_POINTS = 20_000
 
 
+_NOTEBOOK_FORMATS: list[bool] = []  # set once the notebook's figure formats are registered
+
+
+def _show_in_notebooks() -> None:
+    """In Jupyter (IPython with a kernel), let a bare Figure display itself as PNG.
+
+    The figures are built without pyplot (no global state), and IPython shows a
+    Figure only once its inline backend has registered the figure formats, which
+    importing pyplot would do. Register them here, once per process, with
+    IPython's own ``select_figure_formats``; elsewhere nothing is done (and
+    IPython is never imported).
+    """
+    if _NOTEBOOK_FORMATS or "IPython" not in sys.modules:
+        return
+    _NOTEBOOK_FORMATS.append(True)
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+
+        shell = get_ipython()
+        if shell is not None and getattr(shell, "kernel", None) is not None:
+            select_figure_formats(shell, {"png"})
+    except Exception:  # pragma: no cover - display only; never fail a figure for it
+        pass
+
+
 def new_figure(figsize, ncols: int = 1, sharey: bool = False):
     """A new Figure with ``ncols`` axes, without pyplot (no display needed)."""
     try:
@@ -24,6 +51,7 @@ def new_figure(figsize, ncols: int = 1, sharey: bool = False):
             "pranker's plots need matplotlib: pip install 'pranker[plot]' "
             "(or pip install matplotlib)."
         ) from exc
+    _show_in_notebooks()
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(1, ncols, sharey=sharey, squeeze=False)[0]
     return fig, list(axes)

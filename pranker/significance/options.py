@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from .._validation import check_conf_level, check_params
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
-from ..null.distributions import NullDistribution, null_distribution
+from ..null.distributions import NULL_METHODS, NullDistribution, null_distribution
 
 __all__ = ["METHODS", "PValueOptions", "check_method"]
 
-METHODS = ("auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
+METHODS = ("auto", *NULL_METHODS)
 
 
 def check_method(method, where: str | None = None) -> str:
