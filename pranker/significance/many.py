@@ -517,6 +517,49 @@ def pranker_many(
     if no_positive not in ("raise", "nan"):
         raise ValueError(f"no_positive must be 'raise' or 'nan'; got {no_positive!r}.")
     s2, y2, m2, batch = _prepare(scores, y, axis, mask, pos_label)
+    ap, n, npos, empty = _batch_ap(s2, y2, m2, ties, progress, no_positive)
+    R = ap.shape[0]
+    valid = ~empty
+    out = _pvalues(ap, n, npos, valid, options, progress)
+    log_bh = np.full(R, np.nan)
+    if valid.any():
+        log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
+    out["log10_pvalue_bh"] = log_bh
+    bh = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
+    out["pvalue_bh"] = np.where(
+        valid, np.maximum(bh, out["pvalue"]), np.nan
+    )  # q >= p, also after rounding
+    return _many_result(out, ap, n, npos, valid, batch, options, ties)
+
+
+def bh_log10(log10_p: np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values, in log10, from log10 p-values.
+
+    ``q_(i) = min_{j >= i} m p_(j) / j`` capped at 1 (Benjamini & Hochberg
+    1995), computed on logs so that p-values below 1e-308 keep their order
+    and their adjusted values.
+
+    Examples
+    --------
+    >>> bh_log10(np.log10([0.01, 0.04, 0.03, 0.5])).round(4).tolist()
+    [-1.3979, -1.273, -1.273, -0.301]
+    """
+    lp = np.asarray(log10_p, dtype=np.float64)
+    m = lp.size
+    if m == 0:
+        return lp.copy()
+    order = np.argsort(lp, kind="stable")
+    ranks = np.arange(1, m + 1, dtype=np.float64)
+    q = lp[order] + math.log10(m) - np.log10(ranks)
+    q = np.minimum.accumulate(q[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(q, 0.0)
+    return out
+
+
+def _batch_ap(s2, y2, m2, ties, progress, no_positive):
+    """AP, N, P of every ranking of the prepared batch, and which have no positive
+    (an error unless ``no_positive="nan"``)."""
     R = s2.shape[0]
     if R == 0:
         raise ValueError("no rankings given (the batch is empty).")
@@ -544,16 +587,11 @@ def pranker_many(
             f"{idx[:5].tolist()}, flat indices over the batch). Pass no_positive='nan' to get "
             "NaN results flagged valid=False for them."
         )
-    valid = ~empty
-    out = _pvalues(ap, n, npos, valid, options, progress)
-    log_bh = np.full(R, np.nan)
-    if valid.any():
-        log_bh[valid] = bh_log10(out["log10_pvalue"][valid])
-    out["log10_pvalue_bh"] = log_bh
-    bh = np.where(np.isnan(log_bh), np.nan, 10.0 ** np.maximum(log_bh, -400.0))
-    out["pvalue_bh"] = np.where(
-        valid, np.maximum(bh, out["pvalue"]), np.nan
-    )  # q >= p, also after rounding
+    return ap, n, npos, empty
+
+
+def _many_result(out, ap, n, npos, valid, batch, options, ties) -> ManyResult:
+    """The :class:`ManyResult` of the columns, in the batch's shape."""
     low, high = out.pop("pvalue_low"), out.pop("pvalue_high")
     cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
@@ -565,31 +603,6 @@ def pranker_many(
         requested_method=options.method,
         seed=DEFAULT_SEED if options.seed is None else options.seed,
     )
-
-
-def bh_log10(log10_p: np.ndarray) -> np.ndarray:
-    """Benjamini–Hochberg adjusted p-values, in log10, from log10 p-values.
-
-    ``q_(i) = min_{j >= i} m p_(j) / j`` capped at 1 (Benjamini & Hochberg
-    1995), computed on logs so that p-values below 1e-308 keep their order
-    and their adjusted values.
-
-    Examples
-    --------
-    >>> bh_log10(np.log10([0.01, 0.04, 0.03, 0.5])).round(4).tolist()
-    [-1.3979, -1.273, -1.273, -0.301]
-    """
-    lp = np.asarray(log10_p, dtype=np.float64)
-    m = lp.size
-    if m == 0:
-        return lp.copy()
-    order = np.argsort(lp, kind="stable")
-    ranks = np.arange(1, m + 1, dtype=np.float64)
-    q = lp[order] + math.log10(m) - np.log10(ranks)
-    q = np.minimum.accumulate(q[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(q, 0.0)
-    return out
 
 
 def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
