@@ -737,7 +737,7 @@ def _offered(option: str, capsys) -> list:
 def test_choices_match_the_library(capsys):
     """--method offers every method of the library, --ties exactly its tie modes."""
     from pranker._validation import TIE_MODES
-    from pranker.significance.single import METHODS
+    from pranker.significance.options import METHODS
 
     assert set(METHODS) <= set(_offered("--method", capsys))
     assert _offered("--ties", capsys) == list(TIE_MODES)
@@ -858,7 +858,7 @@ def test_progress_never_when_quiet_or_not_a_terminal(capsys):
 
 def test_unknown_method_for_this_library_is_an_input_error(tmp_path, capsys):
     """Every --method offered runs; one the library does not know is reported, not raised."""
-    from pranker.significance.single import METHODS
+    from pranker.significance.options import METHODS
 
     f = write_csv(
         tmp_path / "d.csv",

@@ -400,7 +400,7 @@ def test_null_distribution(curve):
     assert any(t.get_gid() == "observed-arrow" for t in dens.texts)
     # the legend states the p-value as the result has it: method and error
     texts = legend_texts(fig, dens)
-    assert f"p = P(AUPRC_null ≥ observed) = {pvalue_text(res)}, {res.method}" in texts
+    assert f"p = P(AUPRC_null ≥ observed) = {pvalue_text(res)}, exponential tilting" in texts
     assert "±" in pvalue_text(res)
     # tail panel: log10 survival function from the bulk to the observed value
     assert tail.get_xlim()[0] < res.null_mean < res.auprc <= tail.get_xlim()[1]
@@ -429,7 +429,7 @@ def test_null_figure_shows_the_exact_null():
     assert x[0] == 0.45 and yv[0] == pytest.approx(np.log10(np.mean(ap >= 0.45 - 1e-12)))
     # the p-value as the score table prints it, with its method
     texts = legend_texts(fig, dens)
-    assert f"p = P(AUPRC_null ≥ observed) = {pvalue_text(res)}, exact" in texts
+    assert f"p = P(AUPRC_null ≥ observed) = {pvalue_text(res)}, exact enumeration" in texts
     assert "observed AUPRC = 0.45" in texts and "tail AUPRC ≥ observed" in texts
     assert legend_texts(fig, tail)[0] == "exact survival function"
     # limits: the density's axis covers the whole support, the tail's reaches past 0.45
@@ -441,7 +441,7 @@ def test_null_distribution_beta_says_beta():
     fig = plotting.plot_null_distribution(100, 10, 0.3, params=None, method="beta", tail=False)
     (ax,) = fig.axes
     texts = legend_texts(fig, ax)
-    assert any(t.startswith("p = ") and t.endswith(", beta") for t in texts)
+    assert any(t.startswith("p = ") and t.endswith(", beta approximation") for t in texts)
     assert any(t.startswith("null: beta fit to the exact mean and variance") for t in texts)
 
 

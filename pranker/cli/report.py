@@ -372,29 +372,46 @@ def build_report(
     for c, r in zip(columns, results, strict=True):
         parts.append(f"<dt>{_e(c)}</dt><dd>{_prose(method_words(r))}</dd>")
     parts.append("</dl>")
-    if figures:
-        parts.append("<h2>Figures</h2>")
-        for k, (caption, fig) in enumerate(figures):
-            uri = figure_data_uri(fig)
-            parts.append(
-                f'<figure id="fig{k + 1}"><img src="{uri}" alt="{_e(caption)}">'
-                f"<figcaption>Figure {k + 1}. {_e(caption)}</figcaption></figure>"
-            )
-    parts += [
+    parts += _figures_section(figures)
+    parts += _cite_section(__version__)
+    parts += _reproduce_section(argv, source, results, settings)
+    parts += ["</body></html>", ""]
+    return "\n".join(parts)
+
+
+def _figures_section(figures) -> list[str]:
+    """The figures, each as an inline PNG with its numbered caption."""
+    if not figures:
+        return []
+    parts = ["<h2>Figures</h2>"]
+    for k, (caption, fig) in enumerate(figures):
+        uri = figure_data_uri(fig)
+        parts.append(
+            f'<figure id="fig{k + 1}"><img src="{uri}" alt="{_e(caption)}">'
+            f"<figcaption>Figure {k + 1}. {_e(caption)}</figcaption></figure>"
+        )
+    return parts
+
+
+def _cite_section(version: str) -> list[str]:
+    """What to cite: the method's paper and this software (with BibTeX)."""
+    bibtex = BIBTEX.format(
+        doi=PAPER_DOI, authors=SOFTWARE_AUTHORS, title=SOFTWARE_TITLE, version=version
+    )
+    return [
         "<h2>What to cite</h2>",
         "<p>The method:</p>",
         f'<p class="cite">{_e(PAPER)} doi:<a href="https://doi.org/{PAPER_DOI}">'
         f"{PAPER_DOI}</a></p>",
         "<p>The software:</p>",
-        f'<p class="cite">{_e(SOFTWARE_AUTHORS)}. {_e(SOFTWARE_TITLE)}, version '
-        f"{_e(__version__)}.</p>",
-        "<pre>"
-        + _e(
-            BIBTEX.format(
-                doi=PAPER_DOI, authors=SOFTWARE_AUTHORS, title=SOFTWARE_TITLE, version=__version__
-            )
-        )
-        + "</pre>",
+        f'<p class="cite">{_e(SOFTWARE_AUTHORS)}. {_e(SOFTWARE_TITLE)}, version {_e(version)}.</p>',
+        "<pre>" + _e(bibtex) + "</pre>",
+    ]
+
+
+def _reproduce_section(argv, source: dict, results, settings) -> list[str]:
+    """How to reproduce: the command, the input's size and hash, seeds, settings, versions."""
+    parts = [
         "<h2>To reproduce</h2>",
         '<dl class="kv repro">',
         f"<dt>command</dt><dd><code>{_e(command_line(argv))}</code></dd>",
@@ -406,12 +423,10 @@ def build_report(
     parts.append(
         f"<dt>seed</dt><dd>{_e(', '.join(seeds) if seeds else 'none (no randomness)')}</dd>"
     )
-    for k, v in (settings or {}).items():
+    for k, v in {**(settings or {}), **versions()}.items():
         parts.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
-    for k, v in versions().items():
-        parts.append(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>")
-    parts += ["</dl>", "</body></html>", ""]
-    return "\n".join(parts)
+    parts.append("</dl>")
+    return parts
 
 
 def write_report(path: str, text: str) -> None:

@@ -192,24 +192,6 @@ def _scalar_counts(N, P):
 
 
 @renamed_parameters(N="n", P="n_pos")
-def exact_feasible(n: int, n_pos: int, limit: int = EXACT_DISTRIBUTION_LIMIT) -> bool:
-    """True when all C(N, P) placements can be enumerated (``C(N, P) <= limit``).
-
-    :func:`exact_pvalue` reaches much further (it counts a tail without
-    enumerating it); whether it finishes within its node budget depends on
-    the observed AP.
-
-    Examples
-    --------
-    >>> exact_feasible(50, 5), exact_feasible(10**6, 10)
-    (True, False)
-    """
-    N, P = n, n_pos  # the paper's notation in the formulas below
-    n, p = _scalar_counts(N, P)
-    return math.comb(n, p) <= limit
-
-
-@renamed_parameters(N="n", P="n_pos")
 @fill_doc()
 def exact_null_distribution(n: int, n_pos: int) -> ExactNullDistribution:
     """Exact null distribution of AP: every one of the C(N, P) placements enumerated.
