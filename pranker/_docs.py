@@ -24,6 +24,19 @@ REFERENCES = {
         '   performance measures efficiently in the presence of tied scores",\n'
         "   ECIR 2008."
     ),
+    "ref_lugannani1980": (
+        'R. Lugannani and S. Rice, "Saddle point approximation for the\n'
+        '   distribution of the sum of independent random variables", Adv. Appl.\n'
+        "   Prob. 12 (1980) 475–490."
+    ),
+    "ref_daniels1987": (
+        'H. E. Daniels, "Tail probability approximations", International\n'
+        "   Statistical Review 55 (1987) 37–48."
+    ),
+    "ref_siegmund1976": (
+        'D. Siegmund, "Importance sampling in the Monte Carlo study of\n'
+        '   sequential tests", Ann. Statist. 4 (1976) 673–684.'
+    ),
     "ref_boyd2013": (
         'K. Boyd, K. H. Eng and C. D. Page, "Area under the precision-recall\n'
         '   curve: point estimates and confidence intervals", ECML PKDD 2013.'

@@ -616,3 +616,23 @@ def _as_integer_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind == "u" and arr.size and arr.max() > 2**62:
         raise ValueError(f"{name} must be <= 2**62.")
     return arr.astype(np.int64)
+
+
+def check_query_counts(n, n_pos, where: str, extra: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query counts as int64 arrays: one entry per query (as many as each of ``extra``),
+    at least one, ``1 <= n_pos <= n`` each; else a ValueError naming the first bad query."""
+    n = np.asarray(n, dtype=np.int64).ravel()
+    n_pos = np.asarray(n_pos, dtype=np.int64).ravel()
+    sizes = [np.size(e) for e in extra] + [n.size, n_pos.size]
+    if len(set(sizes)) != 1 or n.size == 0:
+        names = ", ".join(["ap"] * len(extra) + ["n"]) + " and n_pos"
+        got = ", ".join(str(k) for k in sizes[:-1]) + f" and {sizes[-1]}"
+        raise ValueError(f"{where}: {names} need one entry per query, at least one; got {got}.")
+    bad = (n_pos < 1) | (n_pos > n)
+    if bad.any():
+        q = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{where}: query {q} has {n_pos[q]} positives of {n[q]}; every query needs "
+            "1 <= P <= N (AP is undefined without a positive)."
+        )
+    return n, n_pos

@@ -85,15 +85,10 @@ few positives (a skewed, lattice-like null).
 
 References
 ----------
-.. [1] R. Lugannani and S. Rice, "Saddle point approximation for the
-   distribution of the sum of independent random variables", Adv. Appl.
-   Prob. 12 (1980) 475–490.
-.. [2] H. E. Daniels, "Tail probability approximations", International
-   Statistical Review 55 (1987) 37–48.
-.. [3] D. Siegmund, "Importance sampling in the Monte Carlo study of
-   sequential tests", Ann. Statist. 4 (1976) 673–684.
-.. [4] M. Lopes and G. Bontempi, "On the null distribution of the precision
-   and recall curve", ECML PKDD 2014.
+.. [1] %(ref_lugannani1980)s
+.. [2] %(ref_daniels1987)s
+.. [3] %(ref_siegmund1976)s
+.. [4] %(ref_lopes2014)s
 """
 
 from __future__ import annotations
@@ -103,6 +98,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .._docs import fill_doc
+from .._validation import check_query_counts
 from .choice import (
     AUTO_SADDLE_MAX_KURTOSIS,
     AUTO_TILT_MAX_QUERIES,
@@ -118,6 +115,8 @@ from .logspace import log_comb, log_comb_array, pow10
 from .moments import min_auprc
 
 __all__ = ["MeanAPNull", "MeanAPPValue"]
+
+__doc__ = fill_doc()(__doc__)
 
 MEAN_AP_METHODS = ("auto", "saddlepoint", "tilt")
 _LN10 = math.log(10.0)
@@ -556,20 +555,7 @@ def _tilt_pvalue(t, m, *, seed, rtol, max_draws, conf_level) -> MeanAPPValue:
 
 # --------------------------------------------------------------------------- the null
 def _check_queries(n, n_pos):
-    n = np.asarray(n, dtype=np.int64).ravel()
-    n_pos = np.asarray(n_pos, dtype=np.int64).ravel()
-    if n.size != n_pos.size or n.size == 0:
-        raise ValueError(
-            f"MeanAPNull: n and n_pos need one entry per query, at least one; got "
-            f"{n.size} and {n_pos.size}."
-        )
-    if np.any(n_pos < 1) or np.any(n_pos > n):
-        q = int(np.flatnonzero((n_pos < 1) | (n_pos > n))[0])
-        raise ValueError(
-            f"MeanAPNull: query {q} has {n_pos[q]} positives of {n[q]}; every query "
-            f"needs 1 <= P <= N (AP is undefined without a positive)."
-        )
-    return n, n_pos
+    return check_query_counts(n, n_pos, "MeanAPNull")
 
 
 def _single_null(N, P, method, seed, rtol, max_draws) -> NullDistribution:

@@ -39,15 +39,10 @@ mAP and p-value (and BH-adjusted values across the groups).
 
 References
 ----------
-.. [1] R. Lugannani and S. Rice, "Saddle point approximation for the
-   distribution of the sum of independent random variables", Adv. Appl.
-   Prob. 12 (1980) 475–490.
-.. [2] H. E. Daniels, "Tail probability approximations", International
-   Statistical Review 55 (1987) 37–48.
-.. [3] D. Siegmund, "Importance sampling in the Monte Carlo study of
-   sequential tests", Ann. Statist. 4 (1976) 673–684.
-.. [4] M. Lopes and G. Bontempi, "On the null distribution of the precision
-   and recall curve", ECML PKDD 2014.
+.. [1] %(ref_lugannani1980)s
+.. [2] %(ref_daniels1987)s
+.. [3] %(ref_siegmund1976)s
+.. [4] %(ref_lopes2014)s
 .. [5] Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate",
    JRSS B 57 (1995) 289–300.
 """
@@ -60,8 +55,15 @@ import numpy as np
 
 from .. import _format as _fmt
 from .._display import ResultDisplay
+from .._docs import fill_doc
 from .._results import jsonable, renamed_parameters
-from .._validation import binarize_labels, check_conf_level, check_scores, check_ties
+from .._validation import (
+    binarize_labels,
+    check_conf_level,
+    check_query_counts,
+    check_scores,
+    check_ties,
+)
 from ..null.choice import DEFAULT_RTOL
 from ..null.logspace import pow10
 from ..null.mean_ap import MEAN_AP_METHODS, MeanAPNull, MeanAPPValue
@@ -73,6 +75,8 @@ __all__ = [
     "MapResult",
     "MapGroup",
 ]
+
+__doc__ = fill_doc()(__doc__)
 
 
 # --------------------------------------------------------------------------- results
@@ -353,19 +357,7 @@ class _Options:
 def _check_queries(ap, n, n_pos, method):
     """The per-query arrays, checked: one entry per query, 1 <= P <= N, AP in [0, 1]."""
     ap = np.asarray(ap, dtype=np.float64).ravel()
-    n = np.asarray(n, dtype=np.int64).ravel()
-    n_pos = np.asarray(n_pos, dtype=np.int64).ravel()
-    if not (ap.size == n.size == n_pos.size) or ap.size == 0:
-        raise ValueError(
-            f"map_significance: ap, n and n_pos need one entry per query, at least "
-            f"one; got {ap.size}, {n.size} and {n_pos.size}."
-        )
-    if np.any(n_pos < 1) or np.any(n_pos > n):
-        q = int(np.flatnonzero((n_pos < 1) | (n_pos > n))[0])
-        raise ValueError(
-            f"map_significance: query {q} has {n_pos[q]} positives of {n[q]}; every "
-            f"query needs 1 <= P <= N (AP is undefined without a positive)."
-        )
+    n, n_pos = check_query_counts(n, n_pos, "map_significance", extra=(ap,))
     if not np.all(np.isfinite(ap)) or np.any(ap < 0.0) or np.any(ap > 1.0 + 1e-12):
         raise ValueError("map_significance: every AP must be a number in [0, 1].")
     if method not in MEAN_AP_METHODS:
