@@ -186,9 +186,7 @@ def test_permutation_against_all_swaps(ties):
     d = auprc_ap(a, y, ties=ties) - auprc_ap(b, y, ties=ties)
     assert exact[0] == pytest.approx(d, abs=1e-12)  # no swap: the observed difference
     p_exact = np.mean(np.abs(exact) >= abs(d) - 1e-12)
-    res = compare(
-        a, b, y, method="permutation", ties=ties, n_draws=20000, stop_after=10**9, seed=5
-    )
+    res = compare(a, b, y, method="permutation", ties=ties, n_draws=20000, stop_after=10**9, seed=5)
     assert res.n_draws == 20000
     se = np.sqrt(p_exact * (1 - p_exact) / 20000)
     assert abs(res.pvalue - p_exact) < 4 * se + 1e-4
@@ -212,8 +210,7 @@ def test_permutation_sequential_stop_and_validity():
     for k in range(100):
         a, b, y = _pair(np.random.default_rng(100 + k), n=60, prev=0.3)
         rej += (
-            compare(a, b, y, method="permutation", stop_after=20, n_draws=999, seed=k).pvalue
-            <= 0.2
+            compare(a, b, y, method="permutation", stop_after=20, n_draws=999, seed=k).pvalue <= 0.2
         )
     assert rej <= 20 + 3 * np.sqrt(100 * 0.2 * 0.8)
 

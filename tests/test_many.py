@@ -372,7 +372,10 @@ def test_method_exact_and_auto_per_ranking():
         want = sum(a >= obs for a in aps) / len(aps)
         assert res.pvalue[r] == pytest.approx(want, rel=1e-12)
         assert res.row(r).method == "exact"
-        assert res.pvalue_rse[r] == 0.0 and res.pvalue_interval[0][r] == res.pvalue_interval[1][r] == res.pvalue[r]
+        assert (
+            res.pvalue_rse[r] == 0.0
+            and res.pvalue_interval[0][r] == res.pvalue_interval[1][r] == res.pvalue[r]
+        )
 
 
 def test_default_pvalues_equal_pranker_number_for_number():

@@ -117,7 +117,10 @@ def test_abs_tol_stops_when_precise():
     r = montecarlo_pvalue(0.5, 100, 5, n_draws=10**6, seed=2, abs_tol=0.004)
     assert r.n_draws < 10**6
     assert (
-        max(r.pvalue_interval[1] - r.n_exceed / r.n_draws, r.n_exceed / r.n_draws - r.pvalue_interval[0])
+        max(
+            r.pvalue_interval[1] - r.n_exceed / r.n_draws,
+            r.n_exceed / r.n_draws - r.pvalue_interval[0],
+        )
         <= 0.004
     )
 
