@@ -9,7 +9,8 @@ import time
 import numpy as np
 
 from pranker import pranker
-from pranker.cli.io import open_table, to_labels, to_scores
+from pranker.cli.columns import to_labels, to_scores
+from pranker.cli.read import open_table
 
 
 def _best(fn, rounds: int) -> float:

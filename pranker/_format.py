@@ -21,10 +21,8 @@ import re
 __all__ = [
     "LOG_BELOW",
     "from_log10",
-    "has_field",
     "interval",
     "log10_pvalue",
-    "new_or_old",
     "null_interval",
     "pvalue_digits",
     "pvalue_interval",
@@ -85,30 +83,15 @@ def log10_pvalue(res) -> float | None:
     return math.log10(p) if p > 0.0 else None
 
 
-def has_field(res, name: str) -> bool:
-    """Whether ``res`` defines ``name`` itself (a field or property), without reading it:
-    reading an old name that the result keeps as a deprecated alias would warn."""
-    return (
-        name in getattr(res, "__dataclass_fields__", {})
-        or name in getattr(res, "__dict__", {})
-        or hasattr(type(res), name)
-    )
-
-
-def new_or_old(res, new: str, old: str):
-    """Attribute ``new`` if the result has it, else the older name ``old`` (or None)."""
-    return getattr(res, new) if has_field(res, new) else getattr(res, old, None)
-
-
 def pvalue_interval(res) -> tuple[float, float] | None:
-    """The interval for the true p-value (``pvalue_interval``, formerly ``pvalue_ci``)."""
-    iv = new_or_old(res, "pvalue_interval", "pvalue_ci")
+    """The interval for the true p-value, or None when the method gives no error bound."""
+    iv = getattr(res, "pvalue_interval", None)
     return None if iv is None else (float(iv[0]), float(iv[1]))
 
 
 def null_interval(res) -> tuple[float, float]:
-    """The central null AUPRC interval (``null_interval``, formerly ``conf_int``)."""
-    iv = new_or_old(res, "null_interval", "conf_int")
+    """The central null interval of the result's statistic."""
+    iv = res.null_interval
     return (float(iv[0]), float(iv[1]))
 
 

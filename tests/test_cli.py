@@ -928,7 +928,9 @@ def _res(**kw):
             "1.3e-108 (±1.5 %)",
         ),
         (
-            dict(pvalue=1 / 2001, method="montecarlo", pvalue_ci=(0.0, 0.00299), n_draws=2000),
+            dict(
+                pvalue=1 / 2001, method="montecarlo", pvalue_interval=(0.0, 0.00299), n_draws=2000
+            ),
             "0.0005 [0, 0.003]",
         ),
         (
@@ -936,7 +938,7 @@ def _res(**kw):
             "0.0005 [0, 0.003]",
         ),
         (
-            dict(pvalue=0.0312, method="montecarlo", pvalue_ci=(0.0301, 0.0323)),
+            dict(pvalue=0.0312, method="montecarlo", pvalue_interval=(0.0301, 0.0323)),
             "0.031 [0.03, 0.032]",
         ),
         (dict(pvalue=1.3e-108, pvalue_rse=0.015, method="tilt"), "1.3e-108 (±1.5 %)"),

@@ -47,10 +47,10 @@ def _no_constant(name):
 
 
 def test_json_cleaning_reaches_nested_values():
-    from pranker.cli.format import _clean
+    from pranker._results import jsonable
 
     raw = {"a": {"b": float("nan"), "c": [np.float64(np.inf), 1.5]}, "d": (float("-inf"), 2)}
-    assert _clean(raw) == {"a": {"b": None, "c": [None, 1.5]}, "d": [None, 2]}
+    assert jsonable(raw) == {"a": {"b": None, "c": [None, 1.5]}, "d": [None, 2]}
 
 
 def ap_loop(scores, y) -> float:

@@ -6,7 +6,6 @@ import math
 
 from .columns import default_columns, to_labels, to_scores
 from .errors import UserError
-from .format import _clean
 from .read import open_table
 from .write import check_writable, emit_results
 
@@ -44,7 +43,7 @@ def run(args) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    d = {k: _clean(v) for k, v in res.to_dict().items()}
+    d = res.to_dict()
     d.update(score_a=cols[0], score_b=cols[1], label_column=label, file=table.path)
     return emit_results(args, d, lambda: _summary(res, cols))
 

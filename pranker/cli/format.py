@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 
 from .._format import (  # noqa: F401  (re-exported: the other cli modules import them from here)
     LOG_BELOW,
     from_log10,
-    has_field,
     interval,
     log10_pvalue,
     null_interval,
@@ -27,6 +25,7 @@ from .._format import (  # noqa: F401  (re-exported: the other cli modules impor
     pvalue_text,
     sig,
 )
+from .._results import jsonable
 
 
 def unicode_ok(stream) -> bool:
@@ -105,21 +104,6 @@ def format_results(columns, results, padj_log10, label, source, *, unicode: bool
 # --- JSON and CSV ------------------------------------------------------------------
 
 
-def _clean(v):
-    """``v`` ready for JSON, which has no infinity and no NaN: those become None (null)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, tuple):
-        return [_clean(x) for x in v]
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):  # numpy scalar
-        return _clean(v.item())
-    return v
-
-
 _NO_BH = object()
 
 
@@ -127,18 +111,16 @@ def result_dict(r, column, label, source, padj_log10=_NO_BH) -> dict:
     """A result as a JSON-ready dict (non-finite floats as None) with ``log10_pvalue``,
     its columns and file; with several columns, ``pvalue_bh`` and ``log10_pvalue_bh``
     from ``padj_log10`` (None: the adjusted p-value underflows to 0)."""
-    d = {k: _clean(v) for k, v in r.to_dict().items()}
-    d["log10_pvalue"] = _clean(log10_pvalue(r))
-    if "null_interval" not in d:  # older results: conf_int
-        d["null_interval"] = list(null_interval(r))
-    if "min_auprc" not in d and has_field(r, "min_auprc"):
-        d["min_auprc"] = _clean(float(r.min_auprc))
+    d = r.to_dict()
+    d["log10_pvalue"] = jsonable(log10_pvalue(r))
+    if "min_auprc" not in d and hasattr(r, "min_auprc"):
+        d["min_auprc"] = jsonable(float(r.min_auprc))
     d["score_column"] = column
     d["label_column"] = label
     d["file"] = source
     if padj_log10 is not _NO_BH:
         d["pvalue_bh"] = 10.0**padj_log10 if padj_log10 is not None else 0.0
-        d["log10_pvalue_bh"] = _clean(padj_log10)
+        d["log10_pvalue_bh"] = jsonable(padj_log10)
     return d
 
 
@@ -175,8 +157,8 @@ def results_csv(records) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for d in records:
-        iv = d.get("pvalue_interval") or d.get("pvalue_ci") or (None, None)
-        ni = d.get("null_interval") or d.get("conf_int") or (None, None)
+        iv = d.get("pvalue_interval") or (None, None)
+        ni = d.get("null_interval") or (None, None)
         flat = dict(d, pvalue_low=iv[0], pvalue_high=iv[1], null_low=ni[0], null_high=ni[1])
         w.writerow(
             [

@@ -16,8 +16,8 @@ import os
 import sys
 
 from .._files import atomic_write, write_text
+from .._results import jsonable
 from .errors import UserError
-from .format import _clean
 
 
 def check_writable(path: str, force: bool) -> None:
@@ -56,7 +56,7 @@ def emit_json(args, d: dict) -> bool:
     Returns whether the human summary should be printed (neither ``--json``
     nor ``--quiet``).
     """
-    text = json.dumps(_clean(d), indent=2, allow_nan=False) + "\n"
+    text = json.dumps(jsonable(d), indent=2, allow_nan=False) + "\n"
     if args.output:
         write_output(args.output, text, args.force)
     if args.json:
