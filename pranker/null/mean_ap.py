@@ -569,6 +569,7 @@ def _single_null(N, P, method, seed, rtol, max_draws) -> NullDistribution:
     return ExactNull(N, P)
 
 
+@fill_doc()
 class MeanAPNull(NullDistribution):
     """The null distribution of the mean AP of Q queries whose rankings are random.
 
@@ -616,9 +617,9 @@ class MeanAPNull(NullDistribution):
 
     References
     ----------
-    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
-    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
-    .. [3] D. Siegmund, Ann. Statist. 4 (1976) 673–684.
+    .. [1] %(ref_lugannani1980)s
+    .. [2] %(ref_daniels1987)s
+    .. [3] %(ref_siegmund1976)s
 
     Examples
     --------

@@ -427,6 +427,7 @@ def _query_fields(ap, n, n_pos, query_log10_pvalues) -> dict:
 
 
 @renamed_parameters(query_pvalues="query_log10_pvalues")
+@fill_doc()
 def map_significance_from_ap(
     ap,
     n,
@@ -484,9 +485,9 @@ def map_significance_from_ap(
 
     References
     ----------
-    .. [1] R. Lugannani and S. Rice, Adv. Appl. Prob. 12 (1980) 475–490.
-    .. [2] H. E. Daniels, International Statistical Review 55 (1987) 37–48.
-    .. [3] D. Siegmund, Ann. Statist. 4 (1976) 673–684.
+    .. [1] %(ref_lugannani1980)s
+    .. [2] %(ref_daniels1987)s
+    .. [3] %(ref_siegmund1976)s
 
     Examples
     --------
