@@ -92,6 +92,7 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     ChunkCounts,
     ap_from_counts,
     ap_from_total,
+    arguments_of,
     check_range_totals,
     check_significance_args,
     check_totals,
@@ -283,26 +284,6 @@ def _auprc_ranges(chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_
     return total / n_pos
 
 
-# The arguments of the reading passes, the same for the AP alone and with its p-value.
-_READ_ARGS = (
-    "source",
-    "y",
-    "score_col",
-    "label_col",
-    "chunk_size",
-    "ties",
-    "max_positives",
-    "rows_per_range",
-    "tmp_dir",
-    "pos_label",
-)
-
-
-def _reading(arguments: dict) -> dict:
-    """The reading passes' arguments among a public function's (``locals()`` at its start)."""
-    return {k: arguments[k] for k in _READ_ARGS}
-
-
 def _auprc_chunked(
     source,
     y,
@@ -391,7 +372,7 @@ def auprc_ap_chunked(
     >>> round(auprc_ap_chunked(np.array(s), labels, chunk_size=3, pos_label="spam"), 6)
     0.966667
     """
-    ap, _, _ = _auprc_chunked(**_reading(locals()))
+    ap, _, _ = _auprc_chunked(**arguments_of(_auprc_chunked, locals()))
     return ap
 
 
@@ -448,5 +429,5 @@ def pranker_chunked(
     True
     """
     options = check_significance_args("pranker_chunked", ties, locals())
-    ap, n, n_pos = _auprc_chunked(**_reading(locals()))
+    ap, n, n_pos = _auprc_chunked(**arguments_of(_auprc_chunked, locals()))
     return result_from_ap(ap, n, n_pos, options, ties)

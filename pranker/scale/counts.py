@@ -27,6 +27,7 @@ vectors) and 8 to 16 per positive.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from dataclasses import dataclass
 
@@ -568,6 +569,12 @@ def range_pieces_ap_sum(pieces, items_above: int, pos_above: int, ties: str) -> 
 # ---------------------------------------------------------------------------
 # significance: the null needs only AP, N and P
 # ---------------------------------------------------------------------------
+
+
+def arguments_of(function, arguments: dict) -> dict:
+    """The arguments ``function`` takes, picked by name from ``arguments`` (a public
+    function's ``locals()`` at its start): its signature is the one list of them."""
+    return {k: arguments[k] for k in inspect.signature(function).parameters}
 
 
 def check_significance_args(where: str, ties: str, arguments: dict) -> PValueOptions:

@@ -218,26 +218,6 @@ def _partitions(dask, scores, y, score_col, label_col):
 # ---------------------------------------------------------------------------
 
 
-# The arguments of the reading passes, the same for the AP alone and with its p-value.
-_READ_ARGS = (
-    "scores",
-    "y",
-    "score_col",
-    "label_col",
-    "ties",
-    "max_positives",
-    "rows_per_range",
-    "split_every",
-    "scheduler",
-    "pos_label",
-)
-
-
-def _reading(arguments: dict) -> dict:
-    """The reading passes' arguments among a public function's (``locals()`` at its start)."""
-    return {k: arguments[k] for k in _READ_ARGS}
-
-
 def _auprc(
     scores,
     y,
@@ -373,7 +353,7 @@ def auprc_ap(
     ...                scheduler="sync"), 6)
     0.966667
     """
-    ap, _, _ = _auprc(**_reading(locals()))
+    ap, _, _ = _auprc(**_c.arguments_of(_auprc, locals()))
     return ap
 
 
@@ -431,5 +411,5 @@ def pranker(
     True
     """
     options = _c.check_significance_args("pranker.dask.pranker", ties, locals())
-    ap, n, n_pos = _auprc(**_reading(locals()))
+    ap, n, n_pos = _auprc(**_c.arguments_of(_auprc, locals()))
     return _c.result_from_ap(ap, n, n_pos, options, ties)
