@@ -7,9 +7,9 @@ line, so a p-value reads the same in a terminal and in a notebook). The
 table is plain HTML with the styles inline: it renders the same in Jupyter,
 JupyterLab, VS Code and on GitHub, and parses as XML.
 
-``plot()`` is the one place a result reaches the figure layer
-(:mod:`pranker.plotting`): imported when called, so results stay cheap to
-import and matplotlib stays optional.
+A result's ``plot()`` lives with the tests of significance
+(:mod:`pranker.significance.figure`), the one place a result reaches the
+figure layer.
 """
 
 from __future__ import annotations
@@ -55,20 +55,10 @@ def html_table(caption: str, headers: list[str], rows: list[list[str]], note: st
 
 
 class ResultDisplay:
-    """Mixin of the result types: ``_repr_html_`` from ``_table()``, and ``plot()``."""
+    """Mixin of the result types: ``_repr_html_`` from ``_table()``."""
 
     def _table(self) -> tuple[str, list[str], list[list[str]], str]:  # pragma: no cover
         raise NotImplementedError
 
     def _repr_html_(self) -> str:
         return html_table(*self._table())
-
-    def plot(self, **kwargs):
-        """The natural figure of this result (needs matplotlib: ``pip install "pranker[plot]"``).
-
-        Keyword arguments go to the plotting function; see
-        :func:`pranker.plotting.plot_result`. Returns the matplotlib Figure.
-        """
-        from .plotting import plot_result
-
-        return plot_result(self, **kwargs)

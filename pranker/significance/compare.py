@@ -176,6 +176,7 @@ from .._validation import check_scores_labels, check_ties
 from ..measures.uncertainty import ConfidenceInterval
 from ..null.choice import DEFAULT_SEED, REL_TOL
 from ..null.montecarlo import clopper_pearson
+from .figure import Plottable
 
 __all__ = ["compare", "CompareResult"]
 
@@ -185,7 +186,7 @@ _CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
 
 
 @dataclass(frozen=True)
-class CompareResult(ResultDisplay):
+class CompareResult(ResultDisplay, Plottable):
     """Result of :func:`compare`, in the style of ``scipy.stats`` results.
 
     Attributes

@@ -64,6 +64,7 @@ from .._validation import (
 )
 from ..null.choice import DEFAULT_SEED
 from ..null.distributions import TiltNull
+from .figure import Plottable
 from .options import PValueOptions
 from .single import PrankerResult
 
@@ -88,7 +89,7 @@ _COLUMNS = (
 
 
 @dataclass(frozen=True)
-class ManyResult(ResultDisplay):
+class ManyResult(ResultDisplay, Plottable):
     """Results of :func:`pranker_many`: one entry per ranking.
 
     Every array attribute has the batch shape ``shape`` (the input shape

@@ -67,6 +67,7 @@ from .._validation import (
 from ..null.choice import DEFAULT_RTOL
 from ..null.logspace import pow10
 from ..null.mean_ap import MEAN_AP_METHODS, MeanAPNull, MeanAPPValue
+from .figure import Plottable
 
 __all__ = [
     "map_significance",
@@ -80,7 +81,7 @@ __doc__ = fill_doc()(__doc__)
 
 
 # --------------------------------------------------------------------------- results
-class _MeanAPVocabulary(ResultDisplay):
+class _MeanAPVocabulary(ResultDisplay, Plottable):
     """What :class:`MapResult` and :class:`MapGroup` share: the measure's name, the null's
     interval, JSON-ready fields, the table shown in Jupyter."""
 

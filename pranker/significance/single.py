@@ -46,13 +46,14 @@ from ..null.distributions import (
     NullDistribution,
     PValue,
 )
+from .figure import Plottable
 from .options import PValueOptions
 
 __all__ = ["PrankerResult", "pranker", "significance_from_ap"]
 
 
 @dataclass(frozen=True)
-class PrankerResult(ResultDisplay):
+class PrankerResult(ResultDisplay, Plottable):
     """Result of :func:`pranker`, in the style of ``scipy.stats`` results.
 
     Attributes
