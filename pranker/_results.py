@@ -100,10 +100,10 @@ def renamed_parameters(**renames: str) -> Callable[[F], F]:
                     continue
                 if new in kwargs:
                     raise TypeError(
-                        f"{func.__name__}() got {new} twice: as {new}= and as {old}= "
+                        f"{func.__qualname__}() got {new} twice: as {new}= and as {old}= "
                         f"(its earlier name). Give only {new}=."
                     )
-                deprecated(f"{old}=", f"{new}=", f"{func.__name__}()", stacklevel=3)
+                deprecated(f"{old}=", f"{new}=", f"{func.__qualname__}()", stacklevel=3)
                 kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 

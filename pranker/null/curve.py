@@ -78,7 +78,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._numba import nullcurve as _kernels_curve
-from .._results import renamed_parameters
+from .._results import DeprecatedAlias, renamed_parameters
 from .._validation import check_count, check_counts
 from .choice import DEFAULT_SEED
 
@@ -175,8 +175,9 @@ class NullInterpolatedAP:
     seed : int
         Seed of the draws; the same seed gives the same estimate whatever
         the number of threads.
-    N, P : int
-        Number of instances and of positives.
+    n, n_pos : int
+        Number of instances N and of positives P (``N``, ``P``: their
+        earlier names, deprecated).
     recall : ndarray or None
         ``k / P`` (only when the curve was requested).
     precision, precision_se : ndarray or None
@@ -214,11 +215,15 @@ class NullInterpolatedAP:
     se: float
     n_draws: int
     seed: int
-    N: int
-    P: int
+    n: int
+    n_pos: int
     recall: np.ndarray | None = None
     precision: np.ndarray | None = None
     precision_se: np.ndarray | None = None
+
+    # earlier names, kept for one release
+    N = DeprecatedAlias("n")
+    P = DeprecatedAlias("n_pos")
 
 
 @renamed_parameters(N="n", P="n_pos")

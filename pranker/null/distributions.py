@@ -186,8 +186,8 @@ class NullDistribution:
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
 
     Attributes
     ----------
@@ -232,7 +232,9 @@ class NullDistribution:
     n: Any
     n_pos: Any
 
-    def __init__(self, N: int, P: int):
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         self.N, self.P = check_count_pair(N, P)
         # the counts under the package's names; N and P stay as the formulas' notation
         self.n, self.n_pos = self.N, self.P
@@ -556,8 +558,8 @@ class ExactNull(NullDistribution):
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
     max_nodes : int, optional
         Budget of the tail count (default ``EXACT_MAX_NODES``); beyond it
         :class:`pranker.ExactBudgetExceeded` is raised.
@@ -595,7 +597,9 @@ class ExactNull(NullDistribution):
 
     method = "exact"
 
-    def __init__(self, N: int, P: int, *, max_nodes: int | None = None):
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int, *, max_nodes: int | None = None):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         from .exact import EXACT_MAX_NODES
 
@@ -715,8 +719,8 @@ class TiltNull(NullDistribution):
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
     rtol : float
         Target relative standard error of each p-value (default 0.02).
     seed : int
@@ -764,16 +768,18 @@ class TiltNull(NullDistribution):
     method = "tilt"
     interval_method = "montecarlo"
 
+    @renamed_parameters(N="n", P="n_pos")
     def __init__(
         self,
-        N: int,
-        P: int,
+        n: int,
+        n_pos: int,
         *,
         rtol: float = DEFAULT_RTOL,
         seed: int | None = None,
         max_draws: int | None = None,
         progress: bool | None = None,
     ):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         self.progress = progress
         if not (0.0 < float(rtol) < 1.0):
@@ -884,8 +890,8 @@ class SaddlepointNull(NullDistribution):
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
     seed : int, optional
         Seed of the random rankings behind ``ppf`` and ``interval``.
 
@@ -916,7 +922,9 @@ class SaddlepointNull(NullDistribution):
     method = "saddlepoint"
     interval_method = "saddlepoint"
 
-    def __init__(self, N: int, P: int, *, seed: int | None = None):
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int, *, seed: int | None = None):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
 
@@ -1037,8 +1045,8 @@ class MonteCarloNull(NullDistribution):
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
     n_draws : int, default 100_000
         Random rankings per p-value.
     seed : int, optional
@@ -1080,10 +1088,11 @@ class MonteCarloNull(NullDistribution):
     method = "montecarlo"
     interval_method = "montecarlo"
 
+    @renamed_parameters(N="n", P="n_pos")
     def __init__(
         self,
-        N: int,
-        P: int,
+        n: int,
+        n_pos: int,
         *,
         n_draws: int = DEFAULT_MC_DRAWS,
         seed: int | None = None,
@@ -1091,6 +1100,7 @@ class MonteCarloNull(NullDistribution):
         abs_tol: float | None = None,
         progress: bool | None = False,
     ):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         self.n_draws = int(n_draws)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
@@ -1176,8 +1186,8 @@ class BetaNull(_FittedNull):
 
     Parameters
     ----------
-    N, P : int
-        Number of instances and of positives, ``1 <= P <= N``.
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
     params : (float, float), optional
         Null mean and variance to fit (default: the exact ones).
 
@@ -1213,7 +1223,9 @@ class BetaNull(_FittedNull):
     interval_method = "beta"
     fit: BetaFit
 
-    def __init__(self, N: int, P: int, *, params=None):
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int, *, params=None):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         if params is not None:
             self._moments = (float(params[0]), float(params[1]))
@@ -1258,7 +1270,9 @@ class SkewBetaNull(_FittedNull):
     interval_method = "skewbeta"
     fit: SkewBetaFit
 
-    def __init__(self, N: int, P: int):
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int):
+        N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         from .skewbeta import skew_beta_fit
 

@@ -78,7 +78,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
-from .._results import renamed_parameters
+from .._results import DeprecatedAlias, renamed_parameters
 from .._validation import check_ap, check_counts
 from .choice import REL_TOL
 
@@ -111,8 +111,9 @@ class ExactNullDistribution:
         Number of placements giving each value; sums to ``C(N, P)``.
     total : int
         ``C(N, P)``.
-    N, P : int
-        Number of instances and of positives.
+    n, n_pos : int
+        Number of instances N and of positives P (``N``, ``P``: their
+        earlier names, deprecated).
     probabilities : ndarray
         ``counts / total``, the probability of each value.
 
@@ -156,8 +157,12 @@ class ExactNullDistribution:
     values: np.ndarray
     counts: np.ndarray
     total: int
-    N: int
-    P: int
+    n: int
+    n_pos: int
+
+    # earlier names, kept for one release
+    N = DeprecatedAlias("n")
+    P = DeprecatedAlias("n_pos")
 
     @property
     def probabilities(self) -> np.ndarray:
