@@ -99,3 +99,37 @@ def test_every_result_to_dict_is_strict_json_with_the_shared_fields():
             assert field in d, (type(r).__name__, field)
         assert "conf_level" in d and "seed" in d and "n_draws" in d, type(r).__name__
         assert r.statistic is not None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rtol": -1},
+        {"rtol": "0.1"},
+        {"alpha": 0},
+        {"n_draws": 1.5},
+        {"n_draws": "many"},
+        {"max_nodes": 0},
+        {"seed": None, "n_draws": True},
+    ],
+)
+def test_bad_pvalue_options_are_named_by_every_entry_point(options):
+    """The same clear error (option, entry point, what was given) from each entry point."""
+    import re
+
+    s = np.linspace(1, 0, 20)
+    y = np.zeros(20, bool)
+    y[[0, 3, 9]] = True
+    name = next(k for k in options if k != "seed")
+    calls = {
+        "pranker": lambda: pranker.pranker(s, y, **options),
+        "significance_from_ap": lambda: pranker.significance_from_ap(0.5, 20, 3, **options),
+        "pranker_many": lambda: pranker.pranker_many(s[None], y[None], **options),
+        "pranker_chunked": lambda: pranker.pranker_chunked(s, y, **options),
+    }
+    for where, call in calls.items():
+        with pytest.raises(
+            ValueError,
+            match=rf"^{where}: {name} must be a positive.*got {re.escape(repr(options[name]))}",
+        ):
+            call()

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._validation import check_conf_level, check_params
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
 from ..null.distributions import NULL_METHODS, NullDistribution, null_distribution
@@ -32,16 +34,17 @@ def check_method(method, where: str | None = None) -> str:
     return method
 
 
-def _check_positive(value, name: str, kind: type):
+def _check_positive(value, name: str, where: str | None, integer: bool = False):
+    """``value`` (None allowed) as a positive float, or a positive integer when ``integer``."""
     if value is None:
         return None
-    bad = isinstance(value, bool) or not isinstance(value, (int, float))
-    if not bad:
-        value = kind(value)
-        bad = not value > 0
-    if bad:
-        raise ValueError(f"{name} must be a positive number or None; got {value!r}.")
-    return value
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    ok = ok and value > 0 and (not integer or float(value).is_integer())
+    if not ok:
+        at = f"{where}: " if where else ""
+        kind = "a positive integer" if integer else "a positive number"
+        raise ValueError(f"{at}{name} must be {kind} or None; got {value!r}.")
+    return int(value) if integer else float(value)
 
 
 @dataclass(frozen=True)
@@ -88,13 +91,10 @@ class PValueOptions:
         o["conf_level"] = check_conf_level(o.get("conf_level", 0.95), where)
         if o.get("params") is not None:
             o["params"] = check_params(o["params"])
-        o["rtol"] = _check_positive(o.get("rtol"), "rtol", float)
-        o["alpha"] = _check_positive(o.get("alpha"), "alpha", float)
+        o["rtol"] = _check_positive(o.get("rtol"), "rtol", where)
+        o["alpha"] = _check_positive(o.get("alpha"), "alpha", where)
         for name in ("n_draws", "max_nodes"):
-            v = o.get(name)
-            if v is not None and (isinstance(v, bool) or int(v) != v or v < 1):
-                raise ValueError(f"{name} must be a positive integer or None; got {v!r}.")
-            o[name] = None if v is None else int(v)
+            o[name] = _check_positive(o.get(name), name, where, integer=True)
         return cls(**o)
 
     @classmethod
