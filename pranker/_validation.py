@@ -636,3 +636,16 @@ def check_query_counts(n, n_pos, where: str, extra: tuple = ()) -> tuple[np.ndar
             "1 <= P <= N (AP is undefined without a positive)."
         )
     return n, n_pos
+
+
+def check_positive(value, name: str, where: str | None, integer: bool = False):
+    """``value`` (None allowed) as a positive float, or a positive integer when ``integer``."""
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    ok = ok and value > 0 and (not integer or float(value).is_integer())
+    if not ok:
+        at = f"{where}: " if where else ""
+        kind = "a positive integer" if integer else "a positive number"
+        raise ValueError(f"{at}{name} must be {kind} or None; got {value!r}.")
+    return int(value) if integer else float(value)

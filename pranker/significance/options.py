@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from .._validation import check_conf_level, check_params
+from .._validation import check_conf_level, check_params, check_positive
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
 from ..null.distributions import NULL_METHODS, NullDistribution, null_distribution
 
@@ -32,19 +30,6 @@ def check_method(method, where: str | None = None) -> str:
         at = f"{where}: " if where else ""
         raise ValueError(f"{at}method must be one of {METHODS}; got {method!r}.")
     return method
-
-
-def _check_positive(value, name: str, where: str | None, integer: bool = False):
-    """``value`` (None allowed) as a positive float, or a positive integer when ``integer``."""
-    if value is None:
-        return None
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    ok = ok and value > 0 and (not integer or float(value).is_integer())
-    if not ok:
-        at = f"{where}: " if where else ""
-        kind = "a positive integer" if integer else "a positive number"
-        raise ValueError(f"{at}{name} must be {kind} or None; got {value!r}.")
-    return int(value) if integer else float(value)
 
 
 @dataclass(frozen=True)
@@ -91,10 +76,10 @@ class PValueOptions:
         o["conf_level"] = check_conf_level(o.get("conf_level", 0.95), where)
         if o.get("params") is not None:
             o["params"] = check_params(o["params"])
-        o["rtol"] = _check_positive(o.get("rtol"), "rtol", where)
-        o["alpha"] = _check_positive(o.get("alpha"), "alpha", where)
+        o["rtol"] = check_positive(o.get("rtol"), "rtol", where)
+        o["alpha"] = check_positive(o.get("alpha"), "alpha", where)
         for name in ("n_draws", "max_nodes"):
-            o[name] = _check_positive(o.get(name), name, where, integer=True)
+            o[name] = check_positive(o.get(name), name, where, integer=True)
         return cls(**o)
 
     @classmethod
