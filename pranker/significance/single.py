@@ -52,6 +52,14 @@ from .options import PValueOptions
 __all__ = ["PrankerResult", "pranker", "significance_from_ap"]
 
 
+def null_interval_of(null: NullDistribution, conf_level: float) -> tuple[float, float]:
+    """Central ``conf_level`` interval of ``null`` (its mean twice for a point mass, P = N)."""
+    if null.var <= 0.0:
+        return (null.mean, null.mean)
+    lo, hi = null.interval(conf_level)
+    return (float(lo), float(hi))
+
+
 @dataclass(frozen=True)
 class PrankerResult(ResultDisplay, Plottable):
     """Result of :func:`pranker`, in the style of ``scipy.stats`` results.
@@ -143,9 +151,9 @@ class PrankerResult(ResultDisplay, Plottable):
     @property
     def null_interval(self) -> tuple:
         """Central ``conf_level`` interval of the null AUPRC, from ``null`` (``null_interval_method``)."""
-        if self.null is None or self.null_var <= 0.0:
+        if self.null is None:
             return (self.null_mean, self.null_mean)
-        return self.null.interval(self.conf_level)
+        return null_interval_of(self.null, self.conf_level)
 
     @property
     def null_interval_method(self) -> str:
