@@ -7,6 +7,9 @@ left (kernels load from disk):
 - ``import pranker``;
 - ``pranker --help`` (as ``python -m pranker --help``);
 - the first ``pranker(scores, y)`` on 5,000 float64 scores with bool labels;
+- scikit-learn's first ``average_precision_score(y, scores)`` on the same data,
+  the reference a scikit-learn user compares with (it compiles nothing, so
+  cold and warm differ only by the operating system's file cache);
 - ``pranker demo`` (scikit-learn's digits, figures and the HTML report).
 
 The table gives cold and warm seconds (the range over ``--repeat`` runs),
@@ -14,6 +17,9 @@ their ratio and the bar. ``--kernels`` adds, for the first ``pranker()`` and
 the demo, the seconds spent compiling each kernel (numba's compile events,
 the time of numba's own library code charged to the kernel that needed it)
 and its number of signatures.
+
+The run starts with the date, the CPU model and the time of
+``numpy.sort(x, kind="stable")`` of 10^7 float64 on the same machine.
 
     python benchmarks/bench_first_call.py [--repeat 3] [--kernels]
 """
@@ -40,10 +46,20 @@ s = rng.standard_normal(5000) + y
 pranker.pranker(s, y)
 """
 
+FIRST_SKLEARN = """
+import numpy as np
+from sklearn.metrics import average_precision_score
+rng = np.random.default_rng(0)
+y = rng.random(5000) < 0.1
+s = rng.standard_normal(5000) + y
+average_precision_score(y, s)
+"""
+
 CASES = [
     ("import pranker", ["-c", "import pranker"], None),
     ("pranker --help", ["-m", "pranker", "--help"], None),
     ("first pranker(scores, y), N = 5,000", ["-c", FIRST_PRANKER], 5.0),
+    ("first sklearn average_precision_score", ["-c", FIRST_SKLEARN], None),
     ("pranker demo", ["-m", "pranker", "demo", "-q", "--force", "-o", "{out}"], 12.0),
 ]
 
@@ -147,6 +163,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--kernels", action="store_true", help="the per-kernel compile table too")
     args = ap.parse_args()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from run import machine_line
+
+    print(f"machine: {machine_line()}\n")
     bars(args.repeat)
     if args.kernels:
         kernels()

@@ -1,6 +1,6 @@
 """Benchmark table: ratios measured side by side in one run.
 
-Run:  python benchmarks/run.py            (full sizes, a few minutes)
+Run:  python benchmarks/run.py            (full sizes: about half an hour on 2 cores)
       python benchmarks/run.py --quick    (small sizes, a smoke test)
 
 Each module ``benchmarks/bench_*.py`` defines ``rows(quick: bool)`` yielding
@@ -13,7 +13,10 @@ are what we compare.
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
+import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,12 +34,52 @@ def best_of(fn, repeat: int = 3) -> float:
     return best
 
 
+def cpu_model() -> str:
+    """The CPU model as ``lscpu`` names it (else ``/proc/cpuinfo``, else the platform)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def sort_seconds(n: int = 10**7, repeat: int = 3) -> float:
+    """Least time of ``numpy.sort(x, kind="stable")`` of ``n`` standard normal float64."""
+    import numpy as np
+
+    x = np.random.default_rng(0).standard_normal(n)
+    return best_of(lambda: np.sort(x, kind="stable"), repeat)
+
+
+def machine_line() -> str:
+    """Date, CPU, cores, load and the reference sort time: the line every run starts with."""
+    import os
+
+    load = " ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (
+        f"{datetime.date.today().isoformat()}; CPU {cpu_model()}, {os.cpu_count()} cores; "
+        f"load average {load}; numpy.sort(x, kind='stable') of 1e7 float64: "
+        f"{sort_seconds():.3f} s"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     ap.add_argument("--only", default="", help="run only bench_<name>.py modules containing this")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(HERE))
+    print(f"machine: {machine_line()}", flush=True)
     rows = []
     for path in sorted(HERE.glob("bench_*.py")):
         if args.only and args.only not in path.stem:
