@@ -1163,7 +1163,7 @@ class _FittedNull(NullDistribution):
     fit: BetaFit | SkewBetaFit
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
-        return PValue.approximate(float(self.fit.sf(ap)), self.method)
+        return PValue.approximate(float(self.fit.sf(ap)), self.method, float(self.fit.log10_sf(ap)))
 
     def cdf(self, ap):
         return self.fit.cdf(ap)
