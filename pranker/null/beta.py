@@ -25,9 +25,75 @@ from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._results import renamed_parameters
 from .._validation import check_counts
+from .logspace import log_comb
 from .moments import _min_auprc_pair
 
 __all__ = ["BetaFit", "beta_fit"]
+
+_LN10 = math.log(10.0)
+
+
+def log_beta_upper(a: float, b: float, z: float, one_minus_z: float | None = None) -> float:
+    """Natural log of the beta upper tail ``1 - I_z(a, b) = I_{1-z}(b, a)``, finite at any depth.
+
+    scipy's ``betaincc`` where it is a normal float; below, the continued
+    fraction of the incomplete beta (Lentz's algorithm) with its prefactor
+    ``x^b (1-x)^a / (b B(a, b))`` in logs, ``x = 1 - z`` (give ``one_minus_z``
+    when it is known more precisely than ``1 - z``). -inf at ``z >= 1``.
+
+    References
+    ----------
+    .. [1] W. H. Press, S. A. Teukolsky, W. T. Vetterling and B. P. Flannery,
+       Numerical Recipes, 3rd ed., section 6.4 (the incomplete beta function).
+
+    Examples
+    --------
+    >>> round(log_beta_upper(2.0, 3.0, 0.5), 12) == round(math.log(5 / 16), 12)
+    True
+    >>> round(log_beta_upper(3.0, 4000.0, 0.5) / _LN10, 3)  # about 1.5e-1198: below float64
+    -1197.818
+    """
+    x = 1.0 - z if one_minus_z is None else float(one_minus_z)
+    if z <= 0.0 or x >= 1.0:
+        return 0.0
+    if z >= 1.0 or x <= 0.0:
+        return -math.inf
+    v = float(special.betaincc(a, b, z))
+    if v > 1e-280:
+        return math.log(v)
+    p, q = b, a  # I_x(p, q) with x = 1 - z
+    if x > (p + 1.0) / (p + q + 2.0):  # not in the tail: the float value is all there is
+        return math.log(v) if v > 0.0 else -math.inf
+    front = p * math.log(x) + q * math.log1p(-x) - float(special.betaln(p, q)) - math.log(p)
+    return front + math.log(_beta_continued_fraction(p, q, x))
+
+
+def _beta_continued_fraction(p: float, q: float, x: float) -> float:
+    """The continued fraction of ``I_x(p, q)`` (modified Lentz), for ``x < (p+1)/(p+q+2)``."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (p + q) * x / (p + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for num in (
+            m * (q - m) * x / ((p + m2 - 1.0) * (p + m2)),
+            -(p + m) * (p + q + m) * x / ((p + m2) * (p + m2 + 1.0)),
+        ):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def log10_floor(n: int, n_pos: int) -> float:
+    """log10 of 1 / C(N, P), the null probability of the best ranking: no upper-tail
+    probability of AP is smaller (every AP is at most 1)."""
+    return -log_comb(n, min(n_pos, n - n_pos)) / _LN10
 
 
 @fill_doc()
@@ -117,9 +183,20 @@ class BetaFit:
         z = np.clip((x - self.lower) / self.scale, 0.0, 1.0)
         return np.maximum(special.betaincc(self.alpha, self.beta, z), self.p_best)[()]
 
+    def log10_sf(self, x):
+        """log10 of :meth:`sf`, in log space: finite where ``sf`` underflows float64, and
+        floored at ``-log10 C(N, P)`` like ``sf``.
+
+        >>> fit = beta_fit(*__import__("pranker").null_params(10**6, 100), 10**6, 100)
+        >>> float(fit.sf(1.0)), round(float(fit.log10_sf(1.0)), 1)  # all 100 positives first
+        (0.0, -462.8)
+        """
+        return log10_fitted_tail(self, x, self.scale)
+
     @property
     def p_best(self) -> float:
-        """1 / C(N, P): the null probability of the best possible ranking."""
+        """1 / C(N, P): the null probability of the best possible ranking (0.0 where it
+        underflows; :meth:`log10_sf` keeps its logarithm)."""
         k = min(self.P, self.N - self.P)
         log_c = math.lgamma(self.N + 1.0) - math.lgamma(k + 1.0) - math.lgamma(self.N - k + 1.0)
         if log_c > 745.0:
@@ -255,3 +332,22 @@ def beta_fit(mean: float, var: float, n: int, n_pos: int) -> BetaFit:
             f"[{a}, 1] (N={n}, P={p}): the variance must be below (mean - a)(1 - mean)."
         )
     return BetaFit(m * c, one_minus_m * c, a, one_minus_a, mean, var, n, p)
+
+
+def log10_fitted_tail(fit, x, scale: float):
+    """log10 P(AP >= x) under a fitted beta on ``[fit.lower, 1]`` of width ``scale``, floored
+    at 1 / C(N, P); the discrete cases (point mass, two points) from ``fit.sf``."""
+
+    def one(v: float) -> float:
+        if fit.degenerate or getattr(fit, "two_point", False):
+            p = float(fit.sf(v))
+            lg = math.log10(p) if p > 0.0 else -math.inf
+        else:
+            z = min(max((v - fit.lower) / scale, 0.0), 1.0)
+            lg = log_beta_upper(fit.alpha, fit.beta, z, (1.0 - v) / scale) / _LN10
+        if v > 1.0 + 1e-12 or fit.N == fit.P:
+            return lg  # above the support (or a point mass): nothing to floor
+        return max(lg, log10_floor(fit.N, fit.P))
+
+    a = np.asarray(x, dtype=np.float64)
+    return np.vectorize(one, otypes=[np.float64])(a)[()]

@@ -64,6 +64,8 @@ from .._numba import moments as _kernels
 from .._numba.skew import _central_moments_dp
 from .._results import renamed_parameters
 from .._validation import check_counts
+from .beta import log10_fitted_tail, log10_floor
+from .logspace import pow10
 
 __all__ = ["null_third_moment", "null_skewness", "SkewBetaFit", "skew_beta_fit"]
 
@@ -230,12 +232,25 @@ class SkewBetaFit:
         return not (self.var > 0.0)
 
     def sf(self, x):
-        """P(AP_null >= x) under the fit."""
+        """P(AP_null >= x) under the fit, floored at 1 / C(N, P) for x <= 1 (the null
+        probability of the best ranking, which no upper tail of AP falls below).
+        0.0 where that underflows float64: :meth:`log10_sf` keeps the logarithm."""
         x = np.asarray(x, dtype=np.float64)
         if self.degenerate:
             return np.where(x <= self.mean, 1.0, 0.0)[()]
         z = np.clip((x - self.lower) / (1.0 - self.lower), 0.0, 1.0)
-        return special.betaincc(self.alpha, self.beta, z)[()]
+        floor = np.where(x <= 1.0 + 1e-12, pow10(log10_floor(self.N, self.P)), 0.0)
+        return np.maximum(special.betaincc(self.alpha, self.beta, z), floor)[()]
+
+    def log10_sf(self, x):
+        """log10 of :meth:`sf`, computed in log space: finite where ``sf`` underflows,
+        floored at ``-log10 C(N, P)``.
+
+        >>> fit = skew_beta_fit(10**6, 100)
+        >>> float(fit.sf(1.0)), round(float(fit.log10_sf(1.0)), 1)  # all 100 positives first
+        (0.0, -462.8)
+        """
+        return log10_fitted_tail(self, x, 1.0 - self.lower)
 
     def cdf(self, x):
         return (1.0 - np.asarray(self.sf(x)))[()]
