@@ -96,3 +96,50 @@ def test_notice_printed_once_on_a_cold_cache(tmp_path):
 def test_no_notice_when_stderr_is_not_a_terminal(tmp_path):
     out = _run(_CHILD.format(tty=False), str(tmp_path)).stdout.split()
     assert out == ["True", "0"]
+
+
+def test_sorted_search_both_is_searchsorted():
+    """The galloping walk (its searches inlined) against numpy.searchsorted: ties in the
+    searched array, distinct ascending values (the distinct scores of its caller)."""
+    rng = np.random.default_rng(3)
+    for n, m in [(0, 3), (1, 1), (50, 7), (1000, 200), (1000, 1000)]:
+        a = np.sort(rng.integers(0, 40, n).astype(np.float64))
+        vals = np.unique(rng.integers(-5, 45, m).astype(np.float64))
+        lo = np.zeros(vals.size, np.int64)
+        hi = np.zeros(vals.size, np.int64)
+        tiegroups.sorted_search_both(a, vals, lo, hi)
+        assert np.array_equal(lo, np.searchsorted(a, vals, "left"))
+        assert np.array_equal(hi, np.searchsorted(a, vals, "right"))
+
+
+# The kernels the first AP compiles, recorded from numba's compile events in a fresh cache.
+_COMPILED = """
+    import json
+    import numba.core.event as ev
+    import numpy as np
+    rec = ev.RecordingListener()
+    ev.register("numba:compile", rec)
+    import pranker
+    rng = np.random.default_rng(0)
+    y = rng.random(5000) < 0.1
+    pranker.auprc_ap(rng.standard_normal(5000) + y, y)
+    names = []
+    for _, e in rec.buffer:
+        f = e.data["dispatcher"].py_func
+        if e.is_start and f.__module__.startswith("pranker."):
+            names.append(f.__module__ + "." + f.__name__)
+    print(json.dumps(names))
+"""
+
+
+def test_first_ap_compiles_few_kernels(tmp_path):
+    """A small first AP compiles only the kernels of its own path, each once: no
+    galloping search as a kernel of its own, no parallel kernel, no rank counting."""
+    import json
+
+    names = json.loads(_run(_COMPILED, str(tmp_path)).stdout.strip().splitlines()[-1])
+    assert len(names) == len(set(names)), names  # one signature each
+    assert not [n for n in names if "_gallop" in n], names
+    assert not [n for n in names if "parallel" in n], names
+    assert "pranker._numba.tiegroups.sorted_search_both" in names  # the walk did run
+    assert len(names) <= 8, names
