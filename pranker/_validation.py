@@ -22,6 +22,20 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 TIE_MODES = ("average", "stable", "threshold", "optimistic", "pessimistic")
+# tie modes in which a weighted AP has a meaning (see check_weighted_ties)
+WEIGHTED_TIE_MODES = ("threshold", "stable")
+AVERAGES = ("micro", "macro", "weighted", "samples", None)
+
+
+class InputError(ValueError, TypeError):
+    """Input of the wrong kind (string labels without ``pos_label``, complex or
+    ragged arrays, a bad option value).
+
+    A ValueError, which is what scikit-learn raises for the same mistakes (its
+    own ``InvalidParameterError`` is a ValueError and a TypeError too), and a
+    TypeError, which is what pranker raised for them before: ``except
+    ValueError`` and ``except TypeError`` both catch it.
+    """
 
 
 def _masked_count(x) -> int:
@@ -42,7 +56,7 @@ def _masked_message(name: str, k: int) -> str:
 
 def _unmasked_array(x, name: str, where: str | None, failed: str) -> np.ndarray:
     """``x`` as an ndarray, refusing masked entries; ``failed`` starts the error
-    raised when numpy cannot convert it."""
+    raised when numpy cannot convert it (after the ``where`` prefix)."""
     k = _masked_count(x)
     if k:
         raise ValueError(_prefix(where) + _masked_message(name, k))
@@ -50,36 +64,67 @@ def _unmasked_array(x, name: str, where: str | None, failed: str) -> np.ndarray:
         x = np.ma.getdata(x)
     try:
         return np.asarray(x)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{failed}: {exc}") from exc
+    except Exception as exc:  # ragged lists and the like: numpy's ValueError
+        raise InputError(
+            f"{_prefix(where)}{failed} ({exc}). Pass a rectangular array of numbers."
+        ) from exc
+
+
+_IS_NONE = np.frompyfunc(lambda v: v is None, 1, 1)
+
+
+def _none_message(
+    arr: np.ndarray, name: str, where: str | None, tail: str | None = None
+) -> str | None:
+    """The error for ``None`` entries of an object array (None if there is none)."""
+    none = np.asarray(_IS_NONE(arr), dtype=bool).ravel()
+    if not none.any():
+        return None
+    return (
+        f"{_prefix(where)}{name} contains {int(np.count_nonzero(none))} None value(s); the "
+        f"first is at (flattened) index {int(np.flatnonzero(none)[0])}. "
+        + (tail or "Drop these items or fill in their values (a missing score cannot be ranked).")
+    )
 
 
 def _as_numeric_array(x, name: str, where: str | None = None) -> np.ndarray:
     arr = _unmasked_array(x, name, where, f"{name} could not be converted to a numeric array")
+    pre = _prefix(where)
     if arr.dtype == object:
+        none = _none_message(arr, name, where)
+        if none:
+            raise TypeError(none)  # scikit-learn's TypeError for None among the scores
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(
-                f"{name} must be numeric; got values of type object that do not convert "
+                f"{pre}{name} must be numeric; got values of type object that do not convert "
                 f"to float ({exc})"
             ) from exc
     if arr.dtype.kind == "c":
-        raise TypeError(f"{name} must be real-valued; got complex dtype {arr.dtype}")
+        raise InputError(
+            f"{pre}{name} must be real-valued; got complex dtype {arr.dtype}. Pass the real "
+            "part (numpy.real) or the modulus (numpy.abs), whichever is the score."
+        )
     if arr.dtype.kind not in "biuf":
         raise TypeError(
-            f"{name} must be numeric (bool, int or float); got dtype {arr.dtype}. "
+            f"{pre}{name} must be numeric (bool, int or float); got dtype {arr.dtype}. "
             "Convert strings to numbers before calling."
         )
     return arr
 
 
-def _first_nan_message(mask: np.ndarray, name: str) -> str:
+_SCORES_NAN_TAIL = "Remove or impute them before ranking (+/-inf are allowed and ranked)."
+_LABELS_NAN_TAIL = (
+    "Every item needs a label: drop the items whose label is missing, or give them one."
+)
+
+
+def _first_nan_message(mask: np.ndarray, name: str, tail: str = _SCORES_NAN_TAIL) -> str:
     count = int(np.count_nonzero(mask))
     first = int(np.flatnonzero(mask)[0])
     return (
-        f"{name} contains {count} NaN value(s); the first is at (flattened) index {first}. "
-        "Remove or impute them before ranking (+/-inf are allowed and ranked)."
+        f"{name} contains {count} NaN value(s); the first is at (flattened) index {first}. " + tail
     )
 
 
@@ -125,17 +170,18 @@ _CODINGS = "0/1, False/True or -1/1"
 
 def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
     """``y`` as an ndarray: numeric (bool/int/float), strings, or other objects; no NaN."""
-    arr = _unmasked_array(
-        y, name, where, f"{_prefix(where)}{name} could not be converted to an array"
-    )
+    arr = _unmasked_array(y, name, where, f"{name} could not be converted to an array")
     if arr.dtype == object:
+        none = _none_message(arr, name, where, _LABELS_NAN_TAIL)
+        if none:
+            raise ValueError(none)  # a missing label, like a NaN label
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
             pass  # labels such as Python strings: compared with pos_label
     kind = arr.dtype.kind
     if kind == "c":
-        raise TypeError(
+        raise InputError(
             f"{_prefix(where)}{name} must be real-valued; got complex dtype {arr.dtype}"
         )
     if kind not in "biufUSO":
@@ -147,7 +193,9 @@ def _as_label_array(y, name: str, where: str | None = None) -> np.ndarray:
             total = arr.sum()  # no NaN in a sum that is not NaN (inf - inf: then look)
         nan = np.isnan(arr) if np.isnan(total) else None
         if nan is not None and nan.any():
-            raise ValueError(_prefix(where) + _first_nan_message(nan.ravel(), name))
+            raise ValueError(
+                _prefix(where) + _first_nan_message(nan.ravel(), name, _LABELS_NAN_TAIL)
+            )
     return arr
 
 
@@ -245,7 +293,7 @@ def _binarize(
             return arr
         if kind not in "biuf":
             distinct = _distinct(arr)
-            raise TypeError(
+            raise InputError(  # a ValueError, as scikit-learn's for string labels
                 f"{pre}{name} holds non-numeric labels ({_show_values(distinct)}); say which "
                 f"one is the positive class with pos_label=, e.g. "
                 f"pos_label={_show_values(distinct[:1])}."
@@ -357,7 +405,7 @@ def _check_pair(
 
 
 def _check_pair_checked(scores, y, pos_label, where, require_positive, check_nan):
-    shapes = (np.shape(scores), np.shape(y))
+    shapes = (_shape(scores), _shape(y))
     keep = None
     if np.ma.isMaskedArray(scores) or np.ma.isMaskedArray(y):
         masks = [np.ma.getmaskarray(a).ravel() for a in (scores, y) if np.ma.isMaskedArray(a)]
@@ -387,6 +435,14 @@ def _check_pair_checked(scores, y, pos_label, where, require_positive, check_nan
             + _no_positive_hint(pos_label)
         )
     return s, yb, keep
+
+
+def _shape(x):
+    """``numpy.shape(x)``, or "ragged" for input numpy cannot shape (reported later)."""
+    try:
+        return np.shape(x)
+    except ValueError:
+        return "ragged"
 
 
 def _size_error(n_s: int, n_y: int, shapes, where: str | None) -> ValueError:
@@ -452,6 +508,61 @@ def check_scores_labels(
     return s, yb
 
 
+def check_weighted_pair(
+    scores,
+    y,
+    sample_weight,
+    *,
+    need_neg: bool,
+    what: str,
+    where: str,
+    pos_label=None,
+    check_nan: bool = True,
+):
+    """Validated (scores, labels, weights or None) with zero-weight and masked items removed.
+
+    The entry point of every measure that takes ``sample_weight``. Items
+    masked in ``scores``, ``y`` or ``sample_weight`` are left out, and so are
+    items of weight 0 (as scikit-learn does). The (weighted) positives, and
+    with ``need_neg`` the negatives, must not be empty: ``what`` names the
+    measure in that error. ``check_nan=False`` (unweighted input only): the
+    caller checks the scores for NaN, as in :func:`check_scores`.
+    """
+    s, yb, keep = _check_pair(
+        scores, y, pos_label=pos_label, where=where, require_positive=False, check_nan=check_nan
+    )
+    if not check_nan and sample_weight is not None:
+        check_no_nan(s, where=where)
+    w = None
+    if sample_weight is not None:
+        if np.ma.isMaskedArray(sample_weight):  # a masked weight drops its item, like weight 0
+            sample_weight = np.ma.filled(sample_weight.astype(np.float64), 0.0)
+        w = check_sample_weight(sample_weight, s.size if keep is None else keep.size, where)
+        if keep is not None:
+            w = w[keep]
+        keep = w > 0
+        if not keep.all():
+            s, yb, w = s[keep], yb[keep], w[keep]
+        pos_mass = float(w[yb].sum()) if s.size else 0.0
+        neg_mass = float(w[~yb].sum()) if s.size else 0.0
+    else:
+        pos_mass = float(np.count_nonzero(yb))
+        neg_mass = float(yb.size - pos_mass)
+    if not check_nan and (pos_mass <= 0 or (need_neg and neg_mass <= 0)):
+        check_no_nan(s, where=where)  # a NaN is reported first
+    if pos_mass <= 0:
+        raise ValueError(
+            f"{where}: y has no positive instance with nonzero weight: the {what} is "
+            "undefined. " + _no_positive_hint(pos_label)
+        )
+    if need_neg and neg_mass <= 0:
+        raise ValueError(
+            f"{where}: y has no negative instance with nonzero weight: the {what} is undefined "
+            "(the false positive rate divides by the number of negatives)."
+        )
+    return s, yb, w
+
+
 # ---------------------------------------------------------------------------
 # keyword aliases: scores= / y= and scikit-learn's y_score= / y_true=
 # ---------------------------------------------------------------------------
@@ -493,10 +604,191 @@ def score_label_aliases(func: F) -> F:
     return cast(F, wrapper)
 
 
-def check_ties(ties: str) -> str:
-    if ties not in TIE_MODES:
-        raise ValueError(f"ties must be one of {TIE_MODES}; got {ties!r}.")
+def check_ties(ties: str, where: str | None = None) -> str:
+    """``ties`` if it is one of :data:`TIE_MODES`, else a ValueError naming ``where``."""
+    if not isinstance(ties, str) or ties not in TIE_MODES:
+        raise ValueError(f"{_prefix(where)}ties must be one of {TIE_MODES}; got {ties!r}.")
     return ties
+
+
+def check_weighted_ties(ties: str, where: str) -> str:
+    """``ties`` (already checked) if a weighted AP is defined in that mode, else a ValueError.
+
+    ``"threshold"`` is scikit-learn's weighted AP (tied items form one operating
+    point; an integer weight w counts as w copies) and ``"stable"`` gives every
+    item its own operating point in input order. The other modes are defined
+    over orders of tied *items*, which weights do not give.
+    """
+    if ties not in WEIGHTED_TIE_MODES:
+        raise ValueError(
+            f"{where}: ties={ties!r} has no weighted meaning (it is defined over the orders of "
+            "tied items, not of weights), so it cannot be used with sample_weight. Use "
+            "ties='threshold' for scikit-learn's weighted average_precision_score, or "
+            "ties='stable' (ties broken by input order, each item one operating point); "
+            "or repeat the items instead of weighting them."
+        )
+    return ties
+
+
+def check_sample_weight(sample_weight, n: int, where: str | None) -> np.ndarray:
+    """``sample_weight`` as a flat float64 array of ``n`` finite weights >= 0.
+
+    Masked entries must be handled by the caller (a masked weight drops its
+    item). A non-numeric or complex weight is an :class:`InputError`, as
+    scikit-learn raises a ValueError for it; a wrong length, a NaN, an
+    infinite or a negative weight is a ValueError.
+    """
+    pre = _prefix(where)
+    try:
+        w = _as_numeric_array(sample_weight, "sample_weight", where)
+    except InputError:
+        raise
+    except TypeError as exc:  # scikit-learn: "could not convert string to float" (ValueError)
+        raise InputError(str(exc)) from exc
+    w = np.ascontiguousarray(w, dtype=np.float64).ravel()
+    if w.size != n:
+        raise ValueError(
+            f"{pre}sample_weight must have one weight per score; got {w.size} weights "
+            f"for {n} scores."
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{pre}sample_weight must be finite and >= 0; {int(bad.sum())} value(s) are not, "
+            f"the first at index {first} ({w[first]!r})."
+        )
+    return w
+
+
+def check_max_fpr(max_fpr, where: str) -> float | None:
+    """``max_fpr`` of a partial ROC AUC: None or a number in (0, 1], as scikit-learn."""
+    if max_fpr is None:
+        return None
+    number = isinstance(max_fpr, (int, float, np.integer, np.floating)) and not isinstance(
+        max_fpr, (bool, np.bool_)
+    )
+    if not number or not (0.0 < float(max_fpr) <= 1.0):
+        raise InputError(
+            f"{where}: max_fpr must be a number in (0, 1] or None (the whole curve); "
+            f"got {max_fpr!r}."
+        )
+    return float(max_fpr)
+
+
+def check_average(average, where: str) -> str | None:
+    """An ``average`` option of a 2-D measure: scikit-learn's names, or "binary"."""
+    if average != "binary" and (
+        not (average is None or isinstance(average, str)) or average not in AVERAGES
+    ):
+        raise InputError(
+            f"{where}: average must be one of 'binary' (1-D input only, the default), "
+            f"'micro', 'macro', 'weighted', 'samples' or None; got {average!r}."
+        )
+    return average
+
+
+def check_flag(value, name: str, where: str) -> bool:
+    """A True/False option (numpy booleans too), else an :class:`InputError`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{where}: {name} must be True or False; got {value!r}.")
+    return bool(value)
+
+
+def is_matrix(x) -> bool:
+    """Whether ``x`` has more than one axis longer than 1 (a table, not a vector).
+
+    Input numpy cannot shape (ragged lists) is not a table: its own check reports it.
+    """
+    try:
+        shape = np.shape(x)
+    except ValueError:
+        return False
+    return sum(d > 1 for d in shape) > 1
+
+
+def matrix_error(where: str, scores, y) -> ValueError:
+    """The error for 2-D (scores, y) given to a measure of one ranking without ``average``."""
+    return ValueError(
+        f"{where}: scores and y have shapes {np.shape(scores)} and {np.shape(y)}, a table "
+        "rather than one ranking, and no average is chosen. Say which one you want: "
+        "average='micro' ranks all entries together (the flattened arrays: what R's pranker "
+        "and pranker() compute), average='macro' is the mean over the columns (classes) of "
+        "their own values (scikit-learn's default); 'weighted', 'samples' and None (one "
+        "value per column) are as in scikit-learn."
+    )
+
+
+def check_table_shapes(scores, y, where: str, average) -> tuple[int, int]:
+    """Shape (n_samples, n_classes) of a 2-D (scores, y) pair averaged over columns or rows.
+
+    Both must be 2-D of the same shape: scikit-learn's multilabel-indicator
+    layout, one column of labels per class.
+    """
+    shape_s, shape_y = np.shape(scores), np.shape(y)
+    if len(shape_s) != 2 or shape_y != shape_s:
+        raise ValueError(
+            f"{where}: with average={average!r}, scores and y must be 2-D arrays of the same "
+            f"shape (n_samples, n_classes), one column of binary labels per class as in "
+            f"scikit-learn's multilabel layout; got shapes {shape_s} and {shape_y}. Labels "
+            "of several classes in one column must be one-hot encoded first (e.g. "
+            "sklearn.preprocessing.label_binarize)."
+        )
+    return int(shape_s[0]), int(shape_s[1])
+
+
+def check_rows(scores, y, where: str, pos_label=None):
+    """One ranking per row: 2-D float64 scores (no NaN) and bool labels of the same shape.
+
+    ``y`` may be one row of labels shared by every row. Masked entries are
+    refused. Every message starts with ``where``.
+    """
+    s = np.asarray(_as_numeric_array(scores, "scores", where=where))
+    if s.ndim != 2:
+        raise ValueError(
+            f"{where}: scores must be 2-D (one ranking per row); got shape {s.shape}. "
+            "For a single ranking use the 1-D function."
+        )
+    R, n = s.shape
+    if n == 0 or R == 0:
+        raise ValueError(
+            f"{where}: scores has shape {s.shape}: need at least one row and one column."
+        )
+    flat = check_scores(s, where=where).reshape(R, n)
+    yb = binarize_labels(y, pos_label=pos_label, where=where, scores=flat)
+    if yb.shape == (n,):
+        yb = np.broadcast_to(yb, (R, n))
+    if yb.shape != (R, n):
+        raise ValueError(
+            f"{where}: y must have shape {(n,)} (shared by all rows) or {(R, n)}; got {yb.shape}."
+        )
+    return flat, yb
+
+
+def check_row_weights(sample_weight, shape: tuple[int, int], where: str) -> np.ndarray:
+    """Weights of a row-wise measure: shape (N,) shared by every row, or (R, N)."""
+    R, n = shape
+    if np.ma.isMaskedArray(sample_weight):
+        k = _masked_count(sample_weight)
+        if k:
+            raise ValueError(_prefix(where) + _masked_message("sample_weight", k))
+    w = np.asarray(np.ma.getdata(sample_weight))
+    if w.shape not in ((n,), (R, n)):
+        raise ValueError(
+            f"{where}: sample_weight must have shape {(n,)} (shared by all rows) or "
+            f"{(R, n)}; got {w.shape}."
+        )
+    flat = check_sample_weight(w, w.size, where)
+    return np.broadcast_to(flat.reshape(w.shape), (R, n))
+
+
+def check_each_row(ok: np.ndarray, where: str, what: str, axis: str = "row") -> None:
+    """Raise a ValueError naming the first ``axis`` (row, column) whose ``ok`` is False."""
+    if not ok.all():
+        bad = np.flatnonzero(~ok)
+        raise ValueError(
+            f"{where}: {axis} {int(bad[0])} of y {what} ({bad.size} {axis}(s) in all)."
+        )
 
 
 def check_ap(ap) -> float:

@@ -97,8 +97,11 @@ def test_seed_r_example():
     want = (1 + 1 + 1 + 1 + Fraction(5, 6)) / 5
     for mode in MODES:
         assert auprc_ap(s, y, ties=mode) == pytest.approx(float(want), rel=1e-15)
-    # matrix input is flattened, as in R
-    assert auprc_ap(np.reshape(s, (2, 5)), np.reshape(y, (2, 5))) == pytest.approx(float(want))
+    # matrix input: flattened (as in R) when asked for with average="micro"
+    S, Y = np.reshape(s, (2, 5)), np.reshape(y, (2, 5))
+    assert auprc_ap(S, Y, average="micro") == pytest.approx(float(want))
+    with pytest.raises(ValueError, match=r"^auprc_ap: .*average='micro'.*average='macro'"):
+        auprc_ap(S, Y)
 
 
 def test_threshold_mode_equals_sklearn():

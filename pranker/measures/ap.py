@@ -34,8 +34,23 @@ import os
 import numpy as np
 
 from .._numba import rankcount
+from .._numba import rows as _k_rows
 from .._numba import tiegroups as _k_tiegroups
-from .._validation import check_no_nan, check_scores_labels, check_ties, score_label_aliases
+from .._validation import (
+    check_average,
+    check_each_row,
+    check_no_nan,
+    check_row_weights,
+    check_rows,
+    check_scores_labels,
+    check_table_shapes,
+    check_ties,
+    check_weighted_pair,
+    check_weighted_ties,
+    is_matrix,
+    matrix_error,
+    score_label_aliases,
+)
 
 __all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
 
@@ -223,6 +238,11 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
     float
         The average precision.
 
+    Raises
+    ------
+    ValueError
+        An unknown tie mode, or ``ties="stable"`` (it needs the input order).
+
     See Also
     --------
     tie_groups, auprc_ap
@@ -234,11 +254,11 @@ def ap_from_tie_groups(greater, n_tied, pos_greater, pos_tied, n_pos: int, ties:
     >>> round(ap_from_tie_groups(*tie_groups(s, y), n_pos=5), 4)
     0.9667
     """
-    check_ties(ties)
+    check_ties(ties, "ap_from_tie_groups")
     if ties == "stable":
         raise ValueError(
-            "ties='stable' depends on input order and cannot be computed from tie-group counts; "
-            "use auprc_ap on the scores themselves."
+            "ap_from_tie_groups: ties='stable' depends on input order and cannot be computed "
+            "from tie-group counts; use auprc_ap on the scores themselves."
         )
     g, t, pg, pt = (
         np.ascontiguousarray(a, dtype=np.int64) for a in (greater, n_tied, pos_greater, pos_tied)
@@ -282,47 +302,248 @@ def auprc_validated(s: np.ndarray, yb: np.ndarray, ties: str, where=None) -> flo
     return float(_k_tiegroups.ap_from_groups(*groups, n_pos, _k_tiegroups.MODE_CODES[ties]))
 
 
+# ---------------------------------------------------------------------------
+# weighted AP and one AP per row
+# ---------------------------------------------------------------------------
+
+
+def _weighted_ap_rows(s: np.ndarray, yb: np.ndarray, w: np.ndarray, ties: str) -> np.ndarray:
+    """AP of each row of (R, N) scores with weights (zero weights allowed; each row must
+    hold positive weight on a positive), ties ``"threshold"`` or ``"stable"``.
+
+    AP = sum_i w_i y_i prec_i / sum_i w_i y_i over the items in the order of
+    decreasing score (input order within ties). With ``"stable"`` prec_i is the
+    weighted precision of the items up to i; with ``"threshold"`` that of the
+    items up to the end of i's tie group: the same sum as scikit-learn's
+    sum over thresholds of (R_t - R_{t-1}) P_t.
+    """
+    order = np.argsort(-s, axis=1, kind="stable")
+    ys = np.take_along_axis(yb, order, axis=1)
+    ws = np.take_along_axis(w, order, axis=1)
+    wpos = np.where(ys, ws, 0.0)
+    tp = np.cumsum(wpos, axis=1)
+    fp = np.cumsum(np.where(ys, 0.0, ws), axis=1)
+    if ties == "threshold":
+        ss = np.take_along_axis(s, order, axis=1)
+        n = s.shape[1]
+        last = np.ones(s.shape, dtype=bool)
+        last[:, :-1] = ss[:, 1:] != ss[:, :-1]
+        # index of the end of each item's tie group: a running minimum from the right
+        end = np.where(last, np.arange(n), n)
+        end = np.minimum.accumulate(end[:, ::-1], axis=1)[:, ::-1]
+        tp = np.take_along_axis(tp, end, axis=1)
+        fp = np.take_along_axis(fp, end, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = np.where(wpos > 0, tp / (tp + fp), 0.0)
+    return np.sum(wpos * prec, axis=1) / np.sum(wpos, axis=1)
+
+
+def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
+    """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
+    order = np.argsort(-s, axis=1, kind="stable")
+    ys = np.take_along_axis(yb, order, axis=1)
+    k = np.cumsum(ys, axis=1)  # positives up to each rank
+    r = np.arange(1, s.shape[1] + 1, dtype=np.float64)
+    terms = np.where(ys, k / r, 0.0)
+    # cumsum adds in order, one term after the other (a sum would pair them)
+    return np.cumsum(terms, axis=1)[:, -1] / k[:, -1]
+
+
+def ap_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = None) -> np.ndarray:
+    """AP of each row of validated (R, N) float64 scores and bool labels.
+
+    Every row holds a positive (of nonzero weight when weighted); ``ties`` is
+    checked, and with weights ``(R, N)`` one of ``"threshold"``, ``"stable"``.
+    """
+    if w is not None:
+        return _weighted_ap_rows(s, yb, w, ties)
+    if ties == "stable":
+        return _stable_ap_rows(s, yb)
+    # the row kernel of pranker_many: no sort, each row counted among its positives' scores
+    R = s.shape[0]
+    ap = np.empty(R)
+    n_valid = np.empty(R, dtype=np.int64)
+    n_pos = np.empty(R, dtype=np.int64)
+    status = np.empty(R, dtype=np.int8)
+    _k_rows.ap_rows(
+        np.ascontiguousarray(s, dtype=np.float64),
+        np.ascontiguousarray(yb, dtype=np.bool_),
+        np.ones((1, 1), dtype=np.bool_),
+        False,
+        _k_tiegroups.MODE_CODES[ties],
+        0,
+        R,
+        ap,
+        n_valid,
+        n_pos,
+        status,
+    )
+    return ap
+
+
+def _ravel(x):
+    """``x`` flattened, keeping a numpy mask."""
+    return x.ravel() if np.ma.isMaskedArray(x) else np.ravel(x)
+
+
+def average_table(
+    where: str,
+    scores,
+    y,
+    sample_weight,
+    average,
+    pos_label,
+    binary,
+    rows,
+):
+    """A binary measure of a 2-D (n_samples, n_classes) table, averaged as in scikit-learn.
+
+    ``binary(scores, y, sample_weight)`` is the measure of one ranking (given
+    the flattened table for ``average="micro"``); ``rows(S, Y, W, axis)`` the
+    measure of each row of validated (R, N) arrays, ``W`` None or (R, N)
+    weights, raising for a bad ``axis`` ("column" or "row") itself.
+
+    ``"macro"``: the mean over columns; ``"weighted"``: weighted by each
+    column's (weighted) number of positives; ``"samples"``: the mean over rows
+    (each row a ranking of the classes, unweighted), weighted by
+    ``sample_weight``; ``None``: one value per column.
+    """
+    if average == "binary":
+        raise matrix_error(where, scores, y)
+    if average == "micro":
+        w = sample_weight
+        if w is not None and np.ndim(scores) == 2 and np.shape(w) == np.shape(scores)[:1]:
+            # scikit-learn: each sample's weight on each of its classes
+            w = np.repeat(
+                np.ma.filled(w, 0.0) if np.ma.isMaskedArray(w) else w, np.shape(scores)[1]
+            )
+        return binary(_ravel(scores), _ravel(y), w)
+    n_samples, n_classes = check_table_shapes(scores, y, where, average)
+    if average == "samples":
+        S, Y = check_rows(scores, y, where, pos_label)
+        if sample_weight is None:
+            return float(np.mean(rows(S, Y, None, "row")))
+        w = check_row_weights(sample_weight, (1, n_samples), where)[0]
+        used = w > 0
+        if not used.any():
+            raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
+        vals = rows(S[used], Y[used], None, "row")
+        return float(np.average(vals, weights=w[used]))
+    S, Y = check_rows(np.transpose(scores), np.transpose(y), where, pos_label)
+    W = None
+    if sample_weight is not None:
+        W = check_row_weights(sample_weight, (n_classes, n_samples), where)
+    vals = rows(S, Y, W, "column")
+    if average is None:
+        return vals
+    if average == "macro":
+        return float(np.mean(vals))
+    support = (Y * (1.0 if W is None else W)).sum(axis=1)  # "weighted"
+    return float(np.average(vals, weights=support))
+
+
+def _ap_table_rows(ties: str):
+    def rows(S, Y, W, axis):
+        if W is None:
+            ok = Y.any(axis=1)
+        else:
+            ok = np.where(Y, W, 0.0).sum(axis=1) > 0
+        check_each_row(
+            ok,
+            "auprc_ap",
+            "has no positive (of nonzero weight): its AP is undefined (scikit-learn scores "
+            f"it 0 with a warning); leave that {axis} out",
+            axis,
+        )
+        return ap_rows(S, Y, ties, None if W is None else np.ascontiguousarray(W))
+
+    return rows
+
+
 @score_label_aliases
-def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
+def auprc_ap(
+    scores,
+    y,
+    *,
+    ties: str = "average",
+    pos_label=None,
+    sample_weight=None,
+    average: str | None = "binary",
+):
     """AUPRC as average precision: AP = (1/P) sum_k k / r_k.
 
     Parameters
     ----------
-    scores : array_like of float, any shape
+    scores : array_like of float, shape (N,)
         Higher scores are ranked first. ``+inf`` and ``-inf`` are allowed and
-        ranked; NaN is an error. Flattened.
-    y : array_like, same number of elements as ``scores``
+        ranked; NaN is an error. A 2-D table (n_samples, n_classes) needs
+        ``average``.
+    y : array_like, same shape as ``scores``
         Gold standard, binary: 0/1, False/True or -1/1, where 1 (True) marks
         a positive. Other labels (more values, strings) need ``pos_label``.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         How tied scores are ordered; see the module documentation.
+        ``"threshold"`` is scikit-learn's ``average_precision_score``; the
+        default ``"average"`` differs from it when scores are tied.
     pos_label : scalar, optional
         The label of the positive class, e.g. ``"spam"``: positives are
         ``y == pos_label`` and every other label is a negative. It must occur
         in ``y``.
+    sample_weight : array_like of float >= 0, shape (N,), optional
+        Weight of each item (of each row of a table); weight 0 leaves the
+        item out. Defined for ``ties="threshold"``, where the value is that
+        of scikit-learn's ``average_precision_score(..., sample_weight=)``
+        and an integer weight w counts as w copies, and for
+        ``ties="stable"`` (each item one operating point, ties broken by
+        input order, as ``pr_curve(..., ties="stable",
+        sample_weight=w).average_precision()``). The other tie modes average
+        over orders of tied items and have no weighted meaning: an error.
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None
+        For a 2-D table of shape (n_samples, n_classes) with one column of
+        labels per class (scikit-learn's multilabel layout). ``"binary"``
+        (default): one ranking only; a table is an error that names the
+        choices. ``"micro"``: all entries ranked together (the flattened
+        arrays, as R's pranker and :func:`pranker` compute);
+        ``"macro"``: the mean of the columns' APs (scikit-learn's default);
+        ``"weighted"``: their mean weighted by each column's (weighted)
+        number of positives; ``"samples"``: the mean over rows of each row's
+        AP across the classes, weighted by ``sample_weight``; ``None``: the
+        array of the columns' APs. Ignored for one ranking, as in
+        scikit-learn.
     y_score, y_true : array_like, keyword only
         scikit-learn's names for ``scores`` and ``y``; give each argument once.
 
-    Instances masked in ``scores`` or ``y`` (numpy masked arrays) are left out.
+    Instances masked in ``scores``, ``y`` or ``sample_weight`` (numpy masked
+    arrays) are left out (``average="micro"`` or one ranking only).
 
     Returns
     -------
-    float
-        The average precision, in ``[min_auprc(N, P), 1]``.
+    float or ndarray
+        The average precision, in ``[min_auprc(N, P), 1]``; with
+        ``average=None`` one per column.
 
     Raises
     ------
     ValueError
-        NaN scores, size mismatch, empty input, no positive, labels that are
-        not binary (without ``pos_label``), or scores that are all 0/1 with
-        labels that are not, which looks like ``(y_true, y_score)`` order.
+        NaN scores, a missing (NaN or None) label, size mismatch, empty
+        input, no positive (of nonzero weight; in a table: a column or row
+        without one), labels that are not binary (without ``pos_label``), a
+        ``pos_label`` that does not occur, scores that are all 0/1 with
+        labels that are not (which looks like ``(y_true, y_score)`` order),
+        an unknown tie mode, a tie mode that has no weighted meaning with
+        ``sample_weight``, weights that are negative, not finite or not one
+        per item, or a table without ``average``. String labels without
+        ``pos_label``, complex or ragged input, non-numeric weights and an
+        unknown ``average`` raise :class:`~pranker._validation.InputError`,
+        a ValueError that is also a TypeError.
     TypeError
-        Non-numeric input.
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
     pranker : the AUPRC with its p-value against random ranking.
     pr_curve : the precision-recall curve; ``average_precision()`` of a curve.
+    average_precision_many : one AP per row of a 2-D score array.
     auprc_ap_chunked : the same AP for data that does not fit in memory.
 
     References
@@ -345,9 +566,40 @@ def auprc_ap(scores, y, *, ties: str = "average", pos_label=None) -> float:
     (1.0, 0.5)
     >>> auprc_ap([0.5, 0.5], [1, 0])  # E[1/r] with r uniform on {1, 2}
     0.75
+    >>> auprc_ap([0.5, 0.5], [1, 0], ties="threshold")  # scikit-learn's value
+    0.5
     >>> auprc_ap(y_true=["spam", "ham", "spam"], y_score=[0.9, 0.5, 0.1], pos_label="spam")
     0.8333333333333333
+    >>> auprc_ap([0.9, 0.5, 0.1], [1, 0, 1], sample_weight=[1, 2, 1], ties="threshold")
+    0.75
+
+    A table (n_samples, n_classes) needs an average:
+
+    >>> S = [[0.9, 0.1], [0.6, 0.7], [0.2, 0.8]]
+    >>> Y = [[1, 0], [0, 1], [1, 1]]
+    >>> auprc_ap(S, Y, average="macro"), auprc_ap(S, Y, average=None).tolist()
+    (0.9166666666666666, [0.8333333333333333, 1.0])
     """
-    check_ties(ties)
-    s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_ap", check_nan=False)
-    return auprc_validated(s, yb, ties, where="auprc_ap")
+    where = "auprc_ap"
+    check_ties(ties, where)
+    check_average(average, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    if is_matrix(scores) or is_matrix(y):
+        return average_table(
+            where,
+            scores,
+            y,
+            sample_weight,
+            average,
+            pos_label,
+            lambda s, t, w: auprc_ap(s, t, ties=ties, pos_label=pos_label, sample_weight=w),
+            _ap_table_rows(ties),
+        )
+    if sample_weight is None:
+        s, yb = check_scores_labels(scores, y, pos_label=pos_label, where=where, check_nan=False)
+        return auprc_validated(s, yb, ties, where=where)
+    s, yb, w = check_weighted_pair(
+        scores, y, sample_weight, need_neg=False, what="AP", where=where, pos_label=pos_label
+    )
+    return float(_weighted_ap_rows(s[None, :], yb[None, :], w[None, :], ties)[0])

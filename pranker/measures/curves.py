@@ -45,16 +45,19 @@ import numpy as np
 from .._docs import fill_doc
 from .._numba import curves as ck
 from .._numba import rankcount
-from .._numba import rows as _k_rows
-from .._numba import tiegroups as _k_tiegroups
 from .._validation import (
     _as_numeric_array,
-    _check_pair,
-    _no_positive_hint,
-    binarize_labels,
+    check_average,
+    check_each_row,
+    check_flag,
+    check_max_fpr,
     check_no_nan,
-    check_scores,
+    check_row_weights,
+    check_rows,
     check_ties,
+    check_weighted_pair,
+    check_weighted_ties,
+    is_matrix,
     score_label_aliases,
 )
 from .ap import (
@@ -63,6 +66,8 @@ from .ap import (
     _rank_count_pays,
     _reference,
     ap_from_tie_groups,
+    ap_rows,
+    average_table,
 )
 
 __all__ = [
@@ -100,23 +105,6 @@ _CURVE_TIES = ("threshold", "stable", "optimistic", "pessimistic")
 # ---------------------------------------------------------------------------
 
 
-def _check_weights(sample_weight, n: int) -> np.ndarray:
-    w = _as_numeric_array(sample_weight, "sample_weight")
-    w = np.ascontiguousarray(w, dtype=np.float64).ravel()
-    if w.size != n:
-        raise ValueError(
-            f"sample_weight must have one weight per score; got {w.size} weights for {n} scores."
-        )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"sample_weight must be finite and >= 0; {int(bad.sum())} value(s) are not, the "
-            f"first at index {first} ({w[first]!r})."
-        )
-    return w
-
-
 def _prepare(
     scores,
     y,
@@ -125,47 +113,55 @@ def _prepare(
     need_neg: bool,
     what: str,
     pos_label=None,
-    where=None,
+    where: str,
     check_nan: bool = True,
 ):
-    """Validated (scores, labels, weights or None) with zero-weight and masked items removed.
-
-    ``check_nan=False`` (unweighted input only): the caller checks the scores
-    for NaN, as in :func:`pranker._validation.check_scores`.
-    """
-    s, yb, keep = _check_pair(
-        scores, y, pos_label=pos_label, where=where, require_positive=False, check_nan=check_nan
+    """Validated (scores, labels, weights or None): :func:`pranker._validation.check_weighted_pair`."""
+    return check_weighted_pair(
+        scores,
+        y,
+        sample_weight,
+        need_neg=need_neg,
+        what=what,
+        where=where,
+        pos_label=pos_label,
+        check_nan=check_nan,
     )
-    if not check_nan and sample_weight is not None:
-        check_no_nan(s, where=where)
-    w = None
-    if sample_weight is not None:
-        if np.ma.isMaskedArray(sample_weight):  # a masked weight drops its item, like weight 0
-            sample_weight = np.ma.filled(sample_weight.astype(np.float64), 0.0)
-        w = _check_weights(sample_weight, s.size if keep is None else keep.size)
-        if keep is not None:
-            w = w[keep]
-        keep = w > 0
-        if not keep.all():
-            s, yb, w = s[keep], yb[keep], w[keep]
-        pos_mass = float(w[yb].sum()) if s.size else 0.0
-        neg_mass = float(w[~yb].sum()) if s.size else 0.0
+
+
+def _refuse_table(where: str, scores, y) -> None:
+    """A curve is of one ranking: a 2-D (scores, y) table is an error naming the choices."""
+    if is_matrix(scores) or is_matrix(y):
+        raise ValueError(
+            f"{where}: scores and y have shapes {np.shape(scores)} and {np.shape(y)}, a table "
+            "rather than one ranking (scikit-learn's curves refuse it too). Pass "
+            "numpy.ravel(scores), numpy.ravel(y) for the micro-averaged curve of all entries, "
+            "or one column at a time for each class's curve."
+        )
+
+
+def _drop_intermediate(thr, tp, fp, roc: bool):
+    """The points scikit-learn keeps with ``drop_intermediate=True`` (point 0 always kept).
+
+    ROC (``roc_curve``): a point is dropped when the second differences of
+    both fp and tp vanish there (it lies on the straight line between its
+    neighbours, at equal steps). PR (``precision_recall_curve``): a point is
+    dropped when tp equals tp at both neighbours (the inside of a run of
+    false positives at one recall). The first and last points of the
+    thresholds are always kept. Neither rule changes any area.
+    """
+    k = tp.shape[0] - 1  # points after point 0
+    if k <= 2:
+        return thr, tp, fp
+    t, f = tp[1:], fp[1:]
+    if roc:
+        inner = (np.diff(f, 2) != 0) | (np.diff(t, 2) != 0)
     else:
-        pos_mass = float(np.count_nonzero(yb))
-        neg_mass = float(yb.size - pos_mass)
-    if not check_nan and (pos_mass <= 0 or (need_neg and neg_mass <= 0)):
-        check_no_nan(s, where=where)  # a NaN is reported first
-    if pos_mass <= 0:
-        raise ValueError(
-            f"{where}: y has no positive instance with nonzero weight: the {what} is "
-            "undefined. " + _no_positive_hint(pos_label)
-        )
-    if need_neg and neg_mass <= 0:
-        raise ValueError(
-            f"{where}: y has no negative instance with nonzero weight: the {what} is undefined "
-            "(the false positive rate divides by the number of negatives)."
-        )
-    return s, yb, w
+        inner = (np.diff(t[:-1]) != 0) | (np.diff(t[1:]) != 0)
+    keep = np.concatenate(([True, True], inner, [True]))
+    thr, tp, fp = thr[keep], tp[keep], fp[keep]
+    _readonly(thr, tp, fp)
+    return thr, tp, fp
 
 
 def _sorted_classes(s: np.ndarray, yb: np.ndarray):
@@ -291,6 +287,7 @@ def _curve_counts(
     Returns ``(thresholds, tp, fp, n_pos, n_neg, u, w)``: ``u`` the Mann-Whitney
     count of the threshold curve (None per item), ``w`` the checked weights or None.
     """
+    _refuse_table(where, scores, y)
     s, yb, w = _prepare(
         scores,
         y,
@@ -316,9 +313,9 @@ def _readonly_ratio(num: np.ndarray, den: float) -> np.ndarray:
 
 
 def _as_query(x, name: str, lo: float, hi: float):
-    arr = np.asarray(_as_numeric_array(x, name), dtype=np.float64)
+    arr = np.asarray(_as_numeric_array(x, name, "PRCurve"), dtype=np.float64)
     if np.isnan(arr).any() or (arr < lo).any() or (arr > hi).any():
-        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}]; got {x!r}.")
+        raise ValueError(f"PRCurve: {name} must lie in [{lo:g}, {hi:g}]; got {x!r}.")
     return arr
 
 
@@ -478,10 +475,11 @@ class PRCurve:
         if ties is None or ties == self.ties:
             dtp = np.diff(self.tp)
             return float(np.dot(dtp, self.precision[1:]) / self.n_pos)
-        check_ties(ties)
+        where = "PRCurve.average_precision"
+        check_ties(ties, where)
         if ties == "stable":
             raise ValueError(
-                "ties='stable' depends on the input order; build the curve with "
+                f"{where}: ties='stable' depends on the input order; build the curve with "
                 "pr_curve(..., ties='stable') and call average_precision() on it."
             )
         ends = self._group_ends()
@@ -492,8 +490,8 @@ class PRCurve:
             return float(np.dot(np.diff(tp_g), prec) / self.n_pos)
         if self.weighted:
             raise ValueError(
-                f"ties={ties!r} is defined for unweighted data only; use ties='threshold' "
-                "(or repeat items instead of weighting them)."
+                f"{where}: ties={ties!r} is defined for unweighted data only; use "
+                "ties='threshold' (or repeat items instead of weighting them)."
             )
         dtp = np.diff(tp_g)
         dfp = np.diff(fp_g)
@@ -630,7 +628,9 @@ class PRCurve:
         """
         beta = float(beta)
         if not (math.isfinite(beta) and beta > 0):
-            raise ValueError(f"beta must be a positive finite number; got {beta!r}.")
+            raise ValueError(
+                f"PRCurve.best_f: beta must be a positive finite number; got {beta!r}."
+            )
         b2 = beta * beta
         fn = self.n_pos - self.tp
         f = (1.0 + b2) * self.tp / ((1.0 + b2) * self.tp + b2 * fn + self.fp)
@@ -640,11 +640,13 @@ class PRCurve:
         )
 
     def _tp_at(self, k):
-        kk = _as_numeric_array(k, "k")
+        kk = _as_numeric_array(k, "k", "PRCurve")
         kk = np.asarray(kk, dtype=np.float64)
         total = float(self._retrieved()[-1])
         if np.isnan(kk).any() or (kk <= 0).any() or (kk > total).any():
-            raise ValueError(f"k must be a number of retrieved items in (0, {total:g}]; got {k!r}.")
+            raise ValueError(
+                f"PRCurve: k must be a number of retrieved items in (0, {total:g}]; got {k!r}."
+            )
         return kk, np.interp(kk, self._retrieved(), self.tp)
 
     def precision_at_k(self, k):
@@ -708,7 +710,15 @@ class PRCurve:
 
 
 @score_label_aliases
-def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_label=None) -> PRCurve:
+def pr_curve(
+    scores,
+    y,
+    *,
+    sample_weight=None,
+    ties: str = "threshold",
+    pos_label=None,
+    drop_intermediate: bool = False,
+) -> PRCurve:
     """Precision-recall curve with every operating point, starting from (0, 1).
 
     Parameters
@@ -733,6 +743,13 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
     pos_label : scalar, optional
         The label of the positive class (e.g. ``"spam"``); every other label
         is a negative. It must occur in ``y``.
+    drop_intermediate : bool, default False
+        Drop the points inside a run of false positives (where tp equals tp
+        at both neighbouring points), keeping the first and last point of
+        each recall: scikit-learn's ``precision_recall_curve(...,
+        drop_intermediate=True)``, whose default is False too. No area or
+        summary changes; only the points, and thresholds, inside such runs
+        go. Threshold curves only.
     y_score, y_true : array_like, keyword only
         scikit-learn's names for ``scores`` and ``y``; give each argument once.
 
@@ -742,6 +759,26 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
     Returns
     -------
     PRCurve
+        Point 0 first (recall 0, precision 1 at threshold ``+inf``), then
+        decreasing thresholds: scikit-learn's ``precision_recall_curve``
+        returns the same points in the reverse order, without that
+        threshold.
+
+    Raises
+    ------
+    ValueError
+        NaN scores, a missing label, size mismatch, empty input, no positive
+        of nonzero weight, labels that are not binary (without
+        ``pos_label``), a ``pos_label`` that does not occur, arguments that
+        look swapped, a tie mode that is not a curve, ``drop_intermediate``
+        with a per-item curve, weights that are negative, not finite or not
+        one per item, or 2-D (table) input. String labels without
+        ``pos_label``, complex or ragged input, non-numeric weights and a
+        ``drop_intermediate`` that is not a bool raise
+        :class:`~pranker._validation.InputError`, a ValueError that is also
+        a TypeError.
+    TypeError
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
@@ -768,11 +805,17 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
     >>> c.break_even_point()  # R-precision: 2 items retrieved, 1.5 expected positives
     0.75
     """
+    where = "pr_curve"
     if ties not in _CURVE_TIES:
-        check_ties(ties)
+        check_ties(ties, where)
         raise ValueError(
-            f"ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
+            f"{where}: ties={ties!r} does not define a curve; use one of {_CURVE_TIES} "
             "(for the average-over-orders AP call curve.average_precision(ties='average'))."
+        )
+    if check_flag(drop_intermediate, "drop_intermediate", where) and ties != "threshold":
+        raise ValueError(
+            f"{where}: drop_intermediate=True needs a threshold curve (ties='threshold', as "
+            f"scikit-learn's); a ties={ties!r} curve keeps one point per item."
         )
     thr, tp, fp, n_pos, n_neg, _, w = _curve_counts(
         scores,
@@ -781,9 +824,11 @@ def pr_curve(scores, y, *, sample_weight=None, ties: str = "threshold", pos_labe
         pos_label,
         need_neg=False,
         what="precision-recall curve",
-        where="pr_curve",
+        where=where,
         ties=ties,
     )
+    if drop_intermediate:
+        thr, tp, fp = _drop_intermediate(thr, tp, fp, roc=False)
     return PRCurve(thr, tp, fp, n_pos, n_neg, ties, w is not None)
 
 
@@ -875,7 +920,9 @@ class ROCCurve:
 
 @fill_doc(_DOCS)
 @score_label_aliases
-def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
+def roc_curve(
+    scores, y, *, sample_weight=None, pos_label=None, drop_intermediate: bool = False
+) -> ROCCurve:
     """ROC curve (fpr, tpr per distinct threshold), its AUC and equal error rate.
 
     Parameters
@@ -885,6 +932,12 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
         %(binary_labels)s.
     sample_weight : array_like of float >= 0, optional
     %(pos_label)s
+    drop_intermediate : bool, default False
+        Drop the points that lie on the straight line between their
+        neighbours at equal steps (second differences of fp and tp both 0),
+        as scikit-learn's ``roc_curve``, whose default is True: pass
+        ``drop_intermediate=True`` for its points. The default keeps every
+        threshold. The area and the value of the equal error rate do not change.
     %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`pr_curve`.
@@ -892,6 +945,21 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     Returns
     -------
     ROCCurve
+
+    Raises
+    ------
+    ValueError
+        NaN scores, a missing label, size mismatch, empty input, a class
+        with no item of nonzero weight, labels that are not binary (without
+        ``pos_label``), a ``pos_label`` that does not occur, arguments that
+        look swapped, weights that are negative, not finite or not one per
+        item, or 2-D (table) input. String labels without ``pos_label``,
+        complex or ragged input, non-numeric weights and a
+        ``drop_intermediate`` that is not a bool raise
+        :class:`~pranker._validation.InputError`, a ValueError that is also
+        a TypeError.
+    TypeError
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
@@ -915,15 +983,73 @@ def roc_curve(scores, y, *, sample_weight=None, pos_label=None) -> ROCCurve:
     >>> c.eer()
     (0.25, 0.8)
     """
+    drop = check_flag(drop_intermediate, "drop_intermediate", "roc_curve")
     thr, tp, fp, n_pos, n_neg, u, _ = _curve_counts(
         scores, y, sample_weight, pos_label, need_neg=True, what="ROC curve", where="roc_curve"
     )
+    if drop:
+        thr, tp, fp = _drop_intermediate(thr, tp, fp, roc=True)
     return ROCCurve(thr, tp, fp, n_pos, n_neg, u / n_pos / n_neg)
+
+
+def _partial_auc(tp: np.ndarray, fp: np.ndarray, max_fpr: float) -> float:
+    """McClish's standardised partial AUC over fpr in [0, max_fpr], as scikit-learn.
+
+    The ROC polyline is cut at ``fpr = max_fpr`` (tpr interpolated linearly
+    on the segment that crosses it), its area A is taken by the trapezoid
+    rule, and ``0.5 (1 + (A - a_min) / (a_max - a_min))`` with
+    ``a_min = max_fpr^2 / 2`` (the chance diagonal) and ``a_max = max_fpr``
+    maps chance to 0.5 and a perfect ranking to 1.
+    """
+    fpr = fp / fp[-1]
+    tpr = tp / tp[-1]
+    stop = int(np.searchsorted(fpr, max_fpr, side="right"))
+    x = np.append(fpr[:stop], max_fpr)
+    y = np.append(
+        tpr[:stop], np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
+    )
+    area = float(np.sum(np.diff(x) * (y[1:] + y[:-1]) * 0.5))
+    lo = 0.5 * max_fpr**2
+    return 0.5 * (1.0 + (area - lo) / (max_fpr - lo))
+
+
+def _roc_table_rows(max_fpr):
+    def rows(S, Y, W, axis):
+        if W is None:
+            npos = Y.sum(axis=1)
+            ok = (npos > 0) & (npos < Y.shape[1])
+        else:
+            ok = (np.where(Y, W, 0.0).sum(axis=1) > 0) & (np.where(Y, 0.0, W).sum(axis=1) > 0)
+        check_each_row(
+            ok,
+            "roc_auc",
+            "has only one class (of nonzero weight): its ROC AUC is undefined (scikit-learn "
+            f"gives NaN with a warning); leave that {axis} out",
+            axis,
+        )
+        if W is None and max_fpr is None:
+            return ck.auc_rows(*_sorted_rows(S, Y))
+        return np.array(
+            [
+                roc_auc(S[r], Y[r], sample_weight=None if W is None else W[r], max_fpr=max_fpr)
+                for r in range(S.shape[0])
+            ]
+        )
+
+    return rows
 
 
 @fill_doc(_DOCS)
 @score_label_aliases
-def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
+def roc_auc(
+    scores,
+    y,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    max_fpr: float | None = None,
+    average: str | None = "binary",
+):
     """ROC AUC = Mann-Whitney U / (n_pos n_neg), ties counted 1/2, without building the curve.
 
     Same value as ``roc_curve(...).auc`` and scikit-learn's ``roc_auc_score``:
@@ -932,29 +1058,56 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
 
     Parameters
     ----------
-    scores : array_like of float, any shape (flattened)
+    scores : array_like of float, shape (N,)
         Higher scores rank first. ``+inf`` and ``-inf`` are ranked; NaN is an
-        error.
-    y : array_like, same number of elements
+        error. A 2-D table (n_samples, n_classes) needs ``average``.
+    y : array_like, same shape as ``scores``
         %(binary_labels)s. Both classes must occur.
-    sample_weight : array_like of float >= 0, optional
+    sample_weight : array_like of float >= 0, shape (N,), optional
         Item weights; items of weight 0 are left out. Weighted input is
         computed from the curve (:func:`roc_curve`).
     %(pos_label)s
+    max_fpr : float in (0, 1], optional
+        The standardised partial AUC over false positive rates up to
+        ``max_fpr`` (McClish 1989), exactly as scikit-learn's
+        ``roc_auc_score(..., max_fpr=)``: the area A of the curve cut at
+        ``max_fpr`` (tpr interpolated linearly there), mapped to
+        ``0.5 (1 + (A - m) / (max_fpr - m))`` with ``m = max_fpr^2 / 2``,
+        so that chance gives 0.5 and a perfect ranking 1. ``None`` or 1:
+        the whole area.
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None
+        For a 2-D table (n_samples, n_classes), one column of labels per
+        class, as in :func:`auprc_ap`: ``"binary"`` (default) refuses a
+        table and names the choices; ``"micro"`` ranks all entries together;
+        ``"macro"`` (scikit-learn's default) averages the columns' AUCs;
+        ``"weighted"`` weights them by their (weighted) numbers of
+        positives; ``"samples"`` averages each row's AUC over the classes;
+        ``None`` returns one per column. Ignored for one ranking.
     %(sklearn_names)s
 
     Masked items (numpy masked arrays) are left out, as in :func:`roc_curve`.
 
     Returns
     -------
-    float
-        The area under the ROC curve, in [0, 1].
+    float or ndarray
+        The area under the ROC curve, in [0, 1] (the standardised partial
+        area with ``max_fpr``); with ``average=None`` one per column.
 
     Raises
     ------
     ValueError
-        NaN scores, size mismatch, labels that are not binary (without
-        ``pos_label``), or a class with no item (of nonzero weight).
+        NaN scores, a missing label, size mismatch, empty input, labels that
+        are not binary (without ``pos_label``), a ``pos_label`` that does not
+        occur, arguments that look swapped, a class with no item (of
+        nonzero weight; in a table: a column or row with one class), weights
+        that are negative, not finite or not one per item, or a table
+        without ``average``. String labels without ``pos_label``, complex or
+        ragged input, non-numeric weights, a ``max_fpr`` outside (0, 1] and
+        an unknown ``average`` raise :class:`~pranker._validation.InputError`,
+        a ValueError that is also a TypeError (scikit-learn's
+        ``InvalidParameterError`` is both too).
+    TypeError
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
@@ -975,6 +1128,8 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
        variables is stochastically larger than the other", Ann. Math. Stat. 18, 1947.
     .. [2] J. A. Hanley and B. J. McNeil, "The meaning and use of the area under a
        receiver operating characteristic (ROC) curve", Radiology 143, 1982.
+    .. [3] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
+       Decision Making 9(3), 1989.
 
     Examples
     --------
@@ -984,7 +1139,28 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
     0.875
     >>> roc_auc(y_true=["a", "b", "a"], y_score=[0.2, 0.5, 0.9], pos_label="a")
     0.5
+    >>> roc_auc([0.9, 0.8, 0.8, 0.3], [1, 0, 1, 0], max_fpr=0.5)  # area 0.375 of [0, 0.5]
+    0.8333333333333333
     """
+    where = "roc_auc"
+    max_fpr = check_max_fpr(max_fpr, where)
+    check_average(average, where)
+    if is_matrix(scores) or is_matrix(y):
+        return average_table(
+            where,
+            scores,
+            y,
+            sample_weight,
+            average,
+            pos_label,
+            lambda s, t, w: roc_auc(s, t, sample_weight=w, pos_label=pos_label, max_fpr=max_fpr),
+            _roc_table_rows(max_fpr),
+        )
+    if max_fpr is not None and max_fpr < 1.0:
+        thr, tp, fp, _, _, _, _ = _curve_counts(
+            scores, y, sample_weight, pos_label, need_neg=True, what="ROC AUC", where=where
+        )
+        return _partial_auc(tp, fp, max_fpr)
     s, yb, w = _prepare(
         scores,
         y,
@@ -992,40 +1168,19 @@ def roc_auc(scores, y, *, sample_weight=None, pos_label=None) -> float:
         need_neg=True,
         what="ROC AUC",
         pos_label=pos_label,
-        where="roc_auc",
+        where=where,
         check_nan=sample_weight is not None,
     )
     if w is not None:
         return roc_curve(s, yb, sample_weight=w).auc
     n_pos = int(np.count_nonzero(yb))
     n_neg = s.size - n_pos
-    return float(_mann_whitney_u(s, yb, n_pos, where="roc_auc") / n_pos / n_neg)
+    return float(_mann_whitney_u(s, yb, n_pos, where=where) / n_pos / n_neg)
 
 
 # ---------------------------------------------------------------------------
 # many rankings at once (one per row)
 # ---------------------------------------------------------------------------
-
-
-def _rows(scores, y, name: str, pos_label=None):
-    s = np.asarray(_as_numeric_array(scores, "scores", where=name))
-    if s.ndim != 2:
-        raise ValueError(
-            f"scores must be 2-D (one ranking per row) for {name}; got shape {s.shape}. "
-            "For a single ranking use the 1-D function."
-        )
-    R, n = s.shape
-    if n == 0 or R == 0:
-        raise ValueError(f"scores has shape {s.shape}: need at least one row and one column.")
-    flat = check_scores(s).reshape(R, n)
-    yb = binarize_labels(y, pos_label=pos_label, where=name, scores=flat)
-    if yb.shape == (n,):
-        yb = np.broadcast_to(yb, (R, n))
-    if yb.shape != (R, n):
-        raise ValueError(
-            f"y must have shape {(n,)} (shared by all rows) or {(R, n)}; got {yb.shape}."
-        )
-    return flat, yb
 
 
 def _sorted_rows(s: np.ndarray, yb: np.ndarray):
@@ -1036,20 +1191,11 @@ def _sorted_rows(s: np.ndarray, yb: np.ndarray):
     )
 
 
-def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
-    """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
-    order = np.argsort(-s, axis=1, kind="stable")
-    ys = np.take_along_axis(yb, order, axis=1)
-    k = np.cumsum(ys, axis=1)  # positives up to each rank
-    r = np.arange(1, s.shape[1] + 1, dtype=np.float64)
-    terms = np.where(ys, k / r, 0.0)
-    # cumsum adds in order, one term after the other (a sum would pair them)
-    return np.cumsum(terms, axis=1)[:, -1] / k[:, -1]
-
-
 @fill_doc(_DOCS)
 @score_label_aliases
-def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) -> np.ndarray:
+def average_precision_many(
+    scores, y, *, ties: str = "average", pos_label=None, sample_weight=None
+) -> np.ndarray:
     """Average precision of each row of a 2-D score array (one ranking per row).
 
     Parameters
@@ -1060,14 +1206,37 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     ties : str
         As in :func:`pranker.auprc_ap` (default ``"average"``).
     %(pos_label)s
+    sample_weight : array_like of float >= 0, shape (N,) or (R, N), optional
+        Item weights (shared by all rows, or one row of weights per ranking),
+        as in :func:`pranker.auprc_ap`: with ``ties="threshold"``
+        scikit-learn's weighted AP, with ``ties="stable"`` each item one
+        operating point; the other tie modes have no weighted meaning and
+        raise.
 
     Masked arrays with masked entries are refused (a row cannot drop items
     here); compute such rows one at a time with :func:`pranker.auprc_ap`.
+    Rows are rankings: for scikit-learn's layout (n_samples, n_classes) use
+    :func:`pranker.auprc_ap` with ``average=None``, or pass the transposes.
 
     Returns
     -------
     ndarray, shape (R,)
         ``auprc_ap(scores[r], y[r], ties=ties)`` for each row.
+
+    Raises
+    ------
+    ValueError
+        Scores that are not 2-D or are empty, NaN scores, a missing label,
+        ``y`` or ``sample_weight`` of another shape, a row of ``y`` with no
+        positive (of nonzero weight), labels that are not binary (without
+        ``pos_label``), arguments that look swapped, masked entries, an
+        unknown tie mode, a tie mode that has no weighted meaning with
+        ``sample_weight``, or weights that are negative or not finite.
+        String labels without ``pos_label``, complex or ragged input and
+        non-numeric weights raise :class:`~pranker._validation.InputError`,
+        a ValueError that is also a TypeError.
+    TypeError
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
@@ -1078,36 +1247,22 @@ def average_precision_many(scores, y, *, ties: str = "average", pos_label=None) 
     --------
     >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1])
     array([0.83333333, 0.83333333])
+    >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1], sample_weight=[1, 2, 1], ties="threshold")
+    array([0.75, 0.75])
     """
-    check_ties(ties)
-    s, yb = _rows(scores, y, "average_precision_many", pos_label)
-    bad = ~yb.any(axis=1)
-    if bad.any():
-        raise ValueError(
-            f"row {int(np.flatnonzero(bad)[0])} of y has no positive: AP is undefined there."
-        )
-    if ties == "stable":
-        return _stable_ap_rows(s, yb)
-    # the row kernel of pranker_many: no sort, each row counted among its positives' scores
-    R = s.shape[0]
-    ap = np.empty(R)
-    n_valid = np.empty(R, dtype=np.int64)
-    n_pos = np.empty(R, dtype=np.int64)
-    status = np.empty(R, dtype=np.int8)
-    _k_rows.ap_rows(
-        np.ascontiguousarray(s, dtype=np.float64),
-        np.ascontiguousarray(yb, dtype=np.bool_),
-        np.ones((1, 1), dtype=np.bool_),
-        False,
-        _k_tiegroups.MODE_CODES[ties],
-        0,
-        R,
-        ap,
-        n_valid,
-        n_pos,
-        status,
-    )
-    return ap
+    where = "average_precision_many"
+    check_ties(ties, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    s, yb = check_rows(scores, y, where, pos_label)
+    w = None
+    if sample_weight is None:
+        ok = yb.any(axis=1)
+    else:
+        w = np.ascontiguousarray(check_row_weights(sample_weight, s.shape, where))
+        ok = np.where(yb, w, 0.0).sum(axis=1) > 0
+    check_each_row(ok, where, "has no positive (of nonzero weight): AP is undefined there")
+    return ap_rows(s, yb, ties, w)
 
 
 @fill_doc(_DOCS)
@@ -1138,12 +1293,11 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     >>> roc_auc_many([[3, 2, 1], [1, 1, 1]], [1, 0, 1])
     array([0.5, 0.5])
     """
-    s, yb = _rows(scores, y, "roc_auc_many", pos_label)
+    where = "roc_auc_many"
+    s, yb = check_rows(scores, y, where, pos_label)
     npos = yb.sum(axis=1)
-    bad = (npos == 0) | (npos == yb.shape[1])
-    if bad.any():
-        raise ValueError(
-            f"row {int(np.flatnonzero(bad)[0])} of y has only one class: ROC AUC is undefined."
-        )
+    check_each_row(
+        (npos > 0) & (npos < yb.shape[1]), where, "has only one class: ROC AUC is undefined"
+    )
     vs, ys = _sorted_rows(s, yb)
     return ck.auc_rows(vs, ys)
