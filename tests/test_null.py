@@ -228,3 +228,100 @@ def test_montecarlo_reproducible_and_piecewise():
     )
     assert np.array_equal(a, b)  # the same draws by index, whatever the split: bit for bit
     assert not np.array_equal(a, null_ap_samples(10_000, 30, 1000, seed=12))
+
+
+# ---------------------------------------------------------------------------
+# the beta and skew-beta tails: in log space, floored at 1 / C(N, P), never 0
+# ---------------------------------------------------------------------------
+
+
+def _log10_comb_exact(N, P):
+    """log10 C(N, P) from the exact integer (math.log10 of a Python int of any size)."""
+    from math import log10
+
+    return log10(comb(N, P))
+
+
+@pytest.mark.parametrize("method", ["beta", "skewbeta"])
+@pytest.mark.parametrize("N, P", [(5_000, 150), (20_000, 400), (10**6, 100), (60, 30)])
+def test_fitted_nulls_answer_a_perfect_ranking_with_the_floor(method, N, P):
+    """AP = 1 (all positives first) has null probability exactly 1 / C(N, P); the fits
+    report it in log10 whether or not it underflows float64."""
+    from pranker import significance_from_ap
+
+    res = significance_from_ap(1.0, N, P, method=method)
+    want = -_log10_comb_exact(N, P)
+    assert res.log10_pvalue == pytest.approx(want, rel=1e-12, abs=1e-9)
+    assert res.pvalue == pytest.approx(10.0**want if want > -307 else 0.0, rel=1e-9, abs=0.0)
+
+
+@pytest.mark.parametrize("method", ["beta", "skewbeta"])
+def test_fitted_nulls_never_fall_below_the_floor(method):
+    """Every upper tail of AP is at least 1 / C(N, P); deep in the tail the beta's own
+    log-space value is kept wherever it is above that floor."""
+    from pranker import null_distribution
+
+    N, P = 20_000, 400
+    null = null_distribution(N, P, method)
+    floor = -_log10_comb_exact(N, P)
+    ap = np.linspace(0.03, 1.0, 60)
+    lg = np.array([null.pvalue(a).log10_pvalue for a in ap])
+    assert np.all(np.isfinite(lg)) and np.all(lg >= floor - 1e-9)
+    assert np.all(np.diff(lg) <= 1e-12)  # an upper tail does not increase
+    assert np.any((lg < -320) & (lg > floor + 1))  # the beta's own value below float64
+
+
+@pytest.mark.parametrize(
+    "a, b, z",
+    [
+        (2.0, 3.0, 0.5),
+        (3.0, 4000.0, 0.5),
+        (0.5, 300.0, 0.9),
+        (2.5, 1e5, 0.01),
+        (50.0, 2000.0, 0.3),
+        (0.3, 1e4, 0.2),
+        (200.0, 5000.0, 0.2),
+        (8.0, 900.0, 0.999),
+    ],
+)
+def test_log_beta_upper_against_mpmath(a, b, z):
+    """ln(1 - I_z(a, b)) against mpmath's regularised incomplete beta at 40 digits."""
+    from pranker.null.beta import log_beta_upper
+
+    with mpmath.workdps(40):
+        want = float(mpmath.log(mpmath.betainc(b, a, 0, 1 - mpmath.mpf(z), regularized=True)))
+    assert log_beta_upper(a, b, z) == pytest.approx(want, rel=1e-11)
+
+
+def test_beta_pvalues_of_many_rankings_stay_finite():
+    from pranker import pranker_many
+
+    n, p = 20_000, 400
+    s = np.linspace(1.0, 0.0, n)
+    y = np.zeros(n, bool)
+    y[:p] = True
+    res = pranker_many(np.stack([s, s]), np.stack([y, y]), method="beta")
+    want = -_log10_comb_exact(n, p)
+    assert res.pvalue.tolist() == [0.0, 0.0]
+    assert res.log10_pvalue == pytest.approx([want, want], rel=1e-12)
+    # Benjamini-Hochberg of two equal p-values: min(2 p / 1, 2 p / 2) = p
+    assert res.log10_pvalue_bh == pytest.approx([want, want], rel=1e-12)
+
+
+def test_cli_prints_the_floored_beta_pvalue(tmp_path, capsys):
+    """`pranker score --method beta` on a perfect ranking: the number, in the table and JSON."""
+    import json
+
+    from pranker.cli.main import main
+
+    n, p = 20_000, 400
+    f = tmp_path / "perfect.csv"
+    rows = [f"{1 - i / n:.6f},{int(i < p)}" for i in range(n)]
+    f.write_text("score,label\n" + "\n".join(rows) + "\n")
+    want = -_log10_comb_exact(n, p)  # -849.86...
+    assert main(["score", str(f), "--method", "beta"]) == 0
+    out = capsys.readouterr().out
+    assert f"{10 ** (want - np.floor(want)):.3g}e{int(np.floor(want))}" in out  # 1.38e-850
+    assert main(["score", str(f), "--method", "skewbeta", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["pvalue"] == 0.0 and d["log10_pvalue"] == pytest.approx(want, rel=1e-12)
