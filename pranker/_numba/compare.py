@@ -14,8 +14,9 @@ numbers of positives and negatives per level,
   instance (see the derivation in :mod:`pranker.compare`);
 - :func:`bootstrap_diffs` resamples positives and negatives separately
   (the same draws for both models) and returns the AP differences;
-- :func:`permutation_diffs` swaps the two models' levels instance by
-  instance and returns the AP differences.
+- :func:`swap_diffs` swaps the two models' *scores* instance by instance
+  (each with probability 1/2) and returns the AP differences, from counts:
+  no sort per swap pattern (see its docstring).
 
 Random numbers come from a counter-based splitmix64 stream keyed by (seed,
 replicate), so every replicate is reproducible whatever the threads.
@@ -24,7 +25,9 @@ replicate), so every replicate is reproducible whatever the threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
+
+from .sampling import _draw_seed, _splitmix_next
 
 MODE_AVERAGE = 0
 MODE_STABLE = 1
@@ -202,69 +205,147 @@ def bootstrap_diffs(level_a, level_b, ga, gb, pos_idx, neg_idx, mode, seed, n_re
     return out
 
 
+_B1 = np.uint64(0x5555555555555555)
+_B2 = np.uint64(0x3333333333333333)
+_B4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    """Number of set bits of a uint64 (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & _B1)
+    x = (x & _B2) + ((x >> np.uint64(2)) & _B2)
+    x = (x + (x >> np.uint64(4))) & _B4
+    return int((x * _H01) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _scatter_single(u, v, out, state):
+    """Cells of one instance: a fair coin sends it to slot u or v; 64 coins per random word."""
+    m = u.shape[0]
+    c = 0
+    while c < m:
+        state, z = _splitmix_next(state)
+        top = min(m, c + 64)
+        while c < top:
+            bit = int(z & np.uint64(1))
+            z = z >> np.uint64(1)
+            out[u[c]] += bit
+            out[v[c]] += 1 - bit
+            c += 1
+    return state
+
+
+@njit(cache=True, inline="always")
+def _scatter_cells(u, v, cnt, out, state):
+    """Cells of several instances: X ~ Binomial(cnt, 1/2) to slot u, cnt - X to slot v.
+
+    X is the number of set bits among ``cnt`` fresh random bits (exact: a sum
+    of independent fair coins).
+    """
+    word = np.uint64(0)
+    left = 0
+    for c in range(u.shape[0]):
+        n = cnt[c]
+        x = 0
+        while n >= 64:
+            state, z = _splitmix_next(state)
+            x += _popcount(z)
+            n -= 64
+        if n > 0:
+            if left < n:
+                state, word = _splitmix_next(state)
+                left = 64
+            mask = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+            x += _popcount(word & mask)
+            word = word >> np.uint64(n)
+            left -= n
+        out[u[c]] += x
+        out[v[c]] += cnt[c] - x
+    return state
+
+
+@njit(cache=True, inline="always")
+def _swap_one(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, t, ap_, an_, bp_, bn_):
+    """AP_a - AP_b of swap pattern ``t`` (its own stream) from slot counts.
+
+    ``cp``/``cn``: the positives' and the negatives' cells, each
+    ``(u1, v1, u, v, cnt)``: slots of the one-instance cells, then of the others
+    with their sizes.
+    """
+    S = base_p.shape[0]
+    for s in range(S):
+        ap_[s] = base_p[s]
+        an_[s] = base_n[s]
+    state = _draw_seed(seed, t)
+    state = _scatter_single(cp[0], cp[1], ap_, state)
+    state = _scatter_cells(cp[2], cp[3], cp[4], ap_, state)
+    state = _scatter_single(cn[0], cn[1], an_, state)
+    state = _scatter_cells(cn[2], cn[3], cn[4], an_, state)
+    for s in range(S):
+        bp_[s] = tot_p[s] - ap_[s]
+        bn_[s] = tot_n[s] - an_[s]
+    return group_ap(ap_, an_, n_pos, mode) - group_ap(bp_, bn_, n_pos, mode)
+
+
 @njit(cache=True)
-def _stable_ap(key, y, n_keys, n_pos):
-    """AP of the order by ``key`` ascending, ties by index (a stable counting sort)."""
-    N = key.shape[0]
-    cnt = np.zeros(n_keys + 1, dtype=np.int64)
-    for i in range(N):
-        cnt[key[i] + 1] += 1
-    for k in range(n_keys):
-        cnt[k + 1] += cnt[k]
-    order = np.empty(N, dtype=np.int64)
-    for i in range(N):
-        order[cnt[key[i]]] = i
-        cnt[key[i]] += 1
-    total = 0.0
-    k = 0.0
-    for r in range(N):
-        if y[order[r]]:
-            k += 1.0
-            total += k / (r + 1.0)
-    return total / n_pos
+def _swap_range(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, lo, hi, out):
+    S = base_p.shape[0]
+    ap_ = np.empty(S)
+    an_ = np.empty(S)
+    bp_ = np.empty(S)
+    bn_ = np.empty(S)
+    for j in range(lo, hi):
+        out[j] = _swap_one(
+            cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start + j, ap_, an_, bp_, bn_
+        )
 
 
 @njit(cache=True, parallel=True)
-def permutation_diffs(key_a, key_b, y, n_keys, mode, seed, start, n_rep):
-    """AP_a - AP_b after swapping, instance by instance with probability 1/2, the two keys.
+def _swap_parallel(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, n_rep, out):
+    n_chunks = min(n_rep, 64)
+    per = (n_rep + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        lo = c * per
+        hi = min(n_rep, lo + per)
+        _swap_range(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, lo, hi, out)
 
-    Keys are levels on a common scale (0 best, ``n_keys`` of them). Replicate
-    ``start + t`` uses its own stream, so runs continue reproducibly.
+
+# Below this much work (patterns x cells, about 0.1 s on one core) the patterns are
+# computed in the calling thread: compiling the parallel kernel costs more on first use.
+_PARALLEL_MIN_WORK = 1 << 24
+
+
+def swap_diffs(cells_pos, cells_neg, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, n_rep):
+    """AP_a - AP_b for swap patterns ``start .. start + n_rep - 1`` (reproducible by index).
+
+    Every score of either model, positive or negative, falls in one of S
+    *slots* defined by the distinct scores of the positives (in both models):
+    above the highest, at one of them, or between two of them. Swapping the
+    two models' scores of an instance moves it between its two slots (one in
+    each model). The AP of a ranking depends only on how many positives and
+    negatives each slot holds (a slot that holds no positive only adds to the
+    count above the next), so the instances are grouped into *cells* (the
+    unordered pair of their two slots, one cell list per class); instances
+    whose two scores share a slot never move (``base_*``). A swap pattern
+    sends a Binomial(n, 1/2) share of a cell's n instances one way and the
+    rest the other, drawn exactly as the set bits of n random bits, and
+    model B's counts are the totals ``tot_*`` minus model A's. The AP of each
+    model then comes from the S slot counts in the tie mode (:func:`group_ap`).
+    Cost per pattern: O(cells + S + N/64), no sort.
+
+    Pattern t depends only on (seed, t): the numbers do not depend on the
+    number of threads, nor on whether the serial or the parallel kernel runs.
     """
-    N = key_a.shape[0]
-    n_pos = 0.0
-    for i in range(N):
-        if y[i]:
-            n_pos += 1.0
-    out = np.empty(n_rep)
-    for t in prange(n_rep):
-        st = _stream(seed, start + t)
-        ka = np.empty(N, dtype=np.int64)
-        kb = np.empty(N, dtype=np.int64)
-        bits = np.uint64(0)
-        for i in range(N):
-            if i % 64 == 0:
-                st, bits = _next(st)
-            if bits & np.uint64(1):
-                ka[i] = key_b[i]
-                kb[i] = key_a[i]
-            else:
-                ka[i] = key_a[i]
-                kb[i] = key_b[i]
-            bits = bits >> np.uint64(1)
-        if mode == MODE_STABLE:
-            out[t] = _stable_ap(ka, y, n_keys, n_pos) - _stable_ap(kb, y, n_keys, n_pos)
-        else:
-            pa = np.zeros(n_keys)
-            na = np.zeros(n_keys)
-            pb = np.zeros(n_keys)
-            nb = np.zeros(n_keys)
-            for i in range(N):
-                if y[i]:
-                    pa[ka[i]] += 1.0
-                    pb[kb[i]] += 1.0
-                else:
-                    na[ka[i]] += 1.0
-                    nb[kb[i]] += 1.0
-            out[t] = group_ap(pa, na, n_pos, mode) - group_ap(pb, nb, n_pos, mode)
+    out = np.empty(int(n_rep))
+    args = (cells_pos, cells_neg, base_p, base_n, tot_p, tot_n, float(n_pos), int(mode))
+    args += (np.uint64(seed), int(start))
+    work = int(n_rep) * (
+        sum(c[0].shape[0] + c[2].shape[0] for c in (cells_pos, cells_neg)) + base_p.shape[0]
+    )
+    if work < _PARALLEL_MIN_WORK or get_num_threads() == 1:
+        _swap_range(*args, 0, int(n_rep), out)
+    else:
+        _swap_parallel(*args, int(n_rep), out)
     return out

@@ -164,6 +164,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -182,7 +183,8 @@ __all__ = ["compare", "CompareResult"]
 
 COMPARE_METHODS = ("influence", "bootstrap", "permutation")
 ALTERNATIVES = ("two-sided", "greater", "less")
-_CI_DRAWS = 1999  # permutation patterns drawn at least, for the interval
+_FIRST_LOOK = 999  # swap patterns at the first look (and at least, for the interval)
+_STOP_RISK = 0.001  # chance that an early stop decides otherwise than all patterns would
 
 
 @dataclass(frozen=True)
@@ -278,6 +280,10 @@ class CompareResult(ResultDisplay, Plottable):
     df: float | None = None
     pvalue_interval: tuple | None = None
     pvalue_rse: float | None = None
+    null_mean: float | None = None
+    null_var: float | None = None
+    alpha: float | None = None
+    decision: str | None = None
     _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
 
@@ -296,6 +302,8 @@ class CompareResult(ResultDisplay, Plottable):
         assert reps is not None  # the resampling tests record their replicates
         if self.method == "bootstrap":
             reps = reps - self.statistic
+        else:  # the swap distribution is symmetric about 0: each pattern's complement gives -D
+            reps = np.concatenate([reps, -reps])
         return (float(np.quantile(reps, lo_q)), float(np.quantile(reps, hi_q)))
 
     @renamed_parameters(confidence_level="conf_level")
@@ -337,9 +345,11 @@ class CompareResult(ResultDisplay, Plottable):
             lo = -math.inf if lo_q is None else end(lo_q)
             hi = math.inf if hi_q is None else end(hi_q)
             return ConfidenceInterval(lo, hi)
-        # permutation: shift model, d minus the quantiles of the null replicates
-        lo = -math.inf if lo_q is None else d - float(np.quantile(reps, 1.0 - lo_q))
-        hi = math.inf if hi_q is None else d - float(np.quantile(reps, 1.0 - hi_q))
+        # permutation: the differences delta not rejected when the observed difference is
+        # shifted by delta, d - delta against the (symmetric) swap distribution
+        sym = np.concatenate([reps, -reps])
+        lo = -math.inf if lo_q is None else d - float(np.quantile(sym, 1.0 - lo_q))
+        hi = math.inf if hi_q is None else d - float(np.quantile(sym, 1.0 - hi_q))
         return ConfidenceInterval(lo, hi)
 
     def _table(self):
@@ -366,7 +376,10 @@ class CompareResult(ResultDisplay, Plottable):
         )
         note = f"standard error of the difference {_fmt.sig(self.standard_error, 3)}"
         if self.n_draws is not None:
-            note += f"; {self.n_draws:,} resamples, seed {self.seed}"
+            what = "swap patterns" if self.method == "permutation" else "resamples"
+            note += f"; {self.n_draws:,} {what}, seed {self.seed}"
+        if self.decision is not None:
+            note += f"; at alpha = {self.alpha:g}: {self.decision}"
         return caption, headers, [row], note
 
     def to_dict(self) -> dict:
@@ -406,21 +419,6 @@ def _levels(s: np.ndarray, y: np.ndarray, ties: str):
     level = np.empty(n, dtype=np.int64)
     level[order] = np.arange(n, dtype=np.int64)
     return level, n
-
-
-def _perm_keys(s: np.ndarray, ties: str):
-    """Scale-free keys of one model on the common scale (0 best): 2 * mid-rank - 2,
-    or the stable position for ``ties="stable"``."""
-    n = s.shape[0]
-    if ties == "stable":
-        order = np.argsort(-s, kind="stable")
-        key = np.empty(n, dtype=np.int64)
-        key[order] = np.arange(n, dtype=np.int64)
-        return key, n
-    from scipy.stats import rankdata
-
-    mid = rankdata(-s, method="average")  # 1 = best, ties share their mid-rank
-    return np.rint(2.0 * mid - 2.0).astype(np.int64), 2 * n - 1
 
 
 def _influence_values(s, y, ties):
@@ -520,14 +518,15 @@ def compare(
     scores_b,
     y,
     *,
-    method: str = "influence",
+    method: str = "permutation",
     alternative: str = "two-sided",
     ties: str = "average",
     conf_level: float = 0.95,
     seed: int | None = None,
     n_draws: int | None = None,
-    stop_after: int = 100,
+    alpha: float | None = 0.05,
     pos_label=None,
+    stop_after: int | None = None,
 ) -> CompareResult:
     """Paired test of AP_a - AP_b: two models' scores for the same instances.
 
@@ -634,6 +633,22 @@ def compare(
         )
     check_ties(ties)
     conf_level = _check_level(conf_level)
+    if stop_after is not None:
+        warnings.warn(
+            "compare(): stop_after is deprecated and ignored; the permutation test stops "
+            "drawing once its decision at alpha= is certain (pass alpha=None to draw all "
+            "n_draws patterns).",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    if alpha is not None:
+        a = float(alpha) if isinstance(alpha, (int, float)) else math.nan
+        if not 0.0 < a < 1.0:
+            raise ValueError(
+                f"compare: alpha (the level at which the permutation test may stop early) must "
+                f"be a number in (0, 1), or None to draw every pattern; got {alpha!r}."
+            )
+        alpha = a
     sa, yb = check_scores_labels(scores_a, y, pos_label=pos_label, where="compare")
     sb, yb2 = check_scores_labels(scores_b, y, pos_label=pos_label, where="compare")
     if sa.shape != sb.shape or not np.array_equal(yb, yb2):
@@ -670,7 +685,7 @@ def compare(
     if method == "bootstrap":
         return _bootstrap_test(sa, sb, yb, d, seed, 1999 if n_draws is None else n_draws, common)
     return _permutation_test(
-        sa, sb, yb, d, seed, 9999 if n_draws is None else n_draws, stop_after, common
+        sa, sb, yb, d, seed, 9999 if n_draws is None else n_draws, alpha, common
     )
 
 
@@ -694,16 +709,28 @@ def _influence_test(sa, sb, yb, d, common):
             standard_error=se,
             n_draws=None,
             df=math.inf,
+            null_mean=0.0,
+            null_var=se * se,
             **common,
         )
     df = _welch_df(dif, yb)
     p, lg = _tails(d / se, common["alternative"], df)
+    # the null law is se times Student's t on df degrees of freedom
+    nvar = se * se * (df / (df - 2.0) if math.isfinite(df) else 1.0) if df > 2.0 else math.inf
     return CompareResult(
-        pvalue=p, log10_pvalue=lg, seed=None, standard_error=se, n_draws=None, df=df, **common
+        pvalue=p,
+        log10_pvalue=lg,
+        seed=None,
+        standard_error=se,
+        n_draws=None,
+        df=df,
+        null_mean=0.0,
+        null_var=nvar,
+        **common,
     )
 
 
-def _resampled_result(p, seed, reps, n_draws, common, exceed=None, **extra):
+def _resampled_result(p, seed, reps, n_draws, common, exceed=None, null_mean=None, **extra):
     """The result of a resampling test: p-value ``p`` and the replicates ``reps`` of the difference.
 
     The standard error is the replicates' sample standard deviation; ``extra``
@@ -714,11 +741,18 @@ def _resampled_result(p, seed, reps, n_draws, common, exceed=None, **extra):
     interval = None
     if exceed is not None:
         interval = clopper_pearson(int(exceed), int(n_draws), common["conf_level"])
+    if null_mean is None:  # the bootstrap: the replicates centred on the observed difference
+        null_mean = float(np.mean(reps)) - common["statistic"]
+        null_var = float(reps.var(ddof=1))
+    else:  # the swap distribution: mean 0 exactly, variance estimated about it
+        null_var = float(np.mean(reps * reps))
     return CompareResult(
         pvalue=p,
         log10_pvalue=math.log10(p),
         seed=seed,
-        standard_error=float(reps.std(ddof=1)),
+        standard_error=math.sqrt(null_var),
+        null_mean=null_mean,
+        null_var=null_var,
         n_draws=n_draws,
         pvalue_interval=interval,
         pvalue_rse=math.sqrt(max(1.0 - p, 0.0) / (p * n_draws)),
@@ -768,48 +802,117 @@ def _bootstrap_test(sa, sb, yb, d, seed, B, common):
     return _resampled_result(p, seed, reps, B, common, _accel=(z0, a))
 
 
-def _permutation_test(sa, sb, yb, d, seed, max_m, stop_after, common):
-    from .._numba.compare import permutation_diffs
+def _swap_setup(sa: np.ndarray, sb: np.ndarray, yb: np.ndarray, ties: str):
+    """Slots, cells and counts of the score-swap kernel (:func:`pranker._numba.compare.swap_diffs`).
+
+    The slots are defined by the distinct scores of the positives in both
+    models, best first: above the highest, at it, between it and the next, ...
+    below the lowest (2K + 1 slots for K distinct scores). Each instance has one
+    slot per model; an instance whose two scores share a slot never moves, the
+    others are grouped by their (unordered) pair of slots. For ``"stable"`` the
+    scores are first replaced by their positions in the joint order of all 2N
+    (score, index) pairs, which breaks every tie by input order, as that mode does.
+    """
+    if ties == "stable":
+        n = sa.shape[0]
+        v = np.concatenate([sa, sb])
+        order = np.lexsort((np.tile(np.arange(n), 2), -v))
+        key = np.empty(2 * n)
+        key[order] = -np.arange(2 * n, dtype=float)
+        ka, kb = key[:n], np.where(sa == sb, key[:n], key[n:])
+        mode = MODE_CODES["optimistic"]  # no ties left: any group mode
+    else:
+        ka, kb = sa, sb
+        mode = MODE_CODES[ties]
+    thr = np.unique(np.concatenate([ka[yb], kb[yb]]))
+    K = thr.shape[0]
+    S = 2 * K + 1
+
+    def slot(x):
+        i = np.searchsorted(thr, x, "left")
+        at = thr[np.minimum(i, K - 1)] == x
+        return (2 * K - 2 * i - at).astype(np.int64)
+
+    u, v = slot(ka), slot(kb)
+    parts = []
+    for cls in (yb, ~yb):
+        uc, vc = u[cls], v[cls]
+        same = uc == vc
+        base = np.bincount(uc[same], minlength=S).astype(float)
+        tot = (np.bincount(uc, minlength=S) + np.bincount(vc, minlength=S)).astype(float)
+        lo = np.minimum(uc[~same], vc[~same])
+        hi = np.maximum(uc[~same], vc[~same])
+        keys, cnt = np.unique(lo * S + hi, return_counts=True)
+        cu = (keys // S).astype(np.int32)
+        cv = (keys % S).astype(np.int32)
+        one = cnt == 1
+        cells = (cu[one], cv[one], cu[~one], cv[~one], cnt[~one].astype(np.int32))
+        parts.append((cells, base, tot))
+    (cp, bp, tp), (cn, bn, tn) = parts
+    from .._numba.compare import group_ap
+
+    n_pos = float(np.count_nonzero(yb))
+    counts = [np.bincount(w[c], minlength=S).astype(float) for w in (u, v) for c in (yb, ~yb)]
+    d_obs = group_ap(counts[0], counts[1], n_pos, mode) - group_ap(
+        counts[2], counts[3], n_pos, mode
+    )
+    return (cp, cn, bp, bn, tp, tn), mode, d_obs
+
+
+def _exceed(reps, d, alternative):
+    """Patterns at least as extreme as the observed difference (ties within REL_TOL count)."""
+    return int(np.count_nonzero(_count_extreme(reps, d, alternative)))
+
+
+def _looks(n_draws: int, sequential: bool) -> list[int]:
+    """Cumulative numbers of patterns at which the p-value is looked at."""
+    if not sequential or n_draws <= _FIRST_LOOK:
+        return [n_draws]
+    looks = []
+    m = _FIRST_LOOK
+    while m < n_draws:
+        looks.append(m)
+        m = 2 * m + 1
+    looks.append(n_draws)
+    return looks
+
+
+def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
+    from .._numba.compare import swap_diffs
+    from ..null.montecarlo import clopper_pearson as _cp
 
     max_m = int(max_m)
-    stop_after = int(stop_after)
     if max_m < 19:
         raise ValueError(
             f"compare: n_draws must be at least 19 for the permutation test; got {max_m}."
         )
-    if stop_after < 1:
-        raise ValueError(f"compare: stop_after must be >= 1; got {stop_after}.")
     ties = common["ties"]
-    ka, nk = _perm_keys(sa, ties)
-    kb, _ = _perm_keys(sb, ties)
-    mode = MODE_CODES[ties]
     alt = common["alternative"]
-    chunks = []
-    drawn = 0
+    (cp, cn, bp, bn, tp, tn), mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    n_pos = common["n_pos"]
+    looks = _looks(max_m, alpha is not None)
+    stop_level = 1.0 - _STOP_RISK / len(looks)
+    chunks: list[np.ndarray] = []
+    m = 0
     b = 0
-    m = None
-    batch = 512
-    while m is None:
-        take = min(batch, max_m - drawn)
-        reps = permutation_diffs(ka, kb, yb, nk, mode, np.uint64(seed), drawn, take)
+    decision = None
+    for look in looks:
+        reps = swap_diffs(cp, cn, bp, bn, tp, tn, n_pos, mode, seed, m, look - m)
         chunks.append(reps)
-        hits = np.cumsum(_count_extreme(reps, d, alt))
-        if b + (hits[-1] if hits.size else 0) >= stop_after:
-            k = int(np.searchsorted(hits, stop_after - b))  # the draw with the stop_after-th hit
-            m = drawn + k + 1
-            b = stop_after
-        else:
-            b += int(hits[-1]) if hits.size else 0
-            drawn += take
-            if drawn >= max_m:
-                m = drawn
-        if m is None:
-            batch = min(2 * batch, 8192)
+        b += _exceed(reps, d_kernel, alt)  # the observed difference as the kernel computes it
+        m = look
+        if alpha is not None:
+            lo, hi = _cp(b, m, stop_level)
+            if hi < alpha:
+                decision = "below"
+                break
+            if lo > alpha:
+                decision = "above"
+                break
+    if alpha is not None and decision is None:
+        decision = "undecided"
     reps = np.concatenate(chunks)
-    if reps.size < _CI_DRAWS:  # more patterns for the interval only
-        more = permutation_diffs(
-            ka, kb, yb, nk, mode, np.uint64(seed), reps.size, _CI_DRAWS - reps.size
-        )
-        reps = np.concatenate([reps, more])
     p = (b + 1) / (m + 1)
-    return _resampled_result(p, seed, reps, m, common, exceed=b)
+    return _resampled_result(
+        p, seed, reps, m, common, exceed=b, null_mean=0.0, alpha=alpha, decision=decision
+    )
