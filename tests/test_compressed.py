@@ -422,3 +422,90 @@ def test_every_entry_point_gives_the_compressed_answer():
         # the same threshold and seed: the same estimate, up to the last bits of the AP
         assert other_log10 == pytest.approx(one.log10_pvalue, rel=1e-9)
         assert other_rse == pytest.approx(one.pvalue_rse, rel=1e-6)
+
+
+# ------------------------------------- 8. the tilt handed over is on the grid
+@pytest.mark.parametrize("J", [2, 8, 9, 28, 40, 41, 61, 62])
+def test_tilt_grid_holds_the_saddle_tilt_exactly(J):
+    """phi* is one of the J state-dependent tilts, bit for bit, and they span phi* e^-3 .. e^2."""
+    for phi_star in (1e-7, 0.37, 11.312293142373862, 1234.5):
+        phis = compressed_module.tilt_grid(phi_star, J)
+        assert phis.shape == (J,)
+        assert np.count_nonzero(phis == phi_star) == 1, (phi_star, J, phis)
+        assert np.all(np.diff(phis) > 0.0)
+        h = 5.0 / (J - 1)  # log-spacing of the tilts
+        assert math.exp(-3.0 - h) <= phis[0] / phi_star <= math.exp(-3.0 + h)
+        assert math.exp(2.0 - h) <= phis[-1] / phi_star <= math.exp(2.0 + h)
+        steps = np.log(phis[1:] / phis[:-1])
+        assert np.allclose(steps, h, rtol=1e-9)
+
+
+def test_the_upper_tilt_is_a_state_dependent_tilt_with_the_same_tables(monkeypatch):
+    """Through TiltEngine.tail: the layers above kc are drawn at phi*, the walk over the
+    tilts starts at phi*'s index, and that tilt's tables below kc are those of the fixed tilt."""
+    N, P, ap = 10**6, 20, 0.1  # p ~ 1e-9; kc = 12 < P
+    seen = []
+    kernel = compressed_module.state_dependent_draws
+
+    def spy(tabs, phis, kc, x, thr, j0, *rest):
+        seen.append((tabs.copy(), phis.copy(), kc, j0))
+        return kernel(tabs, phis, kc, x, thr, j0, *rest)
+
+    monkeypatch.setattr(compressed_module, "state_dependent_draws", spy)
+    eng = TiltEngine(N, P)
+    est = eng.tail(ap * P)
+    assert est.rse <= 0.02 and seen
+    phi_star = est.phi
+    fixed_phi, kind, rows = eng._cz._tables  # the tables of the layers above kc
+    assert kind == "full" and fixed_phi == phi_star
+    for tabs, phis, kc, j0 in seen:
+        assert 2 <= kc < P
+        assert phis[j0] == phi_star and np.count_nonzero(phis == phi_star) == 1
+        assert np.array_equal(tabs[j0], rows[: kc + 1])
+    # an upper tilt off the grid is refused, naming the function
+    phis = seen[0][1]
+    off = 0.5 * (phis[10] + phis[11])
+    with pytest.raises(ValueError, match="state_dependent.*phi_star"):
+        eng._cz.state_dependent(ap * P, phis, seen[0][2], off, (1, 2), 16, 1e-12)
+
+
+@pytest.mark.parametrize(
+    "N,P,ap", [(5000, 50, 0.2212), (10**6, 20, 0.1), (10**6, 300, 0.0961), (10**8, 1000, 0.0201)]
+)
+def test_saddle_search_stops_on_the_tilted_mean(N, P, ap):
+    """|Khat'(phi*) - s| <= SADDLE_TOL tilted sd, the sd from a central difference of Khat'."""
+    eng = TiltEngine(N, P, compressed=True)
+    cz = eng._cz
+    s = ap * P
+    phi = cz.saddle(s, eng.mean_s, eng.sd_s)
+    k1 = cz.cgf(phi)[1]
+    h = 1e-6 * phi
+    k2 = (cz.cgf(phi + h)[1] - cz.cgf(phi - h)[1]) / (2.0 * h)
+    assert k2 > 0.0
+    assert abs(k1 - s) <= compressed_module.SADDLE_TOL * math.sqrt(k2), (k1, s, k2)
+
+
+@pytest.mark.parametrize(
+    "N,P,E,eps,kc", [(14, 9, 1, 1.0, 3), (14, 9, 1, 1.5, 6), (13, 6, 2, 0.5, 2), (14, 4, 1, 0.3, 2)]
+)
+def test_hand_over_below_the_top_against_exact_enumeration(N, P, E, eps, kc, monkeypatch):
+    """Fixed tilt above layer kc, state-dependent tilts below it: the exact count within 4 rse.
+
+    At these sizes the default hand-over layer is P (no fixed-tilt layer at
+    all), so it is moved down to exercise the hand-over.
+    """
+    monkeypatch.setattr(compressed_module, "handover_layer", lambda s, P: kc)
+    sums = sums_of(N, P)
+    eng = coarse(N, P, 31 * N + P, E, eps)
+    mean = float(sum(sums) / len(sums))
+    checked = 0
+    for s in interior_thresholds(sums):
+        if not float(s) > mean:
+            continue
+        p = exact_tail(sums, s)
+        est = eng.tail(float(s))
+        assert eng._cz._sd is not None and eng._cz._sd[0][3] == kc  # state-dependent, kc < P
+        assert 0.0 <= est.rse <= 0.02
+        assert z_of(est, p) <= 4.0, (N, P, E, eps, kc, float(s), float(p), est)
+        checked += 1
+    assert checked >= 3

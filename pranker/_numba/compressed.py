@@ -413,16 +413,17 @@ def count_first_two(D, R, cap):
 
 
 @njit(cache=True)
-def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
+def _sd_draw(tabs, phis, kc, x, thr, j0, state, d, lw, sr, Lc):
     """Log contribution of one draw to ``P(S >= thr)`` (``-inf`` when it misses).
 
     On entry the layers above ``kc`` are drawn: ``d = d_{kc+1}`` (or ``M``),
-    ``lw = -log C(N, P) - log Q`` of those layers, ``sr`` their part of S.
+    ``lw = -log C(N, P) - log Q`` of those layers, ``sr`` their part of S;
+    ``phis[j0]`` is the tilt of those layers, where the walk over the tilts starts.
     """
     B = x.shape[0]
     J = phis.shape[0]
     jD = lower_bound(x, d, 0, B)
-    j = J // 2
+    j = j0
     for k in range(kc, 1, -1):
         R = thr - sr
         if R <= 0.0:
@@ -487,13 +488,14 @@ def _sd_draw(tabs, phis, kc, x, thr, state, d, lw, sr, Lc):
 
 
 @njit(cache=True, parallel=True)
-def state_dependent_draws(tabs, phis, kc, x, thr, seed, start, D, lw, sr, out):
+def state_dependent_draws(tabs, phis, kc, x, thr, j0, seed, start, D, lw, sr, out):
     """``out[i]``: log contribution of draw ``start + i`` to ``P(S >= thr)``.
 
     ``tabs[j, k]`` is the row of layer ``k = 0..kc`` at tilt ``phis[j]``
     (increasing). ``D``, ``lw``, ``sr`` describe each draw's layers above
     ``kc`` (drawn at one fixed tilt by :func:`compressed_advance`): ``d_{kc+1}``,
-    ``-log C(N, P) - log Q`` and their part of S. Layers ``kc`` down to 2
+    ``-log C(N, P) - log Q`` and their part of S; ``phis[j0]`` is their
+    tilt, on the grid so that leaving it costs no weight. Layers ``kc`` down to 2
     each use the tilt whose conditional mean of the remaining sum matches the
     residual ``thr - (sum so far)``; every step is an exactly normalised
     conditional, so the estimate stays unbiased. The first two positives are
@@ -514,4 +516,4 @@ def state_dependent_draws(tabs, phis, kc, x, thr, seed, start, D, lw, sr, out):
         hi = min(n, lo + per)
         for i in range(lo, hi):
             state = _draw_seed(seed, start + i)
-            out[i] = _sd_draw(tabs, phis, kc, x, thr, state, D[i], lw[i], sr[i], Lc)
+            out[i] = _sd_draw(tabs, phis, kc, x, thr, j0, state, D[i], lw[i], sr[i], Lc)
