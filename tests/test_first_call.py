@@ -143,3 +143,32 @@ def test_first_ap_compiles_few_kernels(tmp_path):
     assert not [n for n in names if "parallel" in n], names
     assert "pranker._numba.tiegroups.sorted_search_both" in names  # the walk did run
     assert len(names) <= 8, names
+
+
+def test_distinct_runs_against_a_plain_loop():
+    """Runs of equal values (==, so -0.0 joins 0.0 and each NaN stands alone)."""
+    from pranker._numba import rankcount
+
+    def runs_by_loop(x):
+        vals, runs = [], []
+        for v in x:
+            if runs and vals[-1] == v:
+                runs[-1] += 1
+            else:
+                vals.append(v)
+                runs.append(1)
+        return vals, runs
+
+    rng = np.random.default_rng(5)
+    cases = [
+        np.array([]),
+        np.array([1.0]),
+        np.array([-1.0, -0.0, 0.0, 0.0, np.inf, np.nan, np.nan]),
+    ]
+    cases += [np.sort(rng.integers(0, k, n).astype(np.float64)) for k, n in [(3, 50), (100, 60)]]
+    for x in cases:
+        vals, runs = rankcount.distinct_runs(x)
+        want_vals, want_runs = runs_by_loop(x.tolist())
+        assert runs.dtype == np.int64 and runs.tolist() == want_runs
+        np.testing.assert_array_equal(vals, np.array(want_vals, dtype=np.float64))
+        assert np.signbit(vals).tolist() == np.signbit(np.array(want_vals)).tolist()
