@@ -46,42 +46,40 @@ from scipy import stats  # noqa: E402
 
 from pranker import auprc_ap, compare  # noqa: E402
 
-METHODS = ("influence-t", "influence-z", "bootstrap", "permutation")
-DEFAULT = "influence-t"
+METHODS = ("permutation", "influence-t", "influence-z")
+DEFAULT = "permutation"
+OLD_DEFAULT = "influence-t"
 PS = (5, 50, 500, 5000)
 RATIOS = (2, 10, 100, 1000)
 RHOS = (0.0, 0.8)
-POWER = [(5, 10, 1.0), (5, 10, 2.0), (50, 10, 0.25), (50, 10, 0.5), (500, 10, 0.1), (500, 10, 0.25)]
-RES_MAX_N = 5000  # resampling methods only up to this N
+# (P, N/P, effect): the cells of the earlier study (N/P = 10), then low-AP cells (N/P = 100)
+POWER = [
+    (5, 10, 1.0),
+    (5, 10, 2.0),
+    (50, 10, 0.25),
+    (50, 10, 0.5),
+    (500, 10, 0.1),
+    (500, 10, 0.25),
+    (5, 100, 2.0),
+    (50, 100, 0.5),
+    (500, 100, 0.15),
+]
+PREVIOUS = ROOT / "docs" / "compare_study_previous.csv"
 
 
 def reps_for(N, fast=False):
-    """(data sets for the influence method, of which with the resampling methods)."""
+    """Data sets of a null cell (every method runs on every data set)."""
     if fast:
-        return 40, (40 if N <= RES_MAX_N else 0)
+        return 40
     if N <= 50_000:
-        r = 2000
-    elif N <= 500_000:
-        r = 300
-    else:
-        r = 60
-    if N <= 100:
-        rr = 600
-    elif N <= 500:
-        rr = 400
-    elif N <= 1000:
-        rr = 200
-    elif N <= RES_MAX_N:
-        rr = 60
-    else:
-        rr = 0
-    return r, rr
+        return 400
+    if N <= 500_000:
+        return 100
+    return 20
 
 
 def power_reps(N, fast=False):
-    if fast:
-        return 40, 40
-    return {50: (1000, 600), 500: (1000, 400), 5000: (1000, 60)}[N]
+    return 40 if fast else (300 if N <= 50_000 else 100)
 
 
 def mc_error(alpha, R):
@@ -125,9 +123,9 @@ def welch_df(a, b, y):
     return (v1 + v2) ** 2 / den if den > 0 else math.inf
 
 
-def run_cell(P, ratio, rho, effect, R, R_res, cache):
-    """Per-data-set p-values (two-sided) and 95 % coverage of every method; cached."""
-    name = f"P{P}_r{ratio}_rho{rho}_eff{effect}_R{R}_{R_res}.npz"
+def run_cell(P, ratio, rho, effect, R, cache):
+    """Per-data-set p-values (two-sided), 95 % coverage and patterns drawn; cached per cell."""
+    name = f"P{P}_r{ratio}_rho{rho}_eff{effect}_R{R}.npz"
     path = cache / name if cache else None
     if path is not None and path.exists():
         z = np.load(path)
@@ -135,21 +133,12 @@ def run_cell(P, ratio, rho, effect, R, R_res, cache):
     rng = np.random.default_rng(cell_seed(P, ratio, rho, effect))
     out = {f"{m}_{k}": np.full(R, np.nan) for m in METHODS for k in ("p", "cov")}
     out["stat"] = np.empty(R)
-    start = 0
-    prev = _cached(cache, P, ratio, rho, effect, R_res, below=R) if cache else None
-    if prev is not None:  # the same cell with fewer data sets: the same draws, continue them
-        start = prev["stat"].size
-        for k, v in prev.items():
-            if k != "truth":
-                out[k][:start] = v
-        truth = float(prev["truth"])
-        for _ in range(start):
-            data(rng, P, ratio, rho, effect)
-    else:
-        truth = true_diff(P, ratio, rho, effect, 4000 if effect else 0)
+    out["draws"] = np.empty(R)
+    out["seconds"] = np.empty(R)
+    truth = true_diff(P, ratio, rho, effect, 2000 if effect else 0)
     out["truth"] = np.array(truth)
     q = stats.norm.ppf(0.975)
-    for r in range(start, R):
+    for r in range(R):
         a, b, y = data(rng, P, ratio, rho, effect)
         res = compare(a, b, y, method="influence")
         d, se = res.statistic, res.standard_error
@@ -160,14 +149,14 @@ def run_cell(P, ratio, rho, effect, R, R_res, cache):
         out["influence-z_cov"][r] = abs(d - truth) <= q * se
         out["influence-t_p"][r] = 2.0 * stats.t.sf(abs(t), df)
         out["influence-t_cov"][r] = abs(d - truth) <= stats.t.ppf(0.975, df) * se
-        if getattr(res, "df", None) is not None:  # compare's own reference: the same test
-            assert math.isclose(res.pvalue, out["influence-t_p"][r], rel_tol=1e-6, abs_tol=1e-300)
-        if r < R_res:
-            for m in ("bootstrap", "permutation"):
-                rm = compare(a, b, y, method=m, seed=r)
-                ci = rm.confidence_interval(0.95)
-                out[f"{m}_p"][r] = rm.pvalue
-                out[f"{m}_cov"][r] = ci.low <= truth <= ci.high
+        assert math.isclose(res.pvalue, out["influence-t_p"][r], rel_tol=1e-6, abs_tol=1e-300)
+        t0 = time.perf_counter()
+        rm = compare(a, b, y, seed=r)  # the default: permutation, stopping at alpha = 0.05
+        ci = rm.confidence_interval(0.95)
+        out["seconds"][r] = time.perf_counter() - t0
+        out["permutation_p"][r] = rm.pvalue
+        out["permutation_cov"][r] = ci.low <= truth <= ci.high
+        out["draws"][r] = rm.n_draws
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
@@ -176,24 +165,7 @@ def run_cell(P, ratio, rho, effect, R, R_res, cache):
     return out
 
 
-def _cached(cache, P, ratio, rho, effect, R_res=None, below=None):
-    """The cached results of a cell with the most data sets (fewer than ``below``), or None."""
-    best = None
-    for f in cache.glob(f"P{P}_r{ratio}_rho{rho}_eff{effect}_R*_*.npz"):
-        if f.name.endswith(".tmp.npz"):
-            continue
-        R0, rr0 = (int(x) for x in f.stem.split("_R")[1].split("_"))
-        if (R_res is not None and rr0 != R_res) or (below is not None and R0 >= below):
-            continue
-        if best is None or R0 > best[0]:
-            best = (R0, f)
-    if best is None:
-        return None
-    z = np.load(best[1])
-    return {k: z[k] for k in z.files}
-
-
-def summarize(P, ratio, rho, effect, R, R_res, out):
+def summarize(P, ratio, rho, effect, R, out):
     rows = []
     for m in METHODS:
         p = out[f"{m}_p"]
@@ -216,35 +188,38 @@ def summarize(P, ratio, rho, effect, R, R_res, out):
                 mc01=mc_error(0.01, n),
                 mc_cov=mc_error(0.05, n),
                 truth=float(out["truth"]),
+                mean_draws=float(np.mean(out["draws"])) if m == DEFAULT else math.nan,
+                max_draws=float(np.max(out["draws"])) if m == DEFAULT else math.nan,
+                mean_seconds=float(np.mean(out["seconds"])) if m == DEFAULT else math.nan,
             )
         )
     return rows
 
 
 def plan(fast=False):
-    """Every cell (P, ratio, rho, effect, R, R_res), cheapest first."""
+    """Every cell (P, ratio, rho, effect, R), cheapest first."""
     cells = []
     if fast:
         for P, ratio in ((5, 10), (50, 10)):
             for rho in RHOS:
-                cells.append((P, ratio, rho, 0.0) + reps_for(P * ratio, True))
-        cells.append((50, 10, 0.8, 0.5) + power_reps(500, True))
+                cells.append((P, ratio, rho, 0.0, reps_for(P * ratio, True)))
+        cells.append((50, 10, 0.8, 0.5, power_reps(500, True)))
         return cells
     for P in PS:
         for ratio in RATIOS:
             for rho in RHOS:
-                cells.append((P, ratio, rho, 0.0) + reps_for(P * ratio))
+                cells.append((P, ratio, rho, 0.0, reps_for(P * ratio)))
     for P, ratio, eff in POWER:
-        cells.append((P, ratio, 0.8, eff) + power_reps(P * ratio))
+        cells.append((P, ratio, 0.8, eff, power_reps(P * ratio)))
     return sorted(cells, key=lambda c: (c[0] * c[1], c[3], c[2]))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fast", action="store_true", help="two cells, 40 data sets: a smoke run")
+    ap.add_argument("--fast", action="store_true", help="five cells, 40 data sets: a smoke run")
     ap.add_argument(
         "--cache",
-        default=str(Path.home() / ".cache" / "pranker" / "compare_study"),
+        default=str(Path.home() / ".cache" / "pranker" / "compare_study_swap"),
         help="directory of the per-cell results (resume from it)",
     )
     ap.add_argument(
@@ -252,28 +227,21 @@ def main(argv=None):
         action="store_true",
         help="write the CSV and the page from the cached cells only",
     )
+    ap.add_argument("--max-n", type=int, default=None, help="run only cells with N at most this")
     ap.add_argument("--note", default="", help="a closing line for the page (run time, load)")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     t0 = time.perf_counter()
     rows = []
-    for P, ratio, rho, eff, R, R_res in plan(args.fast):
-        name = cache / f"P{P}_r{ratio}_rho{rho}_eff{eff}_R{R}_{R_res}.npz"
-        if args.report_only and not name.exists():
-            out = _cached(cache, P, ratio, rho, eff)  # a smaller run of the cell, if any
-            if out is None:
-                print(f"missing: P={P} N={P * ratio} rho={rho} effect={eff}", file=sys.stderr)
-                continue
-            R, R_res = out["stat"].size, int(np.sum(~np.isnan(out["bootstrap_p"])))
-            print(
-                f"partial: P={P} N={P * ratio} rho={rho} effect={eff}: R={R}/{R_res}",
-                file=sys.stderr,
-            )
-        else:
-            out = run_cell(P, ratio, rho, eff, R, R_res, cache)
-        rows += summarize(P, ratio, rho, eff, R, R_res, out)
+    for P, ratio, rho, eff, R in plan(args.fast):
+        name = cache / f"P{P}_r{ratio}_rho{rho}_eff{eff}_R{R}.npz"
+        if (args.report_only or (args.max_n and P * ratio > args.max_n)) and not name.exists():
+            print(f"missing: P={P} N={P * ratio} rho={rho} effect={eff}", file=sys.stderr)
+            continue
+        out = run_cell(P, ratio, rho, eff, R, cache)
+        rows += summarize(P, ratio, rho, eff, R, out)
         print(
-            f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}/{R_res}: "
+            f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}: "
             f"{time.perf_counter() - t0:.0f}s",
             file=sys.stderr,
             flush=True,

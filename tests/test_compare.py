@@ -12,7 +12,7 @@ import pytest
 from pranker import auprc_ap, compare
 from pranker._numba.compare import group_ap
 from pranker._numba.tiegroups import MODE_CODES
-from pranker.significance.compare import _influence_values, _levels, _perm_keys
+from pranker.significance.compare import _influence_values, _levels
 
 TIES = ("average", "stable", "threshold", "optimistic", "pessimistic")
 
@@ -95,7 +95,7 @@ def test_analytic_variance_matches_simulation(P, M, rho):
     for _ in range(3000):
         z = rng.normal(size=(2, P + M))
         z[1] = rho * z[0] + np.sqrt(1 - rho**2) * z[1]
-        r = compare(z[0] + y, z[1] + 0.8 * y, y)
+        r = compare(z[0] + y, z[1] + 0.8 * y, y, method="influence")
         d.append(r.statistic)
         v.append(r.standard_error**2)
     assert np.mean(v) / np.var(d) == pytest.approx(1.0, abs=0.12)
@@ -108,7 +108,7 @@ def test_influence_pvalue_is_welch_t():
 
     rng = np.random.default_rng(13)
     a, b, y = _pair(rng, n=60, prev=0.15, rho=0.3)
-    r = compare(a, b, y)
+    r = compare(a, b, y, method="influence")
     dif = _influence_values(a, y, "average") - _influence_values(b, y, "average")
     P, M = int(y.sum()), int((~y).sum())
     mp = sum(dif[y]) / P
@@ -150,69 +150,142 @@ def test_log_t_tail_where_the_pvalue_underflows(df, t, rel):
     assert _log_t_sf(t, df) == pytest.approx(want, rel=rel)
 
 
-def test_small_p_type_one_error_of_the_default():
-    """Five positives, 45 negatives, equally good independent models: the default rejects
-    at about alpha = 0.05 (2,000 data sets: 3 standard errors are 0.015), where the
-    normal reference rejects about 0.10."""
+def test_small_p_type_one_error_of_the_t_reference():
+    """Five positives, 45 negatives, equally good independent models: the influence test
+    with the t reference rejects at about alpha = 0.05 (2,000 data sets: 3 standard errors
+    are 0.015), where the normal reference rejects about 0.10."""
     rng = np.random.default_rng(14)
     y = np.r_[np.ones(5, bool), np.zeros(45, bool)]
     rej = 0
     for _ in range(2000):
         z = rng.normal(size=(2, 50))
-        rej += compare(z[0] + y, z[1] + y, y).pvalue <= 0.05
+        rej += compare(z[0] + y, z[1] + y, y, method="influence").pvalue <= 0.05
     assert abs(rej / 2000 - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 2000)
 
 
 # --------------------------------------------------------------------------- permutation
-def _exact_swap_distribution(a, b, y, ties):
-    ka, _ = _perm_keys(a, ties)
-    kb, _ = _perm_keys(b, ties)
-    ka, kb = ka.astype(float), kb.astype(float)
+def _all_swaps(a, b, y, ties):
+    """AP_a - AP_b for every one of the 2^N patterns of swapped scores (plain enumeration)."""
     out = []
     for bits in itertools.product((False, True), repeat=a.size):
         sw = np.array(bits)
-        a2 = -np.where(sw, kb, ka)  # keys: 0 is best, so negate
-        b2 = -np.where(sw, ka, kb)
-        out.append(auprc_ap(a2, y, ties=ties) - auprc_ap(b2, y, ties=ties))
+        out.append(
+            auprc_ap(np.where(sw, b, a), y, ties=ties) - auprc_ap(np.where(sw, a, b), y, ties=ties)
+        )
     return np.array(out)
 
 
-@pytest.mark.parametrize("ties", ["average", "stable", "pessimistic"])
-def test_permutation_against_all_swaps(ties):
-    rng = np.random.default_rng(4)
-    a, b, y = _pair(rng, n=11, prev=0.4, shift=1.5, decimals=1)
-    b = b - 0.8 * y  # b weaker
-    exact = _exact_swap_distribution(a, b, y, ties)
+def _tied_pair(seed, n=11):
+    rng = np.random.default_rng(seed)
+    a, b, y = _pair(rng, n=n, prev=0.4, shift=1.5, decimals=0)  # many ties, within and across
+    return a, b - 0.8 * y, y  # b weaker
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_swap_distribution_is_the_enumeration(ties):
+    """Every replicate is one of the 2^N swap values, each drawn with its probability
+    (each value's frequency within 4.5 binomial standard errors of its share of the
+    2^N patterns, 40,000 draws), and the p-value matches the enumerated one."""
+    a, b, y = _tied_pair(4)
+    exact = _all_swaps(a, b, y, ties)
     d = auprc_ap(a, y, ties=ties) - auprc_ap(b, y, ties=ties)
     assert exact[0] == pytest.approx(d, abs=1e-12)  # no swap: the observed difference
+    n = 40000
+    res = compare(a, b, y, ties=ties, n_draws=n, alpha=None, seed=5)
+    assert res.n_draws == n and res.method == "permutation"
+    reps = res._replicates
+    vals, counts = np.unique(np.round(exact, 9), return_counts=True)
+    idx = np.searchsorted(vals, np.round(reps, 9))
+    assert np.all(vals[np.minimum(idx, vals.size - 1)] == np.round(reps, 9))
+    got = np.bincount(idx, minlength=vals.size) / n
+    want = counts / exact.size
+    assert np.all(np.abs(got - want) <= 4.5 * np.sqrt(want * (1 - want) / n) + 1e-9)
     p_exact = np.mean(np.abs(exact) >= abs(d) - 1e-12)
-    res = compare(a, b, y, method="permutation", ties=ties, n_draws=20000, stop_after=10**9, seed=5)
-    assert res.n_draws == 20000
-    se = np.sqrt(p_exact * (1 - p_exact) / 20000)
-    assert abs(res.pvalue - p_exact) < 4 * se + 1e-4
-    # every Monte Carlo replicate is one of the 2^N swap values
-    vals = np.unique(np.round(exact, 10))
-    reps = np.round(res._replicates, 10)
-    assert np.all(np.isin(reps, vals))
-    # and their distribution matches: compare a few quantiles
-    for q in (0.1, 0.5, 0.9):
-        assert np.quantile(res._replicates, q) == pytest.approx(np.quantile(exact, q), abs=0.02)
+    assert abs(res.pvalue - p_exact) < 4 * np.sqrt(p_exact * (1 - p_exact) / n) + 1e-4
+    # the null of the difference: mean 0 exactly, its variance that of the enumeration
+    assert res.null_mean == 0.0
+    var = np.mean(exact**2)
+    assert res.null_var == pytest.approx(var, rel=5 * np.sqrt(2.0 / n) * 3)
 
 
-@pytest.mark.slow
-def test_permutation_sequential_stop_and_validity():
-    rng = np.random.default_rng(6)
-    a, b, y = _pair(rng, n=200, prev=0.2)
-    res = compare(a, b, y, method="permutation", stop_after=20)
-    assert res.pvalue == pytest.approx(21 / (res.n_draws + 1)) or res.n_draws == 9999
-    # type-I error under exchangeable models, a small check at alpha = 0.2
+def test_swap_one_sided_against_the_enumeration():
+    a, b, y = _tied_pair(8, n=12)
+    exact = _all_swaps(a, b, y, "average")
+    d = exact[0]
+    n = 20000
+    g = compare(a, b, y, alternative="greater", n_draws=n, alpha=None, seed=2)
+    le = compare(a, b, y, alternative="less", n_draws=n, alpha=None, seed=2)
+    for res, p in ((g, np.mean(exact >= d - 1e-12)), (le, np.mean(exact <= d + 1e-12))):
+        assert abs(res.pvalue - p) < 4 * np.sqrt(p * (1 - p) / n) + 1e-4
+
+
+def test_patterns_do_not_depend_on_threads(monkeypatch):
+    """Pattern t depends only on (seed, t): the parallel kernel (forced) gives the numbers
+    of the serial one, and a run continued from pattern m gives the patterns m, m+1, ..."""
+    from pranker._numba import compare as kernels
+    from pranker.significance.compare import _swap_setup
+
+    rng = np.random.default_rng(30)
+    a, b, y = _pair(rng, n=3000, prev=0.05)
+    (cp, cn, bp, bn, tp, tn), mode, _ = _swap_setup(a, b, y, "average")
+    args = (cp, cn, bp, bn, tp, tn, int(y.sum()), mode, 9)
+    serial = kernels.swap_diffs(*args, 0, 300)
+    monkeypatch.setattr(kernels, "_PARALLEL_MIN_WORK", 0)
+    parallel = kernels.swap_diffs(*args, 0, 300)
+    assert np.array_equal(serial, parallel)
+    assert np.array_equal(kernels.swap_diffs(*args, 100, 200), serial[100:])
+
+
+@pytest.mark.parametrize("n,rho", [(50, 0.8), (500, 0.0)])
+def test_permutation_type_one_error_with_five_positives(n, rho):
+    """Equally good models (the pair of scores of an instance exchangeable), 5 positives,
+    where the influence test rejected 0.024 and 0.003 of the time at alpha = 0.05: the
+    default rejects 0.05 within 3 Monte Carlo standard errors (1,000 data sets: 0.021)."""
+    rng = np.random.default_rng(40 + n)
+    y = np.r_[np.ones(5, bool), np.zeros(n - 5, bool)]
     rej = 0
-    for k in range(100):
-        a, b, y = _pair(np.random.default_rng(100 + k), n=60, prev=0.3)
-        rej += (
-            compare(a, b, y, method="permutation", stop_after=20, n_draws=999, seed=k).pvalue <= 0.2
-        )
-    assert rej <= 20 + 3 * np.sqrt(100 * 0.2 * 0.8)
+    for k in range(1000):
+        z = rng.normal(size=(2, n))
+        z[1] = rho * z[0] + np.sqrt(1 - rho**2) * z[1]
+        rej += compare(z[0] + y, z[1] + y, y, seed=k).pvalue <= 0.05
+    assert abs(rej / 1000 - 0.05) <= 3 * np.sqrt(0.05 * 0.95 / 1000)
+
+
+def test_sequential_stop_agrees_with_every_pattern():
+    """An early stop reads the first m patterns of the full run (the same seed): its p-value
+    is (b + 1) / (m + 1) of those, and the full run's decision at alpha is the same."""
+    rng = np.random.default_rng(6)
+    seen = set()
+    for k in range(6):
+        a, b, y = _pair(rng, n=200, prev=0.2)
+        a = a + (0.0, 0.3, 1.0)[k % 3] * y
+        early = compare(a, b, y, seed=k)
+        full = compare(a, b, y, seed=k, alpha=None)
+        assert full.n_draws == 9999 and full.decision is None
+        m = early.n_draws
+        head = full._replicates[:m]
+        b_hits = np.count_nonzero(np.abs(head) >= abs(early.statistic) - 1e-12)
+        assert early.pvalue == pytest.approx((b_hits + 1) / (m + 1), rel=1e-12)
+        if early.decision in ("below", "above"):
+            assert (full.pvalue <= 0.05) == (early.decision == "below")
+        seen.add(early.decision)
+    assert {"below", "above"} <= seen
+
+
+def test_permutation_interval_inverts_the_shifted_test():
+    """The interval holds the differences delta whose shifted observation d - delta lies
+    within the central conf_level of the swap distribution (symmetric about 0)."""
+    rng = np.random.default_rng(17)
+    a, b, y = _pair(rng, n=300, prev=0.1)
+    res = compare(a + 0.4 * y, b, y, seed=1)
+    reps = res._replicates
+    ci = res.confidence_interval()
+    for delta in np.linspace(ci.low - 0.05, ci.high + 0.05, 41):
+        x = res.statistic - delta
+        share = np.mean(np.r_[reps, -reps] <= x)  # where d - delta falls in the null
+        inside = ci.low <= delta <= ci.high
+        if 0.03 < share < 0.97 and not (0.02 < abs(share - 0.025) < 0.03):
+            assert inside == (0.025 <= share <= 0.975)
 
 
 # --------------------------------------------------------------------------- API
@@ -242,9 +315,9 @@ def test_alternatives_influence():
     rng = np.random.default_rng(8)
     a, b, y = _pair(rng, n=300)
     a = a + 0.5 * y
-    two = compare(a, b, y)
-    g = compare(a, b, y, alternative="greater")
-    le = compare(a, b, y, alternative="less")
+    two = compare(a, b, y, method="influence")
+    g = compare(a, b, y, method="influence", alternative="greater")
+    le = compare(a, b, y, method="influence", alternative="less")
     assert g.pvalue == pytest.approx(two.pvalue / 2)
     assert le.pvalue == pytest.approx(1 - g.pvalue)
 
@@ -254,7 +327,7 @@ def test_deep_tail_log10():
     y = rng.random(20000) < 0.2
     a = 3 * y + rng.normal(size=20000)
     b = rng.normal(size=20000)
-    r = compare(a, b, y)
+    r = compare(a, b, y, method="influence")
     assert r.pvalue == 0.0 and r.log10_pvalue < -300
 
 
@@ -293,7 +366,7 @@ def test_vocabulary_and_earlier_names():
     """The fields every result shares, JSON-ready; the earlier names warn and read the new ones."""
     rng = np.random.default_rng(21)
     a, b, y = _pair(rng)
-    inf = compare(a, b, y, conf_level=0.9)
+    inf = compare(a, b, y, conf_level=0.9, method="influence")
     assert inf.conf_level == 0.9 and inf.n_draws is None and inf.seed is None
     assert inf.pvalue_interval is None and inf.pvalue_rse is None
     # influence: the null interval is symmetric about 0, t quantiles times the standard error
@@ -301,7 +374,7 @@ def test_vocabulary_and_earlier_names():
     assert lo == pytest.approx(-hi, rel=1e-12) and hi > 0
     d = inf.to_dict()
     assert json.loads(json.dumps(d, allow_nan=False)) == d
-    perm = compare(a, b, y, method="permutation", n_draws=999, stop_after=10**9, seed=3)
+    perm = compare(a, b, y, method="permutation", n_draws=999, alpha=None, seed=3)
     assert perm.n_draws == 999
     # Clopper-Pearson from b of m: the p-value (b + 1) / (m + 1) gives b back
     b_hits = round(perm.pvalue * 1000) - 1
@@ -316,7 +389,7 @@ def test_vocabulary_and_earlier_names():
     lo, hi = perm.null_interval
     assert lo < 0 < hi
     with pytest.warns(DeprecationWarning, match="conf_level"):
-        old = compare(a, b, y, confidence_level=0.9)
+        old = compare(a, b, y, confidence_level=0.9, method="influence")
     assert old.pvalue == inf.pvalue
     with pytest.warns(DeprecationWarning, match="conf_level"):
         assert old.confidence_level == 0.9
