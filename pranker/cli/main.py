@@ -4,7 +4,7 @@
 
     pranker score FILE|- [--score COL ...] [--label COL] [--json|--csv] [-o out.json]
                          [--plot out.png|.svg|.pdf] [--report out.html] [--quiet]
-    pranker compare FILE --score A --score B [--label COL] [--method influence|bootstrap|permutation]
+    pranker compare FILE --score A --score B [--label COL] [--method permutation|influence|bootstrap]
     pranker map FILE --query COL [--score COL] [--label COL] [--group COL]
     pranker table --N 100:10000:100 --P 1,5,10:100:10 [-o table.csv|table.npz]
     pranker demo [-o pranker-demo/]
@@ -264,9 +264,9 @@ def _compare_args(p) -> None:
     p.add_argument(
         "--method",
         choices=("influence", "bootstrap", "permutation"),
-        default="influence",
-        help="influence (default: analytic variance, instant), bootstrap (BCa) or "
-        "permutation (swaps the two models' ranks)",
+        default="permutation",
+        help="permutation (default: swaps the two models' scores, exact), influence "
+        "(analytic variance, instant) or bootstrap (BCa)",
     )
     p.add_argument(
         "--alternative",
