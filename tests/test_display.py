@@ -80,7 +80,7 @@ def test_compare_and_montecarlo_tables():
     y = rng.random(200) < 0.25
     a = rng.random(200) + 0.4 * y
     b = rng.random(200) + 0.1 * y
-    res = pranker.compare(a, b, y)
+    res = pranker.compare(a, b, y, method="influence")
     headers, rows, _ = _cells(res._repr_html_())
     assert headers[-1] == "p-value" and rows[0][0] == "influence"
     d = average_precision_score(y, a) - average_precision_score(y, b)

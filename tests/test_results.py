@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
+import itertools
 import json
 import math
+import re
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,3 +138,177 @@ def test_bad_pvalue_options_are_named_by_every_entry_point(options):
             match=rf"^{where}: {name} must be a positive.*got {re.escape(repr(options[name]))}",
         ):
             call()
+
+
+# --------------------------------------------------------------------------- every result complete
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+
+
+def _guide_fields() -> list[str]:
+    """The shared fields as docs/guide.md lists them: the names in the first column of the
+    table under "Names in results"."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split("## Names in results", 1)[1].split("\n## ", 1)[0]
+    names = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names += re.findall(r"`([a-z_0-9]+)`", line.split("|")[1])
+    return names
+
+
+def test_the_guide_lists_the_shared_fields():
+    """The parser reads the table (so an emptied or renamed table fails here, not silently)."""
+    fields = _guide_fields()
+    assert len(fields) == len(set(fields)) >= 14
+    assert {"statistic", "pvalue", "null_interval", "null_mean", "n_pos"} <= set(fields)
+
+
+KINDS = [
+    "PrankerResult exact",
+    "PrankerResult tilt",
+    "PrankerResult beta",
+    "ManyResult",
+    "MapResult",
+    "MapGroup",
+    "MonteCarloPvalue",
+    "CompareResult influence",
+    "CompareResult permutation",
+]
+
+
+@functools.cache
+def _results() -> dict:
+    """One result of each type (built once, on first use)."""
+    s = np.linspace(1.0, 0.0, 30)
+    y = np.zeros(30, bool)
+    y[[0, 2, 7, 20]] = True
+    many = pranker.pranker_many(np.stack([s, s[::-1], s]), np.stack([y, y, ~y]))
+    mean_ap = pranker.map_significance_from_ap(
+        [0.5, 0.4, 0.6], [30, 40, 50], [4, 5, 6], groups=["a", "a", "b"]
+    )
+    return {
+        "PrankerResult exact": pranker.pranker(s, y),
+        "PrankerResult tilt": pranker.significance_from_ap(0.5, 1000, 10),
+        "PrankerResult beta": pranker.pranker(s, y, method="beta"),
+        "ManyResult": many,
+        "MapResult": mean_ap,
+        "MapGroup": mean_ap.groups[0],
+        "MonteCarloPvalue": pranker.montecarlo_pvalue(0.5, 30, 4, n_draws=500),
+        "CompareResult influence": pranker.compare(s, s[::-1], y, method="influence"),
+        "CompareResult permutation": pranker.compare(
+            s, s[::-1], y, method="permutation", n_draws=99, seed=1
+        ),
+    }
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_result_carries_every_field_of_the_guide(kind):
+    """Each field of the guide's table is an attribute and a key of to_dict() (None, or
+    NaN in a batch, where it does not apply), and to_dict() is strict JSON."""
+    res = _results()[kind]
+    d = res.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d
+    missing = [f for f in _guide_fields() if not hasattr(res, f)]
+    not_in_dict = [f for f in _guide_fields() if f not in d]
+    assert (missing, not_in_dict) == ([], []), kind
+    assert res.statistic is not None and res.method is not None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_result_has_a_table_and_a_figure(kind):
+    """_repr_html_ is well-formed XML holding a table; plot() returns a matplotlib figure."""
+    import xml.etree.ElementTree as ET
+
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = _results()[kind]
+    assert ET.fromstring(res._repr_html_()).find("table") is not None
+    fig = res.plot()
+    assert isinstance(fig, matplotlib.figure.Figure) and fig.axes
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the new fields' values
+def _ap_loop(ranks_of_positives) -> float:
+    """AP by its definition: mean over positives of the precision at its rank."""
+    r = sorted(ranks_of_positives)
+    return sum(Fraction(k + 1, rank) for k, rank in enumerate(r)) / len(r)
+
+
+def _enumerated(n: int, n_pos: int) -> list[Fraction]:
+    """AP of every placement of n_pos positives among n ranks, in exact fractions."""
+    return sorted(_ap_loop(c) for c in itertools.combinations(range(1, n + 1), n_pos))
+
+
+def _moments(values) -> tuple[Fraction, Fraction]:
+    mean = sum(values) / len(values)
+    return mean, sum((v - mean) ** 2 for v in values) / len(values)
+
+
+def _quantile(values, q: float) -> Fraction:
+    """The first value whose empirical cdf reaches q (q as written in decimal: 0.025 is 1/40)."""
+    k, level = len(values), Fraction(str(q))
+    return next(v for i, v in enumerate(values) if Fraction(i + 1, k) >= level)
+
+
+def test_montecarlo_result_null_fields_against_enumeration():
+    n, n_pos = 12, 3
+    values = _enumerated(n, n_pos)
+    mean, var = _moments(values)
+    r = pranker.montecarlo_pvalue(0.6, n, n_pos, n_draws=200_000, seed=3)
+    assert (r.n, r.n_pos) == (n, n_pos)
+    assert r.null_mean == pytest.approx(float(mean), rel=1e-12)
+    assert r.null_var == pytest.approx(float(var), rel=1e-12)
+    # 200,000 draws: each quantile lies between the exact quantiles 0.5 % to either side
+    # (the empirical cdf is within ~0.0012 of the true one at 4 standard errors)
+    lo, hi = r.null_interval
+    assert float(_quantile(values, 0.02)) <= lo <= float(_quantile(values, 0.03))
+    assert float(_quantile(values, 0.97)) <= hi <= float(_quantile(values, 0.98))
+
+
+def test_many_null_interval_is_the_exact_central_interval():
+    """Rankings small enough to enumerate: the interval's ends are the exact quantiles."""
+    rng = np.random.default_rng(5)
+    scores = [rng.random(9), rng.random(10), rng.random(9)]
+    labels = [np.r_[1, 1, 0, 0, 0, 0, 0, 0, 0], np.r_[1, 0, 1, 1, 0, 0, 0, 0, 0, 0]]
+    labels.append(labels[0][::-1].copy())
+    res = pranker.pranker_many(scores, labels)
+    lo, hi = res.null_interval
+    assert set(res.method.tolist()) == {"exact"}
+    for i, (n, n_pos) in enumerate([(9, 2), (10, 3), (9, 2)]):
+        values = _enumerated(n, n_pos)
+        assert lo[i] == pytest.approx(float(_quantile(values, 0.025)), rel=1e-12)
+        assert hi[i] == pytest.approx(float(_quantile(values, 0.975)), rel=1e-12)
+    d = res.to_dict()
+    assert d["statistic"] == d["auprc"] == res.auprc.tolist()
+    assert d["null_interval"][1] == [lo[1], hi[1]]
+
+
+def test_many_null_interval_is_nan_for_a_ranking_without_positive():
+    res = pranker.pranker_many(
+        [[0.3, 0.2, 0.1], [0.3, 0.2, 0.1]], [[1, 0, 0], [0, 0, 0]], no_positive="nan"
+    )
+    lo, hi = res.null_interval
+    assert math.isnan(lo[1]) and math.isnan(hi[1]) and res.to_dict()["null_interval"][1] is None
+    assert res.seed is None  # nothing drawn: both p-values are exact
+
+
+def test_mean_ap_groups_carry_their_counts_and_exact_moments():
+    """n, n_pos sum the queries; the null mean AP's moments are the mean of the queries'
+    means and the sum of their variances over Q^2 (independent queries)."""
+    qn, qp = [7, 8, 9], [2, 3, 2]
+    res = pranker.map_significance_from_ap([0.5, 0.7, 0.6], qn, qp, groups=["a", "b", "a"])
+    per_query = [_moments(_enumerated(n, p)) for n, p in zip(qn, qp, strict=True)]
+    a, b = res.groups
+    assert (a.group, a.n, a.n_pos, b.n, b.n_pos) == ("a", 16, 4, 8, 3)
+    assert (res.n, res.n_pos) == (24, 7)
+    for g, members in ((a, [0, 2]), (b, [1]), (res, [0, 1, 2])):
+        q = len(members)
+        mean = sum(per_query[i][0] for i in members) / q
+        var = sum(per_query[i][1] for i in members) / q**2
+        assert g.null_mean == pytest.approx(float(mean), rel=1e-12)
+        assert g.null_var == pytest.approx(float(var), rel=1e-12)

@@ -43,6 +43,8 @@ recall curve", ECML PKDD 2014.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 from dataclasses import dataclass
 
@@ -55,12 +57,13 @@ from .._progress import progress_bar
 from .._results import DeprecatedAlias, jsonable, renamed_parameters
 from .._validation import check_ap, check_conf_level, check_count, check_counts
 from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED, REL_TOL
-from .moments import null_ap_samples
+from .moments import null_ap_samples, null_params
 
 __all__ = ["MonteCarloPvalue", "montecarlo_pvalue", "clopper_pearson"]
 
 _FIRST_LOOK = 1000
 _CHUNK = 1 << 20
+NULL_INTERVAL_DRAWS = 200_000  # draws behind a Monte Carlo null interval (as MonteCarloNull's)
 
 
 def clopper_pearson(b: int, m: int, conf_level: float = 0.95) -> tuple[float, float]:
@@ -160,6 +163,15 @@ class MonteCarloPvalue(ResultDisplay):
     seed : int
         Seed of the draws (the fixed default when none was given), so the
         same call reproduces the result.
+    n, n_pos : int
+        Number of instances and of positives.
+    null_mean, null_var : float
+        Exact mean and variance of the null AP (:func:`null_params`).
+    null_interval : (float, float)
+        Central ``conf_level`` interval of the null AP: quantiles of the
+        first ``min(n_draws, 200_000)`` of the draws behind the p-value
+        (computed on first use; the quantiles of
+        :class:`pranker.MonteCarloNull` with the same draws and seed).
 
     See Also
     --------
@@ -195,10 +207,35 @@ class MonteCarloPvalue(ResultDisplay):
     decision: str | None
     stopped_early: bool
     seed: int
+    n: int
+    n_pos: int
+    null_mean: float
+    null_var: float
     method: str = "montecarlo"
 
     # earlier name, kept for one release
     pvalue_ci = DeprecatedAlias("pvalue_interval")
+
+    @functools.cached_property
+    def null_interval(self) -> tuple[float, float]:
+        """Central ``conf_level`` interval of the null AP, from the first draws of the p-value."""
+        if self.null_var <= 0.0:
+            return (self.null_mean, self.null_mean)
+        k = min(self.n_draws, NULL_INTERVAL_DRAWS)
+        x = null_ap_samples(self.n, self.n_pos, k, seed=self.seed)
+        q = (1.0 - self.conf_level) / 2.0
+        lo, hi = np.quantile(x, [q, 1.0 - q])
+        return (float(lo), float(hi))
+
+    def plot(self, **kwargs):
+        """The null distribution with the observed AP and this p-value (needs matplotlib:
+        ``pip install "pranker[plot]"``); keyword arguments as in
+        :func:`pranker.plotting.plot_result`. Returns the matplotlib Figure.
+
+        The figure module is imported by name when called, as for every result's
+        ``plot()`` (:mod:`pranker.significance.figure`).
+        """
+        return importlib.import_module("pranker.plotting").plot_result(self, **kwargs)
 
     def _table(self):
         pct = f"{100 * self.conf_level:g}%"
@@ -217,8 +254,10 @@ class MonteCarloPvalue(ResultDisplay):
         return "Monte Carlo p-value against random ranking", headers, [row], note
 
     def to_dict(self) -> dict:
-        """Plain fields, JSON-ready."""
-        return jsonable({k: getattr(self, k) for k in self.__dataclass_fields__})
+        """Plain fields, JSON-ready, with ``null_interval``."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["null_interval"] = self.null_interval
+        return jsonable(d)
 
 
 def _schedule(n_draws: int, sequential: bool) -> list[int]:
@@ -347,6 +386,7 @@ def montecarlo_pvalue(
     if alpha is not None and decision is None:
         decision = "undecided"
     pval = (b + 1.0) / (m + 1.0)
+    moments = null_params(n, p)
     return MonteCarloPvalue(
         statistic=a,
         pvalue=pval,
@@ -360,4 +400,8 @@ def montecarlo_pvalue(
         decision=decision,
         stopped_early=m < n_draws,
         seed=seed,
+        n=n,
+        n_pos=p,
+        null_mean=float(moments.mean),
+        null_var=float(moments.var),
     )

@@ -7,8 +7,11 @@
   interval;
 - :class:`pranker.MapResult`: each query's AP against its random-ranking
   mean, and the mean AP against its null;
+- :class:`pranker.MapGroup`: one group's mean AP against its null;
 - :class:`pranker.ManyResult`: every ranking's AUPRC and -log10 p-value,
-  those significant after Benjamini-Hochberg at ``alpha`` marked.
+  those significant after Benjamini-Hochberg at ``alpha`` marked;
+- :class:`pranker.MonteCarloPvalue`: the null distribution of its draws and
+  tail, with the observed AP and the p-value with its interval.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 from .. import _format as _fmt
 from ._figure import DPI, axes_or_new, axes_pair, maybe_save
-from .null import plot_null_from_result
+from .null import plot_null_distribution, plot_null_from_result
 
 __all__ = ["plot_result", "plot_compare_result", "plot_map_result", "plot_many_result"]
 
@@ -32,27 +35,25 @@ def plot_result(result, **kwargs):
 
     Parameters
     ----------
-    result : PrankerResult, CompareResult, MapResult or ManyResult
+    result : PrankerResult, CompareResult, MapResult, MapGroup, ManyResult or MonteCarloPvalue
     **kwargs
-        Passed to the figure's function: :func:`plot_null_from_result`,
-        :func:`plot_compare_result`, :func:`plot_map_result` or
-        :func:`plot_many_result` (``ax=``, ``path=``, ``figsize=`` ...).
+        Passed to the figure's function: :func:`plot_null_from_result` (also
+        for a MonteCarloPvalue, with the null of its draws),
+        :func:`plot_compare_result`, :func:`plot_map_result` (a MapGroup: its
+        right panel alone) or :func:`plot_many_result` (``ax=``, ``path=``,
+        ``figsize=`` ...).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     kind = type(result).__name__
-    draw = {
-        "PrankerResult": plot_null_from_result,
-        "CompareResult": plot_compare_result,
-        "MapResult": plot_map_result,
-        "ManyResult": plot_many_result,
-    }.get(kind)
+    draw = _FIGURES.get(kind)
     if draw is None:
         raise TypeError(
-            f"no figure for a {kind}: plot() draws PrankerResult, CompareResult, MapResult "
-            "and ManyResult (pranker, compare, map_significance, pranker_many)."
+            f"plot_result: no figure for a {kind}; it draws {', '.join(_FIGURES)} (the "
+            "results of pranker, compare, map_significance, pranker_many and "
+            "montecarlo_pvalue)."
         )
     return draw(result, **kwargs)
 
@@ -133,6 +134,25 @@ def plot_map_result(result, *, ax=None, path=None, figsize=(9.6, 4.0), dpi: int 
     left.set_title(f"{result.n_queries:,} queries")
     left.legend(loc="upper left", fontsize=8, frameon=False)
 
+    _mean_ap_null_panel(right, result)
+    return maybe_save(fig, path, dpi)
+
+
+def _plot_map_group(result, *, ax=None, path=None, figsize=(6.4, 4.0), dpi: int = DPI):
+    """One group's mean AP against its null (the right panel of :func:`plot_map_result`).
+
+    The null of the group's mean AP as the normal density with its exact
+    mean and variance (a display; the p-value comes from the result), its
+    central ``conf_level`` interval, and the observed mean AP with its p-value.
+    """
+    fig, ax = axes_or_new(ax, figsize)
+    _mean_ap_null_panel(ax, result)
+    ax.set_title(f"group {result.group!s}: {ax.get_title()}")
+    return maybe_save(fig, path, dpi)
+
+
+def _mean_ap_null_panel(right, result) -> None:
+    """The null of a mean AP (normal display on the exact moments), its interval, the observed."""
     mu, sd = result.null_mean, math.sqrt(max(result.null_var, 0.0))
     m = result.statistic
     lo, hi = result.null_interval
@@ -153,7 +173,6 @@ def plot_map_result(result, *, ax=None, path=None, figsize=(9.6, 4.0), dpi: int 
     right.set_ylabel("density")
     right.set_title(f"p = {_fmt.pvalue_text(result)} ({_fmt.method_name(result.method)})")
     right.legend(loc="best", fontsize=8, frameon=False)
-    return maybe_save(fig, path, dpi)
 
 
 def plot_many_result(
@@ -184,3 +203,25 @@ def plot_many_result(
     ax.set_title(f"{int(valid.sum()):,} rankings")
     ax.legend(loc="best", fontsize=8, frameon=False)
     return maybe_save(fig, path, dpi)
+
+
+def _plot_montecarlo_result(result, **kwargs):
+    """A Monte Carlo p-value on its null: :func:`plot_null_distribution` with the null of
+    the result's draws (:class:`pranker.MonteCarloNull`, same draws and seed) and the
+    p-value as the result states it (with its Clopper-Pearson interval)."""
+    from pranker import MonteCarloNull
+
+    null = MonteCarloNull(result.n, result.n_pos, n_draws=result.n_draws, seed=result.seed)
+    return plot_null_distribution(
+        result.n, result.n_pos, result.statistic, null=null, pvalue=result, **kwargs
+    )
+
+
+_FIGURES = {
+    "PrankerResult": plot_null_from_result,
+    "CompareResult": plot_compare_result,
+    "MapResult": plot_map_result,
+    "MapGroup": _plot_map_group,
+    "ManyResult": plot_many_result,
+    "MonteCarloPvalue": _plot_montecarlo_result,
+}

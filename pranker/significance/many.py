@@ -126,8 +126,9 @@ class ManyResult(ResultDisplay, Plottable):
     ties : str
     requested_method : str
         The ``method`` asked for (``"auto"`` by default).
-    seed : int
-        Seed of the draws (tilt and Monte Carlo).
+    seed : int or None
+        Seed of the draws (tilt and Monte Carlo); None when no ranking's
+        p-value was drawn.
     statistic : ndarray of float
         The observed AP again (scipy's name), as in every result type.
     null_interval : (ndarray, ndarray)
@@ -182,7 +183,7 @@ class ManyResult(ResultDisplay, Plottable):
     conf_level: float = 0.95
     ties: str = "average"
     requested_method: str = "auto"
-    seed: int = DEFAULT_SEED
+    seed: int | None = DEFAULT_SEED
 
     @property
     def shape(self) -> tuple:
@@ -633,7 +634,9 @@ def _many_result(out, ap, n, npos, valid, batch, options, ties) -> ManyResult:
         conf_level=options.conf_level,
         ties=ties,
         requested_method=options.method,
-        seed=DEFAULT_SEED if options.seed is None else options.seed,
+        seed=(DEFAULT_SEED if options.seed is None else options.seed)
+        if np.isfinite(cols["n_draws"]).any()
+        else None,
     )
 
 

@@ -87,6 +87,7 @@ class _MeanAPVocabulary(ResultDisplay, Plottable):
 
     statistic: float
     conf_level: float
+    null_mean: float
     null: MeanAPNull | None
 
     @property
@@ -112,13 +113,12 @@ class _MeanAPVocabulary(ResultDisplay, Plottable):
         else:
             caption = f"Mean AP over {self.n_queries:,} queries against random rankings"
         headers = ["method", "mean AP", "p-value", "null mean", f"{pct} null interval"]
-        mean = getattr(self, "null_mean", None)
         iv = self.null_interval
         row = [
             self.method,
             _fmt.sig(self.statistic, 4),
             _fmt.pvalue_text(self),
-            "" if mean is None else _fmt.sig(mean, 4),
+            _fmt.sig(self.null_mean, 4),
             "" if iv is None else _fmt.interval(*iv),
         ]
         rows = [] if hasattr(self, "group") else [row]
@@ -174,6 +174,11 @@ class MapGroup(_MeanAPVocabulary):
         Relative standard error (0 when exact; None when not estimated, as
         for the saddlepoint).
     n_queries : int
+    n, n_pos : int
+        Instances and positives of the group's queries, summed (each query's
+        own are in :attr:`MapResult.query_n` and ``query_n_pos``).
+    null_mean, null_var : float
+        Exact mean and variance of the group's null mean AP.
     method : str
         ``"saddlepoint"``, ``"tilt"`` or ``"exact"``.
     pvalue_error : float or None
@@ -215,6 +220,10 @@ class MapGroup(_MeanAPVocabulary):
     log10_pvalue_bh: float
     pvalue_rse: float | None
     n_queries: int
+    n: int
+    n_pos: int
+    null_mean: float
+    null_var: float
     method: str
     pvalue_error: float | None = None
     pvalue_interval: tuple | None = None
@@ -243,6 +252,9 @@ class MapResult(_MeanAPVocabulary):
         Relative standard error of the p-value: 0 when exact, None when not
         estimated (the saddlepoint).
     n_queries : int
+    n, n_pos : int
+        Instances and positives over all queries, summed (each query's own
+        are ``query_n`` and ``query_n_pos``).
     method : str
         ``"saddlepoint"``, ``"tilt"`` or ``"exact"`` (the edges of the
         support, and for one query whatever :func:`significance_from_ap`
@@ -309,6 +321,8 @@ class MapResult(_MeanAPVocabulary):
     pvalue_interval: tuple | None
     pvalue_rse: float | None
     n_queries: int
+    n: int
+    n_pos: int
     method: str
     null_mean: float
     null_var: float
@@ -337,6 +351,10 @@ def _pvalue_fields(stat: float, null: MeanAPNull, pv: MeanAPPValue, conf_level: 
         pvalue_rse=pv.pvalue_rse,
         pvalue_error=pv.pvalue_error,
         n_queries=null.n_queries,
+        n=int(np.sum(null.n)),
+        n_pos=int(np.sum(null.n_pos)),
+        null_mean=null.mean,
+        null_var=null.var,
         method=pv.method,
         n_draws=pv.n_draws,
         seed=pv.seed,
@@ -508,11 +526,8 @@ def map_significance_from_ap(
     )
     rows = None if groups is None else _group_rows(ap, n, n_pos, groups, opt)
     main = _mean_ap_test(ap, n, n_pos, opt)
-    null = main["null"]
     return MapResult(
         **main,
-        null_mean=null.mean,
-        null_var=null.var,
         **_query_fields(ap, n, n_pos, query_log10_pvalues),
         groups=rows,
     )
