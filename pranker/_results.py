@@ -1,7 +1,9 @@
 """What every result object shares: the field vocabulary, deprecated names, JSON.
 
-Every result type of the package (one ranking, many rankings, mean AP,
-comparisons, Monte Carlo p-values) uses the same words for the same things:
+Every result type of the package (one ranking, many rankings, mean AP and
+its groups, comparisons, Monte Carlo p-values) carries every one of these
+fields (:data:`SHARED_FIELDS`), None where it does not apply, and gives them
+all in ``to_dict()``:
 
 ``statistic``
     The observed value (scipy's name); results of one measure also carry the
@@ -23,9 +25,13 @@ comparisons, Monte Carlo p-values) uses the same words for the same things:
     The confidence level of every interval of the result.
 ``null_interval``
     Central ``conf_level`` interval of the statistic under the null.
+``null_mean``, ``null_var``
+    Mean and variance of the statistic under the null.
 ``n``, ``n_pos``
-    Number of instances and of positives.
+    Number of instances and of positives (for a mean AP, summed over the
+    queries).
 
+Each result also has ``_repr_html_`` (a table in Jupyter) and ``plot()``.
 None always means "not estimated" (in the arrays of batch results, NaN).
 ``to_dict()`` returns plain Python values ready for strict JSON: lists for
 arrays and tuples, None for NaN and infinities.
@@ -46,7 +52,25 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-__all__ = ["DeprecatedAlias", "deprecated", "renamed_parameters", "jsonable"]
+__all__ = ["DeprecatedAlias", "deprecated", "renamed_parameters", "jsonable", "SHARED_FIELDS"]
+
+# the fields every result carries, in the order docs/guide.md lists them ("Names in results")
+SHARED_FIELDS = (
+    "statistic",
+    "pvalue",
+    "log10_pvalue",
+    "pvalue_interval",
+    "pvalue_rse",
+    "method",
+    "n_draws",
+    "seed",
+    "conf_level",
+    "null_interval",
+    "null_mean",
+    "null_var",
+    "n",
+    "n_pos",
+)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
