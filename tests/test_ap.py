@@ -278,3 +278,83 @@ def test_sort_in_pieces_gives_the_same_counts(monkeypatch):
     # and against the plain definition for the tie-free stable order
     order = sorted(range(len(s)), key=lambda i: (-s[i], i))
     assert auprc_ap(s, y, ties="stable") == pytest.approx(float(ap_of_order([y[i] for i in order])))
+
+
+# ---------------------------------------------------------------------------
+# sample_weight: the weighted definitions in exact fractions
+# ---------------------------------------------------------------------------
+
+
+def weighted_brute_force(scores, y, w, mode):
+    """Weighted AP in fractions: sum over positives of w_i * precision / positive weight.
+
+    ``"threshold"``: the precision of i's whole tie group (items scoring >= s_i);
+    ``"stable"``: the precision of the items up to i in the order of decreasing
+    score, ties in input order.
+    """
+    n = len(scores)
+    w = [Fraction(x) for x in w]
+    pos = sum(w[i] for i in range(n) if y[i])
+    order = sorted(range(n), key=lambda i: (-scores[i], i))
+    total = Fraction(0)
+    for k, i in enumerate(order):
+        if not y[i] or w[i] == 0:
+            continue
+        if mode == "threshold":
+            above = [j for j in range(n) if scores[j] >= scores[i]]
+        else:
+            above = order[: k + 1]
+        tp = sum(w[j] for j in above if y[j])
+        total += w[i] * tp / sum(w[j] for j in above)
+    return total / pos
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.booleans(), st.sampled_from([0, 0.5, 1, 2, 3.75])),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["threshold", "stable"]),
+)
+def test_weighted_ap_against_fractions(items, mode):
+    s = [float(a) for a, _, _ in items]
+    y = [b for _, b, _ in items]
+    w = [c for _, _, c in items]
+    if not any(b and c > 0 for _, b, c in items):
+        with pytest.raises(ValueError, match="^auprc_ap: y has no positive instance with nonzero"):
+            auprc_ap(s, y, sample_weight=w, ties=mode)
+        return
+    want = float(weighted_brute_force(s, y, w, mode))
+    assert auprc_ap(s, y, sample_weight=w, ties=mode) == pytest.approx(want, rel=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_integer_weights_are_copies_with_threshold_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    s = rng.integers(0, 6, n) / 5.0
+    y = rng.random(n) < 0.4
+    y[0] = True
+    w = rng.integers(0, 4, n)
+    w[0] = 2
+    want = auprc_ap(np.repeat(s, w), np.repeat(y, w), ties="threshold")
+    assert auprc_ap(s, y, sample_weight=w, ties="threshold") == pytest.approx(want, rel=1e-13)
+    # unit weights change nothing
+    for mode in ("threshold", "stable"):
+        assert auprc_ap(s, y, sample_weight=np.ones(n), ties=mode) == pytest.approx(
+            auprc_ap(s, y, ties=mode), rel=1e-13
+        )
+
+
+def test_weighted_ap_leaves_out_zero_weights_and_masks():
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    y = np.array([1, 0, 1, 0, 1])
+    w = np.array([1.0, 0.0, 2.0, 1.0, 0.5])
+    keep = w > 0
+    for mode in ("threshold", "stable"):
+        want = auprc_ap(s[keep], y[keep], sample_weight=w[keep], ties=mode)
+        assert auprc_ap(s, y, sample_weight=w, ties=mode) == want
+        w_m = np.ma.array(np.where(keep, w, 7.0), mask=~keep)  # a masked weight drops its item
+        assert auprc_ap(s, y, sample_weight=w_m, ties=mode) == want

@@ -556,3 +556,70 @@ def test_large_random_against_sklearn():
     assert roc_auc(s, ~y) == pytest.approx(skm.roc_auc_score(~y, s), rel=1e-13)
     c2 = pr_curve(s, ~y)
     assert c2.average_precision() == pytest.approx(skm.average_precision_score(~y, s), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# drop_intermediate: fewer points, the same summaries
+# ---------------------------------------------------------------------------
+
+
+def _kept(full, lean):
+    """Indices into ``full`` of the points of ``lean`` (point 0, then decreasing thresholds)."""
+    return np.concatenate(([0], 1 + np.searchsorted(-full[1:], -lean[1:])))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_drop_intermediate_keeps_every_summary(seed, weighted):
+    s, y, w = _data(seed, n=60, levels=25, weights=weighted)
+    full = pr_curve(s, y, sample_weight=w)
+    lean = pr_curve(s, y, sample_weight=w, drop_intermediate=True)
+    assert len(lean) <= len(full)
+    # the kept points are points of the full curve, point 0 and the last one included
+    idx = _kept(full.thresholds, lean.thresholds)
+    np.testing.assert_array_equal(full.thresholds[idx], lean.thresholds)
+    np.testing.assert_array_equal(full.tp[idx], lean.tp)
+    assert idx[0] == 0 and idx[-1] == len(full) - 1
+    # each dropped point has the tp of both its neighbours (inside a run of false positives)
+    dropped = np.setdiff1d(np.arange(len(full)), idx)
+    assert (full.tp[dropped] == full.tp[dropped - 1]).all()
+    assert (full.tp[dropped] == full.tp[dropped + 1]).all()
+    for summary in ("average_precision", "auc_davis_goadrich", "auc_trapezoid", "ap_11point"):
+        assert getattr(lean, summary)() == pytest.approx(getattr(full, summary)(), rel=1e-13)
+    assert lean.best_f() == full.best_f()
+    assert lean.break_even_point() == pytest.approx(full.break_even_point(), rel=1e-13)
+    if not weighted:
+        for mode in ("average", "optimistic", "pessimistic"):
+            assert lean.average_precision(ties=mode) == pytest.approx(
+                full.average_precision(ties=mode), rel=1e-13
+            )
+    if (~y & ((np.ones(len(y)) if w is None else w) > 0)).any():
+        r_full = roc_curve(s, y, sample_weight=w)
+        r_lean = roc_curve(s, y, sample_weight=w, drop_intermediate=True)
+        assert r_lean.auc == r_full.auc
+        assert r_lean.eer()[0] == pytest.approx(r_full.eer()[0], rel=1e-12, abs=1e-15)
+        idx = _kept(r_full.thresholds, r_lean.thresholds)
+        np.testing.assert_array_equal(r_full.fp[idx], r_lean.fp)
+        np.testing.assert_array_equal(r_full.tp[idx], r_lean.tp)
+        # dropped points lie midway on the straight line between their neighbours
+        gone = np.setdiff1d(np.arange(len(r_full)), idx)
+        for arr in (r_full.fp, r_full.tp):
+            assert (2 * arr[gone] == arr[gone - 1] + arr[gone + 1]).all()
+
+
+def test_drop_intermediate_is_for_threshold_curves_and_bools():
+    with pytest.raises(ValueError, match="^pr_curve: drop_intermediate=True needs a threshold"):
+        pr_curve([1, 2, 3], [1, 0, 1], ties="stable", drop_intermediate=True)
+    assert len(pr_curve([1, 2, 3], [1, 0, 1], ties="stable", drop_intermediate=False)) == 4
+    with pytest.raises(ValueError, match="^roc_curve: drop_intermediate must be True or False"):
+        roc_curve([1, 2, 3], [1, 0, 1], drop_intermediate=1)
+
+
+def test_max_fpr_one_is_the_whole_area_and_weights_work():
+    s, y, w = _data(3, n=50, levels=20, weights=True)
+    assert roc_auc(s, y, max_fpr=1.0) == roc_auc(s, y)
+    reps = w.astype(int)
+    for m in (0.1, 0.35, 0.8):
+        assert roc_auc(s, y, sample_weight=w, max_fpr=m) == pytest.approx(
+            roc_auc(np.repeat(s, reps), np.repeat(y, reps), max_fpr=m), rel=1e-12
+        )

@@ -416,3 +416,111 @@ def test_pranker_validates_the_scores_once():
     # the AP of invalid input is still refused at the boundary
     with pytest.raises(ValueError, match="NaN"):
         pk.pranker(np.where(np.arange(400) == 7, np.nan, s), y)
+
+
+# ---------------------------------------------------------------------------
+# messages: each names its function and says what was wrong
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("f, where", ALL)
+def test_missing_labels_are_reported_as_labels(f, where):
+    s, y = _args(f)
+    y_nan = y.astype(float)
+    y_nan.flat[4] = np.nan
+    with pytest.raises(ValueError) as info:
+        f(s, y_nan)
+    msg = str(info.value)
+    assert msg.startswith(
+        f"{where}: y contains 1 NaN value(s); the first is at (flattened) index 4"
+    )
+    assert "inf" not in msg and "label" in msg  # nothing about how scores are ranked
+    y_none = y.astype(object)
+    y_none.flat[4] = None
+    with pytest.raises(ValueError, match=rf"^{where}: y contains 1 None value\(s\)"):
+        f(s, y_none)
+
+
+@pytest.mark.parametrize("f, where", ALL)
+def test_none_among_the_scores_is_not_called_nan(f, where):
+    s, y = _args(f)
+    s_none = s.astype(object)
+    s_none.flat[[2, 5]] = None
+    with pytest.raises(TypeError) as info:  # scikit-learn's TypeError for None among scores
+        f(s_none, y)
+    msg = str(info.value)
+    assert msg.startswith(f"{where}: scores contains 2 None value(s); the first is at")
+    assert "NaN" not in msg
+
+
+@pytest.mark.parametrize("f, where", ALL)
+def test_string_labels_are_a_value_error_as_in_sklearn(f, where):
+    s, y = _args(f)
+    words = np.where(y == 1, "spam", "ham")
+    with pytest.raises(ValueError, match=f"^{where}: y holds non-numeric labels") as info:
+        f(s, words)
+    assert isinstance(info.value, TypeError)  # what it was before: both still catch it
+
+
+@pytest.mark.parametrize("f, where", ALL)
+def test_conversion_errors_name_the_function(f, where):
+    s, y = _args(f)
+    with pytest.raises(ValueError, match=f"^{where}: scores must be real-valued"):
+        f(s * 1j, y)
+    with pytest.raises(TypeError, match=f"^{where}: scores must be numeric"):
+        f(np.full(np.shape(s), "x"), y)
+    with pytest.raises(ValueError, match=f"^{where}: scores could not be converted.*rectangular"):
+        f([[0.1], [0.2, 0.3]], y)
+
+
+WEIGHTED = [
+    (auprc_ap, "auprc_ap", {"ties": "threshold"}),
+    (pr_curve, "pr_curve", {}),
+    (roc_curve, "roc_curve", {}),
+    (roc_auc, "roc_auc", {}),
+    (average_precision_many, "average_precision_many", {"ties": "threshold"}),
+]
+
+
+@pytest.mark.parametrize("f, where, kw", WEIGHTED)
+def test_weight_errors_name_the_function(f, where, kw):
+    s, y = _args(f)
+    n = np.shape(s)[-1]
+    with pytest.raises(ValueError, match=f"^{where}: sample_weight must"):
+        f(s, y, sample_weight=np.ones(n + 1), **kw)
+    bad = np.ones(n)
+    bad[3] = -1.0
+    with pytest.raises(ValueError, match=f"^{where}: sample_weight must be finite and >= 0"):
+        f(s, y, sample_weight=bad, **kw)
+    with pytest.raises(ValueError, match=f"^{where}: sample_weight must be numeric"):
+        f(s, y, sample_weight=["a"] * n, **kw)
+
+
+@pytest.mark.parametrize("f, where", [(auprc_ap, "auprc_ap"), ROWS[0]])
+@pytest.mark.parametrize("ties", ["average", "optimistic", "pessimistic"])
+def test_weighted_ties_without_meaning_say_which_to_use(f, where, ties):
+    s, y = _args(f)
+    with pytest.raises(ValueError) as info:
+        f(s, y, sample_weight=np.ones(np.shape(s)[-1]), ties=ties)
+    msg = str(info.value)
+    assert msg.startswith(f"{where}: ties={ties!r} has no weighted meaning")
+    assert "ties='threshold'" in msg and "average_precision_score" in msg
+
+
+def test_row_errors_name_the_function():
+    with pytest.raises(ValueError, match="^average_precision_many: scores must be 2-D"):
+        average_precision_many(S, Y)
+    with pytest.raises(ValueError, match=r"^roc_auc_many: y must have shape \(10,\)"):
+        roc_auc_many(S.reshape(4, 10), Y[:7])
+    with pytest.raises(ValueError, match=r"^average_precision_many: row 1 of y has no positive"):
+        average_precision_many([[1, 2], [3, 4]], [[0, 1], [0, 0]])
+    with pytest.raises(ValueError, match=r"^roc_auc_many: row 0 of y has only one class"):
+        roc_auc_many([[1, 2], [3, 4]], [[1, 1], [0, 1]])
+    with pytest.raises(ValueError, match=r"^auprc_ap: ties must be one of"):
+        auprc_ap(S, Y, ties="random")
+
+
+def test_pranker_refuses_weights():
+    # its null distribution is that of an unweighted random ranking
+    with pytest.raises(TypeError, match="sample_weight"):
+        pranker(S, Y, sample_weight=np.ones(40))
