@@ -514,7 +514,7 @@ def test_nan_found_by_the_counting_pass(kind, ties, at):
     with pytest.raises(ValueError, match=msg):
         auprc_ap(s, y, ties=ties)
     with pytest.raises(ValueError, match=msg):
-        auprc_ap(s.reshape(1000, 200), y.reshape(1000, 200), ties=ties)
+        auprc_ap(s.reshape(1000, 200), y.reshape(1000, 200), ties=ties, average="micro")
 
 
 @pytest.mark.parametrize("share", [0.001, 0.5])
