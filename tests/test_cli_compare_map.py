@@ -118,6 +118,9 @@ def test_compare_json_is_the_library_answer_and_sklearn_ap(data, capsys):
     assert (d["score_a"], d["score_b"], d["label_column"]) == ("a", "b", "label")
     lo, hi = d["confidence_interval"]
     assert lo < d["statistic"] < hi
+    # the default is the permutation test: its null has mean 0 and the patterns' variance
+    assert (d["method"], d["null_mean"], d["alpha"]) == ("permutation", 0.0, 0.05)
+    assert d["null_var"] == pytest.approx(d["standard_error"] ** 2, rel=1e-12)
 
 
 def test_compare_text_comma_form_and_options(data, capsys):
@@ -128,6 +131,7 @@ def test_compare_text_comma_form_and_options(data, capsys):
     assert f"a: AUPRC {res.auprc_a:.4f}" in out and f"b: AUPRC {res.auprc_b:.4f}" in out
     assert f"N = {len(y)}, P = {int(y.sum())}" in out
     assert f"difference {res.statistic:+.4f}" in out and f"p = {res.pvalue:.3g}" in out
+    assert f"(two-sided, permutation, {res.n_draws:,} swap patterns)" in out
     argv = [
         "compare",
         path,

@@ -56,9 +56,13 @@ def _summary(res, cols) -> None:
         f"{cols[0]}: AUPRC {res.auprc_a:.4f}   {cols[1]}: AUPRC {res.auprc_b:.4f}   "
         f"(N = {res.n}, P = {res.n_pos})"
     )
+    how = f"{res.alternative}, {res.method}"
+    if res.n_draws is not None:
+        what = "swap patterns" if res.method == "permutation" else "resamples"
+        how += f", {res.n_draws:,} {what}"
     print(
         f"difference {res.statistic:+.4f}, {100 * res.conf_level:g}% CI "
-        f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({res.alternative}, {res.method})"
+        f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({how})"
     )
 
 
