@@ -1,12 +1,16 @@
 """The code examples of README.md and docs/*.md run, so they cannot drift from the code.
 
-Every fenced block marked ``python`` or ``pycon`` is an example:
+Every fenced block marked ``python``, ``pycon`` or ``console`` is an example:
 
 - ``python`` blocks are executed;
 - ``pycon`` blocks (``>>>`` prompts) are run as doctests: what they show is
-  checked. A number in the shown output matches the computed one to the digits
-  shown (``0.9667`` matches ``0.9666666666666666``), and ``...`` matches
-  anything.
+  checked. In README.md the output must be shown exactly as it prints (a plain
+  doctest, ``...`` matching anything); on the other pages a number in the
+  shown output matches the computed one to the digits shown (``0.9667``
+  matches ``0.9666666666666666``);
+- ``console`` blocks hold ``$ pranker ...`` commands, each followed by what it
+  prints: the command is run from the top of the repository and its output
+  must be the one shown, line for line.
 
 The blocks of one page run in order in one namespace (a later block may use the
 names an earlier one defined), in a temporary working directory, so examples
@@ -21,7 +25,11 @@ page in ``docs/api/``.
 from __future__ import annotations
 
 import doctest
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +41,7 @@ PAGES = [ROOT / "README.md"] + sorted(
     p for p in (ROOT / "docs").glob("*.md") if p.name not in {"calibration.md"}
 )
 
+STRICT = {"README.md"}  # pages whose doctests show output exactly as printed
 _FENCE = re.compile(r"^(`{3,})([\w-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 _SKIP = re.compile(r"<!--\s*not run:[^>]*-->\s*$")
 
@@ -43,7 +52,7 @@ def _examples(path: Path):
     out = []
     for m in _FENCE.finditer(text):
         lang = m.group(2).lower()
-        if lang not in {"python", "py", "pycon"}:
+        if lang not in {"python", "py", "pycon", "console"}:
             continue
         before = text[: m.start()].rstrip("\n")
         last_line = before.rsplit("\n", 1)[-1]
@@ -100,17 +109,59 @@ def test_page_examples(page, in_tmp_dir):
         pytest.skip("no runnable example")
     namespace = {"__name__": "__docs_example__"}
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    strict = page.relative_to(ROOT).as_posix() in STRICT
     for lineno, lang, code in examples:
         where = f"{page.relative_to(ROOT)}:{lineno}"
-        if lang == "pycon":
+        if lang == "console":
+            _check_console(code, where)
+        elif lang == "pycon":
             test = doctest.DocTestParser().get_doctest(code, namespace, where, str(page), lineno)
             test.globs = namespace  # shared with the page's other blocks
-            runner = doctest.DocTestRunner(checker=_NumberChecker(), optionflags=flags)
+            checker = doctest.OutputChecker() if strict else _NumberChecker()
+            runner = doctest.DocTestRunner(checker=checker, optionflags=flags)
             failures = []
             runner.run(test, out=failures.append, clear_globs=False)
             assert runner.failures == 0, f"{where}: example output differs\n" + "".join(failures)
         else:
             exec(compile(code, where, "exec"), namespace)
+
+
+def _commands(code: str):
+    """(command, expected output) of each ``$ `` line of a console block."""
+    out: list = []
+    for line in code.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line.rstrip())
+    return [(cmd, "\n".join(lines).strip("\n")) for cmd, lines in out]
+
+
+def _check_console(code: str, where: str) -> None:
+    commands = _commands(code)
+    assert commands, f"{where}: a console block without a '$ ' command"
+    for cmd, want in commands:
+        argv = shlex.split(cmd)
+        assert argv[0] == "pranker", f"{where}: only pranker commands are run, not {cmd!r}"
+        env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONPATH=str(ROOT))
+        proc = subprocess.run(
+            [sys.executable, "-m", "pranker", *argv[1:]],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=300,
+        )
+        assert proc.returncode == 0, f"{where}: {cmd} failed\n{proc.stderr}"
+        got = "\n".join(line.rstrip() for line in proc.stdout.splitlines()).strip("\n")
+        assert got == want, f"{where}: {cmd} prints\n{got}\n\nbut the page shows\n{want}"
+
+
+def test_console_blocks_are_parsed():
+    """A console block's commands and outputs are split where they should be."""
+    block = "$ pranker --version\npranker 1.0\n\n$ pranker x  \na  \nb\n"
+    assert _commands(block) == [("pranker --version", "pranker 1.0"), ("pranker x  ", "a\nb")]
 
 
 def test_skip_marker_is_rare():
