@@ -1,4 +1,4 @@
-"""Tail p-values: time and memory of one default p-value, as multiples of numpy.sort(1e7).
+"""Tail p-values: time and memory of one default p-value, as multiples of a stable sort of 1e7.
 
 Run:  python benchmarks/bench_tail.py --quick          (two small cases, < 1 minute)
       python benchmarks/bench_tail.py --cases bars     (the full set; up to an hour)
@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_tail.py --quick          (two small cases, < 1 min
 
 Prints a markdown table of ratios measured side by side in one run (absolute
 times are noise on shared machines). The reference is ``numpy.sort`` of 10^7
-float64 (standard normal) in this process: the median of ``--sort-repeats``
+float64 (standard normal), ``kind="stable"``, in this process: the median of ``--sort-repeats``
 sorts, re-timed before the first case and after every case; each case is
 divided by the reference timed closest to its measured call.
 
@@ -246,7 +246,7 @@ def _child(spec: dict) -> None:
         ts = []
         for _ in range(3):
             t0 = time.perf_counter()
-            np.sort(scores)
+            np.sort(scores, kind="stable")
             ts.append(time.perf_counter() - t0)
         out["sort_own"] = statistics.median(ts)
     print("RESULT " + json.dumps(out), flush=True)
@@ -284,20 +284,20 @@ def run_case(spec: dict, timeout: float) -> dict:
 
 # -- the reference ---------------------------------------------------------------
 class Reference:
-    """numpy.sort of SORT_N standard normal float64: median of ``repeats`` sorts, re-timed on demand."""
+    """numpy.sort(kind="stable") of SORT_N standard normal float64: median of ``repeats`` sorts."""
 
     def __init__(self, repeats: int):
         self.x = np.random.default_rng(12345).standard_normal(SORT_N)
         self.repeats = repeats
         self.times: list = []  # (wall midpoint, median seconds)
-        np.sort(self.x)  # first touch of the output pages
+        np.sort(self.x, kind="stable")  # first touch of the output pages
 
     def measure(self) -> float:
         ts = []
         w0 = time.time()
         for _ in range(self.repeats):
             t0 = time.perf_counter()
-            np.sort(self.x)
+            np.sort(self.x, kind="stable")
             ts.append(time.perf_counter() - t0)
         med = statistics.median(ts)
         self.times.append((0.5 * (w0 + time.time()), med))
@@ -370,6 +370,7 @@ HEADER = [
     "rse",
     "method",
     "n_draws",
+    "var / draw",
     "time (s)",
     "sort 1e7 (s)",
     "time / sort 1e7",
@@ -388,12 +389,13 @@ def _fmt_row(spec, res, ref, timeout):
         return (
             cells
             + [f"{ap:.6g}" if ap else "-", "error: " + res["error"]]
-            + ["-"] * 8
+            + ["-"] * 9
             + [spec["tables"]]
         )
     if res.get("timeout"):
         return cells + [
             f"{ap:.6g}" if ap else "-",
+            "-",
             "-",
             "-",
             "-",
@@ -414,6 +416,7 @@ def _fmt_row(spec, res, ref, timeout):
         f"{rse:.3f}" if rse is not None else "-",
         res["method"],
         str(res["n_draws"]) if res["n_draws"] is not None else "-",
+        f"{rse * rse * res['n_draws']:.3g}" if rse is not None and res["n_draws"] else "-",
         f"{res['secs']:.3f}",
         f"{ref:.3f}",
         f"{res['secs'] / ref:.2f}",
@@ -525,15 +528,20 @@ def main(argv=None) -> int:
     )
     import pranker
 
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from run import cpu_model
+
     print(
-        f"# Tail p-values vs numpy.sort(1e7 float64): pranker {pranker.__version__}, "
-        f"numpy {np.__version__}, {os.cpu_count()} CPUs, --cases {name}, "
+        f"# Tail p-values vs numpy.sort(1e7 float64, kind='stable'): pranker "
+        f"{pranker.__version__}, numpy {np.__version__}, CPU {cpu_model()}, "
+        f"{os.cpu_count()} CPUs, --cases {name}, "
         f"--timeout {args.timeout:g} s\n"
     )
     print(_markdown([_fmt_row(spec, res, r, args.timeout) for spec, res, r in done]))
     sorts = [t for _, t in ref.times]
     print(
-        f"\nReference: numpy.sort of 1e7 standard normal float64, median of {repeats}, "
+        f"\nReference: numpy.sort(kind='stable') of 1e7 standard normal float64, median of "
+        f"{repeats}, "
         f"re-timed {len(sorts)} times: {min(sorts):.3f}-{max(sorts):.3f} s "
         f"(median {statistics.median(sorts):.3f} s). Total {time.time() - t0:.0f} s."
     )

@@ -287,34 +287,43 @@ def _step(row, rowm1, x, jD, d, k, phi, lt):
 
 @njit(cache=True)
 def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
-    """Draws lo..hi-1 through layers k_hi down to max(k_lo, 2); rows[i] is layer k_lo - 1 + i."""
+    """Draws lo..hi-1 through layers k_hi down to max(k_lo, 2); rows[i] is layer k_lo - 1 + i.
+
+    Layers outside, draws inside: the two rows a layer reads stay in cache
+    while the block of draws passes through them (each draw's arithmetic and
+    stream are the same in either order, so are its numbers). A draw pinned
+    at ``d = 0`` has every lower offset 0 too: its remaining layers are
+    added at once.
+    """
     B = x.shape[0]
-    for i in range(lo, hi):
-        d = D[i]
-        q = lq[i]
-        sr = srest[i]
-        state = st[i]
-        jD = lower_bound(x, d, 0, B)  # block of d: x[jD - 1] < d <= x[jD]
-        for k in range(k_hi, max(k_lo, 2) - 1, -1):
+    m = hi - lo
+    jDs = np.empty(m, np.int64)
+    k_end = max(k_lo, 2)
+    for i in range(m):
+        jDs[i] = lower_bound(x, D[lo + i], 0, B)  # block of d: x[jD - 1] < d <= x[jD]
+        if D[lo + i] == 0 and k_hi >= k_end:  # pinned before these layers
+            srest[lo + i] += k_hi - k_end + 1
+    for k in range(k_hi, k_end - 1, -1):
+        row = rows[k - k_lo + 1]
+        rowm1 = rows[k - k_lo]
+        for i in range(m):
+            d = D[lo + i]
             if d == 0:
-                sr += 1.0
                 continue
-            row = rows[k - k_lo + 1]
-            rowm1 = rows[k - k_lo]
+            jD = jDs[i]
             if x[jD] == d:
                 T = row[jD]
             else:
                 T = _log_ghat_at(row, x, jD, d, k, phi, rowm1)
-            state, u = _uniform01(state)
+            state, u = _uniform01(st[lo + i])
+            st[lo + i] = state
             nd, j, ld = _step(row, rowm1, x, jD, d, k, phi, T + math.log(u))
-            q += ld - T
-            sr += k / (k + nd)
-            d = nd
-            jD = j
-        D[i] = d
-        lq[i] = q
-        srest[i] = sr
-        st[i] = state
+            lq[lo + i] += ld - T
+            srest[lo + i] += k / (k + nd)
+            D[lo + i] = nd
+            jDs[i] = j
+            if nd == 0:  # pinned: layers k - 1 .. k_end each add k' / k' = 1
+                srest[lo + i] += k - k_end
 
 
 @njit(cache=True, parallel=True)
