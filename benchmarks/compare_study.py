@@ -229,6 +229,7 @@ def main(argv=None):
     )
     ap.add_argument("--max-n", type=int, default=None, help="run only cells with N at most this")
     ap.add_argument("--note", default="", help="a closing line for the page (run time, load)")
+    ap.add_argument("--cost", default=None, help="a Markdown file: the cost section's text")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     t0 = time.perf_counter()
@@ -241,8 +242,7 @@ def main(argv=None):
         out = run_cell(P, ratio, rho, eff, R, cache)
         rows += summarize(P, ratio, rho, eff, R, out)
         print(
-            f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}: "
-            f"{time.perf_counter() - t0:.0f}s",
+            f"P={P} N={P * ratio} rho={rho} effect={eff} R={R}: {time.perf_counter() - t0:.0f}s",
             file=sys.stderr,
             flush=True,
         )
@@ -252,345 +252,304 @@ def main(argv=None):
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    write_md(rows, args.note, args.fast)
+    cost = Path(args.cost).read_text() if args.cost else ""
+    write_md(rows, args.note, args.fast, cost)
 
 
-def _flag(rate, alpha, mc):
-    """The rate, marked when it is outside alpha +- its Monte Carlo error."""
-    if math.isnan(rate):
+def se(alpha, R):
+    """One Monte Carlo standard error of a rate alpha estimated from R data sets."""
+    return math.sqrt(alpha * (1.0 - alpha) / R) if R else math.nan
+
+
+def _flag(rate, alpha, R, k=3.0):
+    """The rate, marked when it is more than k standard errors from alpha."""
+    if rate is None or math.isnan(rate):
         return "–"
-    mark = " ↑" if rate > alpha + mc else (" ↓" if rate < alpha - mc else "")
+    e = k * se(alpha, R)
+    mark = " ↑" if rate > alpha + e else (" ↓" if rate < alpha - e else "")
     return f"{rate:.3f}{mark}"
 
 
-def null_table(rows):
+def previous_rows():
+    """The earlier study's rows (influence (t) default, bootstrap, rank-swap permutation)."""
+    if not PREVIOUS.exists():
+        return {}
+    with open(PREVIOUS) as fh:
+        out = {}
+        for r in csv.DictReader(fh):
+            key = (int(r["P"]), int(r["N"]), float(r["rho"]), float(r["effect"]), r["method"])
+            out[key] = {k: float(v) for k, v in r.items() if k != "method"}
+        return out
+
+
+def _pair(r, key="rej05", alt="rej01"):
+    if r is None or not r["reps"]:
+        return "–"
+    n = int(r["reps"])
+    return f"{_flag(r[key], 0.05, n)} / {_flag(r[alt], 0.01, n)}"
+
+
+def null_table(rows, prev):
     by = {}
     for r in rows:
         if r["effect"] == 0:
             by.setdefault((r["P"], r["N"], r["rho"]), {})[r["method"]] = r
     lines = [
-        "| P | N | rho | R | influence (t) 5% / 1% | influence (z) 5% / 1% | R_res "
-        "| bootstrap 5% / 1% | permutation 5% / 1% | ± at 5% / 1%: R, R_res |",
-        "|---:|---:|---:|---:|---|---|---:|---|---|---|",
+        "| P | N | rho | R | **permutation (new default)** 5% / 1% | influence (t) 5% / 1% "
+        "| influence (z) 5% / 1% | 3 SE at 5% / 1% | earlier study: R | influence (t), "
+        "the old default | bootstrap | rank-swap permutation |",
+        "|---:|---:|---:|---:|---|---|---|---|---:|---|---|---|",
     ]
     for (P, N, rho), d in sorted(by.items()):
-        t, rr = d["influence-t"], d["bootstrap"]
-        cells = []
-        for m in METHODS:
-            r = d[m]
-            cells.append(
-                f"{_flag(r['rej05'], 0.05, r['mc05'])} / {_flag(r['rej01'], 0.01, r['mc01'])}"
-            )
-        err = f"{t['mc05']:.3f} / {t['mc01']:.3f}"
-        if rr["reps"]:
-            err += f"; {rr['mc05']:.3f} / {rr['mc01']:.3f}"
+        R = d[DEFAULT]["reps"]
+        old = {
+            m: prev.get((P, N, rho, 0.0, m)) for m in ("influence-t", "bootstrap", "permutation")
+        }
+        o = old["influence-t"]
         lines.append(
-            f"| {P} | {N:,} | {rho} | {t['reps']} | {cells[0]} | {cells[1]} | "
-            f"{rr['reps'] or '–'} | {cells[2]} | {cells[3]} | {err} |"
+            f"| {P} | {N:,} | {rho} | {R} | {_pair(d[DEFAULT])} | {_pair(d['influence-t'])} | "
+            f"{_pair(d['influence-z'])} | {3 * se(0.05, R):.3f} / {3 * se(0.01, R):.3f} | "
+            f"{int(o['reps']) if o else '–'} | {_pair(o)} | {_pair(old['bootstrap'])} | "
+            f"{_pair(old['permutation'])} |"
         )
     return lines
 
 
-def coverage_table(rows, effect):
+def coverage_null_table(rows, prev):
     by = {}
     for r in rows:
-        if (r["effect"] != 0) == effect:
-            by.setdefault((r["P"], r["N"], r["rho"], r["effect"]), {})[r["method"]] = r
-    head = "| P | N | rho | effect | R / R_res |" if effect else "| P | N | rho | R / R_res |"
-    if effect:
-        head += " power at 5%: infl. (t) / infl. (z) / boot. / perm. |"
-    head += " 95 % coverage: infl. (t) / infl. (z) / boot. / perm. | ± |"
-    ncol = head.count("|") - 1
-    lines = [head, "|" + "---:|" * (ncol - 2 if effect else ncol - 2) + "---|---|"]
-    for key, d in sorted(by.items()):
-        P, N, rho, eff = key
-        t, rr = d["influence-t"], d["bootstrap"]
-        cov = " / ".join(_flag(d[m]["coverage"], 0.95, d[m]["mc_cov"]) for m in METHODS)
-        err = f"{t['mc_cov']:.3f}" + (f"; {rr['mc_cov']:.3f}" if rr["reps"] else "")
-        row = f"| {P} | {N:,} | {rho} | " + (f"{eff} | " if effect else "")
-        row += f"{t['reps']} / {rr['reps'] or '–'} | "
-        if effect:
-            pw = " / ".join(
-                "–" if math.isnan(d[m]["rej05"]) else f"{d[m]['rej05']:.3f}" for m in METHODS
-            )
-            row += pw + " | "
-        lines.append(row + cov + f" | {err} |")
+        if r["effect"] == 0:
+            by.setdefault((r["P"], r["N"], r["rho"]), {})[r["method"]] = r
+    lines = [
+        "| P | N | rho | R | **permutation (new default)** | influence (t) | 3 SE "
+        "| earlier study: influence (t), the old default (R) |",
+        "|---:|---:|---:|---:|---|---|---|---|",
+    ]
+    for (P, N, rho), d in sorted(by.items()):
+        R = d[DEFAULT]["reps"]
+        o = prev.get((P, N, rho, 0.0, "influence-t"))
+        old = f"{_flag(o['coverage'], 0.95, int(o['reps']))} ({int(o['reps'])})" if o else "–"
+        lines.append(
+            f"| {P} | {N:,} | {rho} | {R} | {_flag(d[DEFAULT]['coverage'], 0.95, R)} | "
+            f"{_flag(d['influence-t']['coverage'], 0.95, R)} | {3 * se(0.95, R):.3f} | {old} |"
+        )
     return lines
 
 
-def verdicts(rows, method, alpha_key="rej05", alpha=0.05, mc_key="mc05"):
-    """(within, above, below) lists of (P, N, rho, rate, mc) of one method's null cells."""
+def power_table(rows):
+    by = {}
+    for r in rows:
+        if r["effect"]:
+            by.setdefault((r["P"], r["N"], r["rho"], r["effect"]), {})[r["method"]] = r
+    lines = [
+        "| P | N | effect | R | mean AP_a - AP_b | power at 5%: **new default** / old default "
+        "/ gain | power at 1%: new / old | 95 % coverage: **new default** / old default | "
+        "3 SE of coverage |",
+        "|---:|---:|---:|---:|---:|---|---|---|---|",
+    ]
+    for (P, N, _rho, eff), d in sorted(by.items(), key=lambda kv: (kv[0][1] // kv[0][0], kv[0])):
+        n, o = d[DEFAULT], d[OLD_DEFAULT]
+        R = n["reps"]
+        lines.append(
+            f"| {P} | {N:,} | {eff} | {R} | {n['truth']:.4f} | {n['rej05']:.3f} / "
+            f"{o['rej05']:.3f} / {n['rej05'] - o['rej05']:+.3f} | {n['rej01']:.3f} / "
+            f"{o['rej01']:.3f} | {_flag(n['coverage'], 0.95, R)} / "
+            f"{_flag(o['coverage'], 0.95, R)} | {3 * se(0.95, R):.3f} |"
+        )
+    return lines
+
+
+def cost_table(rows):
+    lines = [
+        "| P | N | rho | effect | patterns per call: mean / most | seconds per call (mean) |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in sorted(
+        (r for r in rows if r["method"] == DEFAULT), key=lambda r: (r["N"], r["P"], r["effect"])
+    ):
+        lines.append(
+            f"| {r['P']} | {r['N']:,} | {r['rho']} | {r['effect']} | {r['mean_draws']:,.0f} / "
+            f"{r['max_draws']:,.0f} | {r['mean_seconds']:.3f} |"
+        )
+    return lines
+
+
+def verdicts(rows, method, key, alpha):
+    """(within, above, below) lists of (P, N, rho, rate, R) beyond 3 standard errors."""
     out = ([], [], [])
     for r in rows:
         if r["effect"] or r["method"] != method or not r["reps"]:
             continue
-        x, mc = r[alpha_key], r[mc_key]
-        k = 1 if x > alpha + mc else (2 if x < alpha - mc else 0)
-        out[k].append((r["P"], r["N"], r["rho"], x, mc))
+        x, R = r[key], r["reps"]
+        e = 3 * se(alpha, R)
+        k = 1 if x > alpha + e else (2 if x < alpha - e else 0)
+        out[k].append((r["P"], r["N"], r["rho"], x, R))
     return out
 
 
-def _cells(lst):
+def _cells(lst, alpha):
     return (
         ", ".join(
-            f"P = {P}, N = {N:,}, rho = {rho} ({x:.3f} ± {mc:.3f})" for P, N, rho, x, mc in lst
+            f"P = {P}, N = {N:,}, rho = {rho}: {x:.3f} (3 SE = {3 * se(alpha, R):.3f})"
+            for P, N, rho, x, R in lst
         )
         or "none"
     )
 
 
-def write_md(rows, note="", fast=False):
-    nulls = sorted({(r["P"], r["N"], r["rho"]) for r in rows if not r["effect"]})
+REFERENCES = [
+    "- R. A. Fisher, The Design of Experiments. Oliver and Boyd 1935 (the randomisation "
+    "test of paired data).",
+    "- B. Phipson and G. K. Smyth, Permutation p-values should never be zero. Stat. Appl. "
+    "Genet. Mol. Biol. 9(1) (2010).",
+    "- C. J. Clopper and E. S. Pearson, The use of confidence or fiducial limits illustrated "
+    "in the case of the binomial. Biometrika 26 (1934) 404–413.",
+    "- E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, Comparing the areas under two "
+    "or more correlated receiver operating characteristic curves: a nonparametric "
+    "approach. Biometrics 44 (1988) 837–845.",
+    "- F. R. Hampel, The influence curve and its role in robust estimation. JASA 69 (1974) "
+    "383–393.",
+    "- K. Boyd, K. H. Eng and C. D. Page, Area under the precision-recall curve: point "
+    "estimates and confidence intervals. ECML PKDD 2013.",
+    "- F. E. Satterthwaite, An approximate distribution of estimates of variance "
+    "components. Biometrics Bulletin 2 (1946) 110–114; B. L. Welch, The generalization of "
+    "'Student's' problem when several different population variances are involved. "
+    "Biometrika 34 (1947) 28–35.",
+    "- B. Efron, Better bootstrap confidence intervals. JASA 82 (1987) 171–185; A. C. "
+    "Davison and D. V. Hinkley, Bootstrap Methods and their Application. Cambridge "
+    "University Press 1997.",
+    "- E. S. Venkatraman and C. B. Begg, A distribution-free procedure for comparing "
+    "receiver operating characteristic curves from a paired experiment. Biometrika 83 "
+    "(1996) 835–848.",
+]
+
+
+def write_md(rows, note="", fast=False, cost=""):
+    prev = previous_rows()
+    n_null = len({(r["P"], r["N"], r["rho"]) for r in rows if not r["effect"]})
     lines = [
         "# Comparing two models' AUPRC on the same instances",
         "",
         "`pranker.compare(scores_a, scores_b, y)` tests whether two models that scored the "
         "same instances differ in average precision (AP), and gives a confidence interval for "
         "the difference AP_a - AP_b. `pranker compare FILE --score A --score B` does the same "
-        "on the command line. Three methods:",
+        "on the command line, with the same numbers. Three methods:",
         "",
-        "- **influence** (default): the AUPRC analogue of DeLong, DeLong & Clarke-Pearson's "
-        "(1988) test for correlated ROC AUCs. Each instance's influence on each model's AP "
-        "(the empirical influence function of AP as a functional of the positives' and the "
-        "negatives' score distributions, Hampel 1974) gives the variance of the difference, "
-        "paired because both models score the same instances; Boyd, Eng & Page (2013) show "
-        "that AP estimators are asymptotically normal. The statistic d / se is referred to "
-        "Student's t with Welch-Satterthwaite degrees of freedom (Satterthwaite 1946, Welch "
-        "1947), because the variance is a sum of the positives' and the negatives' sample "
-        "variances, on P - 1 and N - P - 1 degrees of freedom; with many positives this is "
-        "the normal (Wald) test. Instant (one sort per model), deterministic. The study also "
-        "shows the normal reference, *influence (z)*, which `compare` used before.",
-        "- **bootstrap**: positives and negatives resampled separately, the same instances for "
-        "both models, 1,999 resamples; Efron's (1987) bias-corrected and accelerated (BCa) "
-        "interval, its acceleration from the same influence values, and the p-value is the "
-        "level at which that interval just excludes 0. Its smallest p-value is about 1/2000.",
-        "- **permutation**: each model's scores are turned into ranks and, instance by "
-        "instance, the two models' ranks are swapped at random (Venkatraman & Begg 1996); the "
-        "p-value (b+1)/(m+1), with sequential stopping (Besag & Clifford 1991), is exact when "
-        "the two models' ranks of an instance are exchangeable. That null is stronger than "
-        "AP_a = AP_b: models with equal AP but different rankings can be rejected. The "
-        "interval assumes the difference shifts the permutation distribution.",
+        "- **permutation** (default): the paired randomisation test (Fisher 1935). When the "
+        "two models are interchangeable, the pair of scores (a_i, b_i) of each instance is "
+        "exchangeable: swapping the two models' *scores* on any subset of instances leaves "
+        "the joint law unchanged, so the observed difference is one draw among the 2^N swap "
+        "patterns, whatever N, P, the ties and the correlation between the models. Patterns "
+        "are drawn at random (seeded; pattern t depends only on the seed and t, so the numbers "
+        "do not depend on the threads) and the p-value is (b + 1) / (m + 1) with b of m "
+        "patterns at least as extreme (Phipson & Smyth 2010). Each pattern's AP is computed "
+        "from counts, not a sort: the positives' scores cut the score axis into slots, an "
+        "instance moves between its two slots when swapped, and a swap pattern sends a "
+        "Binomial(n, 1/2) share of the n instances with the same pair of slots one way "
+        "(exactly, as the set bits of n random bits). Drawing looks at the p-value after "
+        "999 patterns, then 1,999, 3,999, ... up to `n_draws` (9,999): it stops at the first "
+        "look whose Clopper–Pearson interval for the p-value of all 2^N patterns lies below "
+        "or above `alpha` (0.05), at a confidence that makes the chance of deciding "
+        "otherwise than all 2^N patterns would at most 0.001 over all looks (Bonferroni). "
+        "`alpha=None` draws every one of the `n_draws` patterns. The interval inverts the "
+        "test with the difference shifted: it holds the differences delta for which d - delta "
+        "lies within the central 95 % of the swap distribution (symmetric about 0: swapping "
+        "the complement of a pattern negates its difference). The scores of the two models "
+        "must be on a common scale (both probabilities, both logits, ...): the test swaps "
+        "scores, so on different scales it keeps its level (the pairs are then not "
+        "exchangeable only if the models differ) but loses power; rank-transform neither "
+        "model alone.",
+        "- **influence**: the AUPRC analogue of DeLong, DeLong & Clarke-Pearson's (1988) "
+        "test for correlated ROC AUCs: each instance's influence on each model's AP (Hampel "
+        "1974; Boyd, Eng & Page 2013) gives the variance of the paired difference, referred "
+        "to Student's t with Welch-Satterthwaite degrees of freedom (Satterthwaite 1946, "
+        "Welch 1947). Deterministic, one sort per model, scale-free. Valid where the AP is "
+        "not low (N/P below about 100 with the models of the study) and from 50 positives "
+        "on; conservative, with little power, where a few top-ranked positives carry the AP.",
+        "- **bootstrap**: positives and negatives resampled separately, the same instances "
+        "for both models, 1,999 resamples; Efron's (1987) BCa interval, and the p-value the "
+        "level at which it just excludes 0. Anti-conservative below some 50 positives; use "
+        "it only with many positives of both classes.",
+        "",
+        "Earlier releases defaulted to *influence*, and their *permutation* swapped the two "
+        "models' ranks (Venkatraman & Begg 1996), which is not exact: swapping one instance's "
+        "ranks is not swapping its scores, which would move the other instances' ranks. Both "
+        "appear in the tables below as *earlier study*.",
         "",
         "## The study",
         "",
         "Model A scores `(1 + effect) y + noise_a`, model B `y + noise_b`, the noises standard "
         "normal with correlation rho = 0 (independent models) or rho = 0.8 (models that agree, "
-        "as two versions of one model do). With effect = 0 the two models are equally good, "
+        "as two versions of one model do). With effect = 0 the two models are equally good "
         "and the pair of scores of an instance is exchangeable, so every rejection is a type-I "
         "error. The grid is P = 5, 50, 500, 5,000 positives and N/P = 2, 10, 100, 1,000, so N "
-        f"runs from 10 to 5,000,000: {len(nulls)} null cells.",
+        f"runs from 10 to 5,000,000: {n_null} null cells. Every data set of a cell is tested "
+        "by the new default and by the influence method (t and normal references) on the same "
+        "data. The earlier study's numbers (other data sets, more of them) are shown beside.",
         "",
-        "Each cell has R data sets for the influence method and, on the first R_res of them, "
-        "the resampling methods with their defaults. A rejection rate estimated from R data "
-        "sets has a Monte Carlo error of ± 2 sqrt(alpha (1 - alpha) / R) (two standard "
-        "errors): ± 0.0097 at alpha = 0.05 with R = 2,000, ± 0.022 with 400, ± 0.025 with "
-        "300, ± 0.056 with 60; at alpha = 0.01, ± 0.0045 with 2,000. The "
-        "last column of each table gives it. A rate outside alpha ± its error is marked ↑ "
-        "(rejects too often: the test is anti-conservative, its p-values too small) or ↓ "
-        "(too rarely: conservative, power lost). Coverage is that of 95 % intervals, marked "
-        "the same way against 0.95.",
+        "Replications were reduced to fit the time available: R = 400 data sets per null cell "
+        "up to N = 50,000, 100 at N = 500,000 and 20 at N = 5,000,000 (the corner is measured "
+        "only coarsely); 300 per alternative. One Monte Carlo standard "
+        "error (SE) of a rate is sqrt(alpha (1 - alpha) / R): 0.011 at alpha = 0.05 and 0.005 "
+        "at alpha = 0.01 with R = 400; 0.022 / 0.010 with 100; 0.049 / 0.022 with 20. The bar "
+        "is alpha ± 3 SE (a column gives it); a rate beyond it is marked ↑ (rejects too often: "
+        "anti-conservative) or ↓ (too rarely: conservative, power lost). The same marks "
+        "apply to coverage against 0.95 and to the earlier study's columns with their own R.",
         "",
-        "Budget: the whole study has to run in about an hour on one core. R falls with N "
-        "(2,000 data sets up to N = 50,000; 300 at 500,000; 60 at 5,000,000, where a data set "
-        "costs several seconds: four sorts of 5 million scores, so that the corner N = "
-        "5,000,000 is measured only coarsely). The resampling methods run only up to N = 5,000 (R_res = 600, 400, 200, 60 "
-        "as N grows): one bootstrap data set is 1,999 APs of N items (about 9 s at N = 50,000) "
-        "and one permutation data set at least 1,999 patterns (about 20 s), so beyond N = "
-        "5,000 they are not measured here (marked –).",
-        "",
-        "Every cell draws from its own seed (a function of the cell), and its per-data-set "
-        "results are cached, so an interrupted run resumes and a rerun reproduces every "
-        "number: `NUMBA_NUM_THREADS=1 python benchmarks/compare_study.py`. The numbers are in "
-        "`docs/compare_study.csv`.",
+        "Every cell draws from its own seed and its per-data-set results are cached: "
+        "`python benchmarks/compare_study.py` reproduces every number (with any number of "
+        "threads). The numbers are in `docs/compare_study.csv`, the earlier study's in "
+        "`docs/compare_study_previous.csv`.",
         "",
         "## Type-I error with two equally good models",
         "",
         "Share of data sets where the test rejected at alpha = 5 % and 1 %.",
         "",
     ]
-    lines += null_table(rows)
+    lines += null_table(rows, prev)
     lines += ["", "## Coverage of the 95 % intervals (equally good models: the truth is 0)", ""]
-    lines += coverage_table(rows, effect=False)
+    lines += coverage_null_table(rows, prev)
     lines += [
         "",
         "## Power and coverage when model A is better",
         "",
-        "rho = 0.8. Coverage is of the mean AP difference, estimated from 4,000 further data sets.",
+        "rho = 0.8. The old default (influence, t reference) runs on the same data sets, so "
+        "the gain is paired. Coverage is of the mean AP difference, estimated from 2,000 "
+        "further data sets. The first six cells are the earlier study's (N/P = 10), the last "
+        "three are low-AP cells (N/P = 100), where the old default was conservative.",
         "",
     ]
-    lines += coverage_table(rows, effect=True)
-    lines += ["", "## The default, and why", ""]
-    lines += [
-        "A band of two standard errors flags about 1 cell in 20 by chance alone, even for an "
-        "exact test; a rate more than three standard errors (1.5 times the ± column) from "
-        "alpha is flagged by chance in about 1 cell in 370.",
-        "",
-    ]
+    lines += power_table(rows)
+    lines += ["", "## Verdicts: the bars", ""]
     for m, label in (
-        ("influence-t", "influence (t), the default"),
+        (DEFAULT, "permutation (new default)"),
+        ("influence-t", "influence (t), the old default"),
         ("influence-z", "influence (z)"),
-        ("bootstrap", "bootstrap"),
-        ("permutation", "permutation"),
     ):
-        for key, alpha, mck in (("rej05", 0.05, "mc05"), ("rej01", 0.01, "mc01")):
-            w, hi, lo = verdicts(rows, m, key, alpha, mck)
+        for key, alpha in (("rej05", 0.05), ("rej01", 0.01)):
+            w, hi, lo = verdicts(rows, m, key, alpha)
             n = len(w) + len(hi) + len(lo)
-            if not n:
-                continue
-            hi3 = [c for c in hi if c[3] > alpha + 1.5 * c[4]]
             lines.append(
-                f"- **{label}** at alpha = {alpha}: within its Monte Carlo error in {len(w)} "
-                f"of {n} null cells; too many rejections in {len(hi)} ({len(hi3)} of them "
-                f"beyond three standard errors): {_cells(hi)}; too few in {len(lo)}: "
-                f"{_cells(lo)}."
+                f"- **{label}** at alpha = {alpha}: within alpha ± 3 SE in {len(w)} of {n} "
+                f"null cells; above in {len(hi)}: {_cells(hi, alpha)}; below in {len(lo)}: "
+                f"{_cells(lo, alpha)}."
             )
-    lines += ["", decision(rows), ""]
+    lines += ["", "## Cost", ""]
     lines += [
-        "The accuracy of the mean-AP p-value (saddlepoint against importance sampling) is "
-        "measured in [Mean AP over many queries](mean_ap.md).",
+        "Swap patterns drawn per call by the default (alpha = 0.05) and its time in the "
+        "study (numba threads as available, on a shared machine), per cell:",
         "",
-        "## References",
+    ]
+    lines += cost_table(rows)
+    if cost:
+        lines += ["", cost]
+    lines += ["", "## References", ""] + REFERENCES
+    lines += [
         "",
-        "- E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, Comparing the areas under two "
-        "or more correlated receiver operating characteristic curves: a nonparametric "
-        "approach. Biometrics 44 (1988) 837–845.",
-        "- F. R. Hampel, The influence curve and its role in robust estimation. JASA 69 (1974) "
-        "383–393.",
-        "- K. Boyd, K. H. Eng and C. D. Page, Area under the precision-recall curve: point "
-        "estimates and confidence intervals. ECML PKDD 2013.",
-        "- F. E. Satterthwaite, An approximate distribution of estimates of variance "
-        "components. Biometrics Bulletin 2 (1946) 110–114; B. L. Welch, The generalization of "
-        "'Student's' problem when several different population variances are involved. "
-        "Biometrika 34 (1947) 28–35.",
-        "- B. Efron, Better bootstrap confidence intervals. JASA 82 (1987) 171–185; A. C. "
-        "Davison and D. V. Hinkley, Bootstrap Methods and their Application. Cambridge "
-        "University Press 1997.",
-        "- E. S. Venkatraman and C. B. Begg, A distribution-free procedure for comparing "
-        "receiver operating characteristic curves from a paired experiment. Biometrika 83 "
-        "(1996) 835–848; J. Besag and P. Clifford, Sequential Monte Carlo p-values. "
-        "Biometrika 78 (1991) 301–304.",
-        "",
-        (
-            "This is a quick run (`--fast`: two cells, 40 data sets each): its rates carry a "
-            "Monte Carlo error of about 0.07. "
-            if fast
-            else ""
-        )
-        + note,
+        ("This is a quick run (`--fast`: five cells, 40 data sets each). " if fast else "") + note,
         "",
     ]
     (ROOT / "docs" / "compare.md").write_text("\n".join(lines))
-
-
-def decision(rows):
-    """The default and why, with the numbers of this run."""
-    at = {(r["P"], r["N"], r["rho"], r["method"]): r for r in rows if not r["effect"]}
-
-    def q(P, N, rho, m, key="rej05"):
-        r = at.get((P, N, rho, m))
-        if r is None or not r["reps"]:
-            return "not run"
-        return f"{r[key]:.3f} ± {r['mc05' if key == 'rej05' else 'mc01']:.3f}"
-
-    t_hi = [
-        r
-        for r in rows
-        if not r["effect"] and r["method"] == "influence-t" and r["rej05"] > 0.05 + r["mc05"]
-    ]
-    t_lo = sorted(
-        (
-            r
-            for r in rows
-            if not r["effect"] and r["method"] == "influence-t" and r["rej05"] < 0.05 - r["mc05"]
-        ),
-        key=lambda r: (r["P"], r["N"], r["rho"]),
-    )
-    pw = {
-        (r["P"], r["effect"]): r["rej05"]
-        for r in rows
-        if r["effect"] and r["method"] == "influence-z"
-    }
-    worst = max(
-        (r for r in rows if not r["effect"] and r["method"] == "influence-t"),
-        key=lambda r: r["rej05"] - r["mc05"],
-    )
-    return "\n".join(
-        [
-            '**The default is `method="influence"` with the t reference.** It is the only '
-            "method measured in every cell (the resampling methods cost thousands of APs per call), "
-            "it is deterministic and instant, and its type-I error never exceeded alpha beyond "
-            "chance: at alpha = 0.05 its highest rate relative to its error is "
-            f"{worst['rej05']:.3f} ± {worst['mc05']:.3f} (P = {worst['P']}, N = {worst['N']:,}, "
-            f"rho = {worst['rho']}), and "
-            + (
-                f"{len(t_hi)} cell(s) lie above the two-standard-error band, none beyond three."
-                if t_hi
-                else "no cell lies above the two-standard-error band."
-            )
-            + " The normal reference that `compare` used before rejects about twice too often "
-            f"with five independent positives ({q(5, 10, 0.0, 'influence-z')} at N = 10, "
-            f"{q(5, 50, 0.0, 'influence-z')} at N = 50; with t: {q(5, 10, 0.0, 'influence-t')} and "
-            f"{q(5, 50, 0.0, 'influence-t')}). Beyond a few hundred positives the two references "
-            "agree within 0.002.",
-            "",
-            "**The other methods.** The bootstrap is anti-conservative with few positives "
-            f"({q(5, 10, 0.0, 'bootstrap')}, {q(5, 50, 0.0, 'bootstrap')}, "
-            f"{q(5, 500, 0.0, 'bootstrap')} at P = 5; {q(50, 100, 0.8, 'bootstrap')} at P = 50, "
-            "N = 100, rho = 0.8): resampling 5 positives cannot reproduce the spread of their "
-            "ranks. Do not use it below some 50 positives. The permutation test never rejected "
-            "too often beyond chance where it was run, but it is not exact here either: it swaps "
-            "the two models' *ranks*, and swapping one instance's ranks is not the same as "
-            "swapping its scores (which would move the other instances' ranks), so "
-            "exchangeable scores do not make the swapped ranks exactly exchangeable. With 5 "
-            f"positives it is conservative ({q(5, 10, 0.8, 'permutation')} at N = 10, rho = 0.8; "
-            f"{q(5, 500, 0.0, 'permutation')} and {q(5, 500, 0.8, 'permutation')} at N = 500), "
-            "and it costs 1,999 to 9,999 APs of N items per call.",
-            "",
-            "**Where no method meets the requirement.** The requirement was a type-I error within "
-            "its Monte Carlo error of alpha in every cell. No method meets it. The default misses "
-            f"it on the conservative side in {len(t_lo)} cells: "
-            + "; ".join(
-                f"P = {r['P']}, N = {r['N']:,}, rho = {r['rho']}: {r['rej05']:.3f}" for r in t_lo
-            )
-            + ". Two causes. First and mostly, a low AP: every cell with N/P >= 100 (with these "
-            "models the AP is then about 0.1 or less), at every P up to 500, less so as P grows. "
-            "Second, with 5 positives and correlated models, a variance estimated from 5 influence "
-            "values gives the t reference few degrees of freedom. The first-order (influence) "
-            "variance overestimates the spread of the AP difference when a handful of top-ranked "
-            "positives carries the AP (mean estimate over the variance of the difference across "
-            "data sets, rho = 0: 1.00 at P = 5, N = 50; 1.25 at P = 5, N = 500; 1.19 at P = 50, "
-            "N = 5,000; 1.48 at P = 50, N = 50,000, from 300 to 1,000 data sets each), and the "
-            "difference is heavy-tailed (kurtosis 4 to 15 in those low-AP cells). There the "
-            "default is valid (it does not "
-            "claim a difference too often) but has little power, and its intervals are too wide: "
-            "a significant result can be trusted, a non-significant one is weak evidence. No "
-            "alternative does better there: the normal reference is conservative in the same "
-            "cells and anti-conservative with 5 independent positives, the bootstrap is "
-            "anti-conservative, and the permutation test, measured only up to N = 5,000 and "
-            "coarsely there (60 data sets), is conservative as well with 5 positives "
-            f"(N = 5,000: {q(5, 5000, 0.0, 'permutation')}) and inconclusive with 50 "
-            f"(N = 5,000: {q(50, 5000, 0.0, 'permutation')} and {q(50, 5000, 0.8, 'permutation')}). "
-            "The price of the t "
-            "reference is power with 5 correlated positives: "
-            + "; ".join(
-                f"effect {r['effect']}: {r['rej05']:.3f} (t) against "
-                f"{pw[(r['P'], r['effect'])]:.3f} (normal)"
-                for r in rows
-                if r["effect"] and r["P"] == 5 and r["method"] == "influence-t"
-            )
-            + "; the normal reference's extra power there comes with its excess for independent "
-            "models, and a user cannot choose a reference by a correlation they do not know. "
-            "With 5 positives and a real difference every interval covers less than 95 % "
-            "(influence (t): "
-            + ", ".join(
-                f"{r['coverage']:.3f}"
-                for r in rows
-                if r["effect"] and r["P"] == 5 and r["method"] == "influence-t"
-            )
-            + "); from 50 positives on, the default's intervals cover 95 % within their error "
-            "when the models differ.",
-        ]
-    )
 
 
 if __name__ == "__main__":
