@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pranker._numba.sampling import _draw_seed, _uniform01
-from pranker._numba.tilt import tilt_draws, tilt_forward
+from pranker._numba.tilt import block_len, tilt_draws, tilt_forward
 
 
 def _all_s(N, P):
@@ -63,7 +63,7 @@ def test_cgf_against_subsets(N, P, phi):
         # the storing pass gives the same partition function
         log_z2, _, _, layers = tilt_forward(N, P, phi, c, False, True)
         assert abs(log_z2 - log_z) < 1e-13 * max(1.0, abs(log_z))
-        assert layers.shape[0] == P
+        assert layers[0].shape[0] == P
 
 
 def test_draws_follow_the_tilted_law():
@@ -89,18 +89,42 @@ def test_draws_follow_the_tilted_law():
     assert chi2.sf(stat, values.size - 1) > 1e-4
 
 
+def _log_rows(layers, P, w):
+    """Every stored layer as plain log prefix sums, each relative to its last cell.
+
+    Written from the storage rule alone: in block b of a row the prefix sum is
+    ``c0[b] + c1[b] T[d]`` in the block's unit, and ``c0[b + 1]`` is the end of
+    block b in the next block's unit.
+    """
+    T, C0, C1, _ = layers
+    nb = C0.shape[1]
+    L = block_len(P)
+    out = np.empty((P, w))
+    for k in range(P):
+        unit = np.zeros(nb)  # log of block b's unit relative to the last block's
+        for b in range(nb - 2, -1, -1):
+            end = min(w, (b + 1) * L) - 1
+            g_end = C0[k, b] + C1[k, b] * T[k, end]
+            unit[b] = unit[b + 1] + math.log(C0[k, b + 1]) - math.log(g_end)
+        for d in range(w):
+            b = d // L
+            out[k, d] = unit[b] + math.log(C0[k, b] + C1[k, b] * T[k, d])
+    return out
+
+
 def _reference_draw(layers, N, P, seed, i):
-    """One draw by plain inverse-CDF searches (np.searchsorted) on the stored prefix sums."""
+    """One draw by plain inverse-CDF searches (np.searchsorted) on the log prefix sums."""
     m = N - P
     w = m + 1
+    rows = _log_rows(layers, P, layers[0].shape[1])
     state = np.uint64(_draw_seed(np.uint64(seed), np.int64(i)))
     d = m
     s = 0.0
     for k in range(P, 0, -1):
-        row = layers[k - 1, :w]
+        row = rows[k - 1, :w]
         state, u = _uniform01(state)
         state = np.uint64(state)
-        t = u * row[d]
+        t = math.log(u) + row[d]
         d = int(np.searchsorted(row[: d + 1], t, side="left"))
         s += k / (k + d)
     return s

@@ -30,17 +30,10 @@ so ``G^{(j)}_P(N - P) / G_P(N - P) = E_\phi[(S - c)^j]`` for each N: the
 centred raw moments of ``S`` under the tilt, from which the cumulants follow
 without subtracting large numbers as long as ``c`` is near the tilted mean.
 
-Scaling is that of the single-(N, P) kernel: layer k is stored relative to a
-log scale ``lambda_k`` (true ``G_k = e^{lambda_k}`` times the stored values),
-the fast path divides by the previous layer's total ``G_{k-1}(M_max)`` and
-by the layer's largest exponent, and a layer whose total leaves
-``(1e-280, inf)`` is redone in log space through the ratios
-``G^{(j)} / G``. A common scale per layer does not depend on the read-out
-point, so the prefix sums at every ``N - P`` carry the same ``lambda``.
-Values below ``1e-300`` of the layer are flushed to 0, so a prefix sum that
-holds less than ~1e-250 of the layer total must be recomputed by the caller
-with its own upper bound (it never happens for ``phi >= 0``, where the mass
-sits at small ``d``).
+Scaling is that of the single-(N, P) kernel (block-scaled layers, see
+:func:`pranker._numba.tilt.layer_step`): every block of a layer has its own
+binary exponent, so a prefix sum read at any ``N - P`` keeps full relative
+precision, and no probability is flushed however wide a layer's range.
 """
 
 from __future__ import annotations
@@ -51,123 +44,48 @@ import numpy as np
 from numba import njit, prange
 
 from .rows import row_ap, store_row
-from .tilt import (
-    _LAYER_TINY,
-    _MULT_MAX_PHI,
-    _UNDERFLOW_EXP,
-    _layer_factor,
-    _layer_shift,
-    _layer_tables,
-    _log_layer_max,
-)
-
-
-@njit(cache=True)
-def _binom_table(order):
-    b = np.zeros((order + 1, order + 1))
-    for j in range(order + 1):
-        b[j, 0] = 1.0
-        for i in range(1, j + 1):
-            b[j, i] = b[j - 1, i - 1] + (b[j - 1, i] if i <= j - 1 else 0.0)
-    return b
-
-
-@njit(cache=True)
-def _combine(e, a, prev, d, order, binom, f):
-    """``f[j] = e * sum_i binom(j, i) a^{j-i} prev[i, d]`` for j = 0..order."""
-    for j in range(order + 1):
-        acc = 0.0
-        ap = 1.0
-        for i in range(j, -1, -1):  # a^{j-i} grows as i falls
-            acc += binom[j, i] * ap * prev[i, d]
-            ap *= a
-        f[j] = e * acc
+from .tilt import _LN2, _MULT_MAX_PHI, _layer_shift, _layer_tables, block_len, layer_step
 
 
 @njit(cache=True)
 def shared_last_layer(N, P, phi, c, order):
     """The last layer of the tilted forward recursion for ``N`` items, ``P`` positives.
 
-    Returns ``(lam, G)`` with ``G`` of shape ``(order + 1, N - P + 1)``: for
-    every ``N' <= N`` (``d = N' - P``), ``log Z_c(phi; N') = lam + log G[0, d]``
-    and ``G[j, d] / G[0, d] = E_phi[(S - c)^j]`` over the placements of P ranks
-    in ``1..N'``. ``order`` is the highest moment carried: 0, 2 or 4.
+    Returns ``(scale, T, c0, c1)``, the last layer in the block-scaled form of
+    :func:`pranker._numba.tilt.layer_step`: for every ``N' <= N`` (``d = N' -
+    P``, block ``b = d // block_len(P)``), ``G_j = c0[j, b] + c1[b] T[j, d]``
+    gives ``log Z_c(phi; N') = scale[b] + log G_0`` and ``G_j / G_0 =
+    E_phi[(S - c)^j]`` over the placements of P ranks in ``1..N'``. ``order``
+    is the highest moment carried: 0, 2 or 4.
     """
     if order != 0 and order != 2 and order != 4:
         raise ValueError("shared_last_layer: order must be 0, 2 or 4")
     m = N - P
     w = m + 1
+    L = block_len(P)
+    nb = (w + L - 1) // L
     cP = c / P
-    binom = _binom_table(order)
     inv_r, X, B = _layer_tables(N, phi)
-    prev = np.zeros((order + 1, w))
-    for d in range(w):
-        prev[0, d] = 1.0
-    cur = np.zeros((order + 1, w))
-    f = np.zeros(order + 1)
-    tot = np.zeros(order + 1)
-    q = np.zeros(order + 1)
     mult = abs(phi) <= _MULT_MAX_PHI
+    T = np.zeros((2, order + 1, w))
+    c0 = np.zeros((2, order + 1, nb))
+    c1 = np.zeros((2, nb))
+    E = np.zeros((2, nb), np.int64)
+    c0[1, 0, :] = 1.0  # layer 0: G_0 = 1 everywhere
     lam = 0.0
-    prev_tot = 1.0
     for k in range(1, P + 1):
+        i = (k - 1) % 2
         shift = _layer_shift(k, m, phi, cP, inv_r, X, B, mult)
-        inv = 1.0 / prev_tot
-        t0 = t1 = t2 = t3 = t4 = 0.0
-        for d in range(w):
-            a = k * inv_r[k + d] - cP
-            e = _layer_factor(mult, X[k + d], inv, phi, a, shift)
-            g0 = prev[0, d]
-            f0 = e * g0
-            if f0 < 1e-300:
-                f0 = 0.0
-            t0 += f0
-            cur[0, d] = t0
-            if order >= 2:  # unrolled: F' = a F + e G', F'' = a (a F + 2 e G') + e G''
-                eg1 = e * prev[1, d]
-                eg2 = e * prev[2, d]
-                f1 = a * f0 + eg1
-                f2 = a * (a * f0 + 2.0 * eg1) + eg2
-                t1 += f1
-                t2 += f2
-                cur[1, d] = t1
-                cur[2, d] = t2
-                if order >= 4:
-                    eg3 = e * prev[3, d]
-                    eg4 = e * prev[4, d]
-                    a2 = a * a
-                    f3 = a * (a2 * f0 + 3.0 * a * eg1 + 3.0 * eg2) + eg3
-                    f4 = a2 * (a2 * f0 + 4.0 * a * eg1 + 6.0 * eg2) + 4.0 * a * eg3 + eg4
-                    t3 += f3
-                    t4 += f4
-                    cur[3, d] = t3
-                    cur[4, d] = t4
-        tot[0] = t0
-        if tot[0] > _LAYER_TINY and tot[0] < np.inf:
-            lam += shift + math.log(prev_tot)
-        else:
-            # the mass sits where the exponent is small: redo the layer in log space
-            L = _log_layer_max(k, m, phi, cP, inv_r, prev[0])
-            for j in range(order + 1):
-                tot[j] = 0.0
-            for d in range(w):
-                g = prev[0, d]
-                for j in range(order + 1):
-                    f[j] = 0.0
-                if g > 0.0:
-                    a = k * inv_r[k + d] - cP
-                    x = phi * a + math.log(g) - L
-                    if x > _UNDERFLOW_EXP:
-                        for i in range(order + 1):
-                            q[i] = prev[i, d] / g
-                        _combine(math.exp(x), a, q.reshape((order + 1, 1)), 0, order, binom, f)
-                for j in range(order + 1):
-                    tot[j] += f[j]
-                    cur[j, d] = tot[j]
-            lam += L
-        prev_tot = cur[0, m]
-        prev, cur = cur, prev
-    return lam, prev
+        layer_step(
+            k, m, L, phi, cP, inv_r, X, mult, shift,
+            T[1 - i], c0[1 - i], c1[1 - i], T[i], c0[i], c1[i], E[i], E[1 - i], order,
+        )  # fmt: skip
+        lam += shift
+    i = (P - 1) % 2
+    scale = np.empty(nb)
+    for b in range(nb):
+        scale[b] = lam + E[i, b] * _LN2
+    return scale, T[i], c0[i], c1[i]
 
 
 @njit(cache=True, parallel=True)
@@ -177,25 +95,29 @@ def shared_cgf_keys(P, n_max, c, phi, start, n_of_key, order, log_z, mom):
     Group g (positives ``P[g]``, largest ``n_max[g]``, centre ``c[g]``, tilt
     ``phi[g]``) owns keys ``start[g] .. start[g + 1] - 1`` with item counts
     ``n_of_key``; for key i, ``log_z[i] = log Z_c(phi; N_i)`` and ``mom[j, i] =
-    E_phi[(S - c)^j]``. A key whose prefix sum holds less than 1e-250 of the
-    layer (possible only for ``phi < 0``) gets its own recursion.
+    E_phi[(S - c)^j]``. Every prefix sum is read in its own block's scale; one
+    that holds less than 1e-250 of its block (possible only for ``phi < 0``,
+    where the mass sits at large ``d``) gets its own recursion.
     """
     for g in prange(P.shape[0]):
-        lam, G = shared_last_layer(n_max[g], P[g], phi[g], c[g], order)
-        top = G[0, G.shape[1] - 1]
+        scale, T, c0, c1 = shared_last_layer(n_max[g], P[g], phi[g], c[g], order)
+        L = block_len(P[g])
         for i in range(start[g], start[g + 1]):
             d = n_of_key[i] - P[g]
-            g0 = G[0, d]
-            if g0 > 1e-250 * top:
-                log_z[i] = lam + math.log(g0)
+            b = d // L
+            g0 = c0[0, b] + c1[b] * T[0, d]
+            if g0 > 1e-250:
+                log_z[i] = scale[b] + math.log(g0)
                 for j in range(order + 1):
-                    mom[j, i] = G[j, d] / g0
-            else:
-                lam_i, G_i = shared_last_layer(n_of_key[i], P[g], phi[g], c[g], order)
-                w = G_i.shape[1] - 1
-                log_z[i] = lam_i + math.log(G_i[0, w])
+                    mom[j, i] = (c0[j, b] + c1[b] * T[j, d]) / g0
+            else:  # (phi < 0 only) the prefix holds almost none of its block: its own recursion
+                sc_i, T_i, c0_i, c1_i = shared_last_layer(n_of_key[i], P[g], phi[g], c[g], order)
+                bi = sc_i.shape[0] - 1
+                di = T_i.shape[1] - 1
+                g0 = c0_i[0, bi] + c1_i[bi] * T_i[0, di]
+                log_z[i] = sc_i[bi] + math.log(g0)
                 for j in range(order + 1):
-                    mom[j, i] = G_i[j, w] / G_i[0, w]
+                    mom[j, i] = (c0_i[j, bi] + c1_i[bi] * T_i[j, di]) / g0
 
 
 @njit(cache=True, parallel=True)

@@ -51,9 +51,28 @@ from numba import njit, prange
 from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
 
-_UNDERFLOW_EXP = -700.0
-_LAYER_TINY = 1e-280
 _MULT_MAX_PHI = 600.0  # below this e^{phi k / r} is updated by multiplication, not exp
+_FLUSH = 1e-300  # a cell below this share of its block is set to 0 (no subnormal arithmetic)
+_LN2 = math.log(2.0)
+
+
+@njit(cache=True)
+def block_len(P):
+    """Cells per scaling block for P positives: the largest L in [16, 512] with ``log C(L + P, L) <= 300``.
+
+    Along ``d`` the untilted prefix sums of layer k grow by
+    ``G_k(d + 1) / G_k(d) = (d + k + 1) / (d + 1)``, fastest from ``d = 0``,
+    where L cells multiply them by ``C(L + k, L) <= C(L + P, L)``; the untilted
+    completion counts grow as fast towards ``d = m``. A block therefore spans
+    at most ~300 nats of either, far inside the ~1400 nats of float64, and
+    the flush at ``_FLUSH`` of a block's unit drops only cells worth below
+    ~e^-390 of their neighbours. (``log C(L + P, L)`` by Stirling's bound
+    ``L (log((L + P) / L) + 1)``.)
+    """
+    L = 512
+    while L > 16 and L * (math.log((L + P) / L) + 1.0) > 300.0:
+        L -= 16
+    return L
 
 
 @njit(cache=True)
@@ -77,19 +96,14 @@ def _layer_tables(N, phi):
 
 @njit(cache=True, inline="always")
 def _layer_shift(k, m, phi, cP, inv_r, X, B, mult):
-    """The largest exponent ``shift`` of layer k; on the multiplicative path also ``X``.
-
-    Inlined (once per layer, so the arrays' reference counting is no cost):
-    as a plain call :func:`tilt_forward` measured up to ~20 % slower at small
-    ``phi`` (``benchmarks/bench_layer_step.py``).
+    """The layer's exponent ``shift`` (added to lambda); on the multiplicative path also ``X``.
 
     With ``mult``, ``X[k + d] = e^{phi (k / (k + d) - 1)}`` for ``d = 0..m`` on
     return: layer 1 by ``exp``, later layers by one multiplication
     ``X[r] *= e^{phi / r}`` each (``k / r`` grows by ``1 / r`` per layer), and
-    the new entry ``r = k + m`` by ``exp``. ``a_k(d) = k / (k + d) - c / P``
-    is largest at ``d = 0`` (``1 - c / P``) for ``phi >= 0`` and at ``d = m``
-    for ``phi < 0``; on the multiplicative path the shift ``phi (1 - c / P)``
-    is used for either sign (``|phi| <= 600`` keeps ``X`` within float64).
+    the new entry ``r = k + m`` by ``exp``; then ``e^{phi a_k(d)} = X[k + d]
+    e^{shift}`` with ``shift = phi (1 - c / P)``. ``|phi| <= 600`` keeps ``X``
+    within float64 for either sign.
     """
     if mult:
         shift = phi * (1.0 - cP)
@@ -107,66 +121,163 @@ def _layer_shift(k, m, phi, cP, inv_r, X, B, mult):
     return shift
 
 
+_POW2 = np.array([math.ldexp(1.0, i) for i in range(-1074, 1024)])
+_RENORM = 2.0**64  # a block's last prefix sum is renormalised only outside [2^-64, 2^64]
+
+
 @njit(cache=True, inline="always")
-def _layer_factor(mult, x_kd, inv, phi, a, shift):
-    """``e^{phi a - shift} / G_{k-1}(m)`` of one cell: ``x_kd * inv`` on the multiplicative path.
+def _pow2(n):
+    """``2^n`` by table (0 below the subnormals, inf above the largest double)."""
+    if n < -1074:
+        return 0.0
+    if n > 1023:
+        return np.inf
+    return _POW2[n + 1074]
 
-    Exponents below ``_UNDERFLOW_EXP`` give 0. Inlined into the cell loops
-    (scalars only, so no reference counting): the loop then compiles to the
-    same machine code as the factor written out, where a plain call adds a
-    call and an error check per cell (``benchmarks/bench_layer_step.py``).
+
+@njit(cache=True, inline="always")
+def _block_factor(k, lo, hi, phi, cP, shift, inv_r, X, mult, g_top):
+    """``(inv_xs, R, xm, xe)`` of one block: its cells' factor is ``X[k + d] * inv_xs`` or ``e^{phi a - shift - R}``.
+
+    Multiplicative path: ``xs`` is the block's largest ``X`` (at ``lo`` for
+    ``phi >= 0``, else at ``hi - 1``), so every factor is at most 1. ``exp``
+    path (``|phi| > 600``): ``R`` is the block's largest ``phi a - shift``
+    plus the log of its largest previous value ``g_top``, so every cell's
+    ``factor * g`` is at most 1. Either way the block's scale ``xs`` (or
+    ``e^R``) is ``xm 2^xe`` with ``xm`` in [1, 2), from its known logarithm:
+    no ``frexp``.
     """
+    ref = lo if phi >= 0.0 else hi - 1
     if mult:
-        return x_kd * inv
-    x = phi * a - shift
-    if x > _UNDERFLOW_EXP:
-        return math.exp(x) * inv
-    return 0.0
+        xs = X[k + ref]
+        xe = int(math.floor(phi * (k * inv_r[k + ref] - 1.0) / _LN2))
+        xm = xs * _pow2(-xe)
+        return 1.0 / xs, 0.0, xm, xe
+    R = phi * (k * inv_r[k + ref] - cP) - shift
+    if g_top > 0.0:
+        R += math.log(g_top)
+    xe = int(math.floor(R / _LN2))
+    return 0.0, R, math.exp(R - xe * _LN2), xe
 
 
 @njit(cache=True)
-def _log_layer_max(k, m, phi, cP, inv_r, Gp):
-    """``max_d phi a_k(d) + log G_{k-1}(d)`` over the cells with ``G_{k-1}(d) > 0``: the log-space layer's scale."""
-    L = -np.inf
-    for d in range(m + 1):
-        g = Gp[d]
-        if g > 0.0:
-            v = phi * (k * inv_r[k + d] - cP) + math.log(g)
-            if v > L:
-                L = v
-    return L
+def layer_step(k, m, L, phi, cP, inv_r, X, mult, shift, Tp, c0p, c1p, Tn, c0n, c1n, En, Ep, order):
+    """Layer k of the block-scaled forward recursion, with ``order`` derivatives (0, 2 or 4).
 
+    Storage. The cells ``d`` of block ``b = d // L`` hold running sums
+    ``T[j, d]`` that restart at each block; layer k's true prefix sums are
+    ``G^{(j)}_k(d) = (c0[j, b] + c1[b] T[j, d]) 2^E[b] e^{lambda_k}``, with
+    ``lambda_k = lambda_{k-1} + shift`` kept by the caller and ``c0[0, b]``
+    the end of block ``b - 1`` in block ``b``'s units (0 for ``b = 0``). The
+    block's exponent ``E[b]`` is that of its last prefix sum, so every
+    ``c0 + c1 T`` lies in [0, 1).
 
-@njit(cache=True)
-def _layer_log(k, m, phi, cP, inv_r, Gp, G1p, G2p, Gn, G1n, G2n, derivs):
-    """Layer k in log space (rare). Returns the log scale added to lambda."""
-    L = _log_layer_max(k, m, phi, cP, inv_r, Gp)
-    tot = 0.0
-    t1 = 0.0
-    t2 = 0.0
-    for d in range(m + 1):
-        g = Gp[d]
-        f = 0.0
-        f1 = 0.0
-        f2 = 0.0
-        if g > 0.0:
-            a = k * inv_r[k + d] - cP
-            x = phi * a + math.log(g) - L
-            if x > _UNDERFLOW_EXP:
-                f = math.exp(x)
-                if derivs:
-                    q1 = G1p[d] / g
-                    q2 = G2p[d] / g
-                    f1 = f * (a + q1)
-                    f2 = f * (a * a + 2.0 * a * q1 + q2)
-        tot += f
-        Gn[d] = tot
-        if derivs:
-            t1 += f1
-            t2 += f2
-            G1n[d] = t1
-            G2n[d] = t2
-    return L
+    Block ``b`` of layer k reads block ``b`` of layer ``k - 1``:
+    ``f(d) = x(d) (c0p + c1p Tp(d))`` with a factor ``x(d)`` from
+    :func:`_block_factor` (at most 1 times the block's scale), the running sum
+    ``T`` of ``f``, and for the derivatives ``F' = a F + x G'``,
+    ``F'' = a (a F + 2 x G') + x G''`` (orders 3 and 4 likewise, from
+    ``F^{(j)} = x sum_i C(j, i) a^{j-i} G^{(i)}``). Then the block's total
+    ``scale * 2^Ep[b] * T(end)`` is added to the end of block ``b - 1`` in
+    mantissa and binary exponent (``frexp``/``ldexp``: exact, no ``exp`` or
+    ``log`` on the multiplicative path), which gives ``E[b]``, ``c1[b]`` and
+    the carries ``c0[:, b]``. No scale ever leaves float64, whatever the range
+    of the layer. (A single scale per layer, as before, flushed cells below
+    1e-300 of the layer's total; once a layer spans more than ~690 nats —
+    thousands of positives — those cells, with small ``d``, carry many
+    completions and real probability was lost.)
+    """
+    w = m + 1
+    nb = En.shape[0]
+    for b in range(nb):
+        lo = b * L
+        hi = min(w, lo + L)
+        cp0 = c0p[0, b]
+        cp1 = c1p[b]
+        g_top = cp0 + cp1 * Tp[0, hi - 1]
+        inv_xs, R, xm, xe = _block_factor(k, lo, hi, phi, cP, shift, inv_r, X, mult, g_top)
+        A0 = inv_xs * cp0
+        B0 = inv_xs * cp1
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
+        t4 = 0.0
+        if order == 0 and mult:  # the hot loop: one multiply-add, one multiply per cell
+            for d in range(lo, hi):
+                f0 = X[k + d] * (A0 + B0 * Tp[0, d])
+                if f0 < _FLUSH:
+                    f0 = 0.0
+                t0 += f0
+                Tn[0, d] = t0
+        elif order == 2 and mult:  # the CGF's pass: value, first and second derivative
+            A1 = inv_xs * c0p[1, b]
+            A2 = inv_xs * c0p[2, b]
+            for d in range(lo, hi):
+                a = k * inv_r[k + d] - cP
+                x = X[k + d]
+                f0 = x * (A0 + B0 * Tp[0, d])
+                if f0 < _FLUSH:
+                    f0 = 0.0
+                eg1 = x * (A1 + B0 * Tp[1, d])
+                eg2 = x * (A2 + B0 * Tp[2, d])
+                t0 += f0
+                t1 += a * f0 + eg1
+                t2 += a * (a * f0 + 2.0 * eg1) + eg2
+                Tn[0, d] = t0
+                Tn[1, d] = t1
+                Tn[2, d] = t2
+        else:
+            for d in range(lo, hi):
+                a = k * inv_r[k + d] - cP
+                if mult:
+                    e = X[k + d] * inv_xs
+                else:
+                    x = phi * a - shift - R
+                    e = math.exp(min(x, 700.0)) if x > -745.0 else 0.0
+                f0 = e * (cp0 + cp1 * Tp[0, d])
+                if f0 < _FLUSH:
+                    f0 = 0.0
+                t0 += f0
+                Tn[0, d] = t0
+                if order >= 2:
+                    eg1 = e * (c0p[1, b] + cp1 * Tp[1, d])
+                    eg2 = e * (c0p[2, b] + cp1 * Tp[2, d])
+                    t1 += a * f0 + eg1
+                    t2 += a * (a * f0 + 2.0 * eg1) + eg2
+                    Tn[1, d] = t1
+                    Tn[2, d] = t2
+                    if order >= 4:
+                        eg3 = e * (c0p[3, b] + cp1 * Tp[3, d])
+                        eg4 = e * (c0p[4, b] + cp1 * Tp[4, d])
+                        a2 = a * a
+                        t3 += a * (a2 * f0 + 3.0 * a * eg1 + 3.0 * eg2) + eg3
+                        t4 += a2 * (a2 * f0 + 4.0 * a * eg1 + 6.0 * eg2) + 4.0 * a * eg3 + eg4
+                        Tn[3, d] = t3
+                        Tn[4, d] = t4
+        # the block's total xm 2^(xe + Ep[b]) t0 joins the end of block b - 1 (in 2^En[b-1]);
+        # the block's unit is the larger of the two exponents, renormalised (frexp) only
+        # when its last prefix sum leaves [2^-64, 2^64]
+        ve = xe + Ep[b]
+        Eb = ve if b == 0 else max(En[b - 1], ve)
+        c1 = xm * _pow2(ve - Eb)
+        p = 0.0 if b == 0 else _pow2(En[b - 1] - Eb)
+        tot = c1 * t0
+        if b > 0:
+            tot += p * (c0n[0, b - 1] + c1n[b - 1] * Tn[0, lo - 1])
+        if tot > _RENORM or tot < 1.0 / _RENORM:
+            if tot > 0.0:
+                e = math.frexp(tot)[1]
+                Eb += e
+                c1 = xm * _pow2(ve - Eb)
+                p = 0.0 if b == 0 else _pow2(En[b - 1] - Eb)
+        En[b] = Eb
+        c1n[b] = c1
+        for j in range(order + 1):
+            if b == 0:
+                c0n[j, 0] = 0.0
+            else:
+                c0n[j, b] = p * (c0n[j, b - 1] + c1n[b - 1] * Tn[j, lo - 1])
 
 
 @njit(cache=True)
@@ -175,123 +286,177 @@ def tilt_forward(N, P, phi, c, derivs, store):
 
     Returns ``(log_Zc, m1, m2, layers)``: ``log Z_c = log sum e^{phi (S - c)}``
     over all C(N, P) subsets, ``m1 = E_phi[S - c]``, ``m2 = E_phi[(S - c)^2]``
-    (NaN unless ``derivs``), and the stored prefix sums of every layer (shape
-    ``(P, N - P + 1)``) when ``store``, else an empty array.
+    (NaN unless ``derivs``), and ``layers = (T, c0, c1, scale)``. With
+    ``store``, ``T`` (shape ``(P, N - P + 1)``), ``c0`` and ``c1`` (shape
+    ``(P, n_blocks)``) hold every layer in the block-scaled form of
+    :func:`layer_step` (its ``c0[0]``, ``c1`` and ``T[0]``), else they are
+    empty; ``scale[b]`` is the natural log of the last layer's unit in block
+    ``b``, so ``log G_P(d) = scale[b] + log(c0[P-1, b] + c1[P-1, b] T[P-1,
+    d])`` for every ``d`` (read at ``d = N' - P`` it gives ``log Z_c`` for
+    ``N' <= N`` items; see :func:`log_prefix_many`).
     """
+    if store and derivs:
+        raise ValueError("tilt_forward: the stored layers carry no derivatives")
     m = N - P
     w = m + 1
+    L = block_len(P)
+    nb = (w + L - 1) // L
     cP = c / P
+    order = 2 if derivs else 0
     inv_r, X, B = _layer_tables(N, phi)
+    mult = abs(phi) <= _MULT_MAX_PHI
     if store:
-        G = np.empty((P, w))
+        T = np.empty((P, w))
+        C0 = np.empty((P, nb))
+        C1 = np.empty((P, nb))
     else:
-        G = np.empty((2, w))
-    nd = w if derivs else 1
-    G1 = np.zeros((2, nd))
-    G2 = np.zeros((2, nd))
-    ones = np.ones(w)
-    zeros = np.zeros(nd)
+        T = np.empty((0, 0))
+        C0 = np.empty((0, 0))
+        C1 = np.empty((0, 0))
+    work = np.zeros((2, order + 1, w))
+    w0 = np.zeros((2, order + 1, nb))
+    w1 = np.zeros((2, nb))
+    E = np.zeros((2, nb), np.int64)
+    # layer 0: G_0 = 1 everywhere (c0 = 1, c1 = 0, T = 0, E = 0)
+    T0 = np.zeros((order + 1, w))
+    c00 = np.zeros((order + 1, nb))
+    c00[0, :] = 1.0
+    c10 = np.zeros(nb)
     lam = 0.0
-    prev_tot = 1.0
     for k in range(1, P + 1):
+        i = (k - 1) % 2
         if k == 1:
-            Gp = ones
-            G1p = zeros
-            G2p = zeros
+            Tp, c0p, c1p = T0, c00, c10
+        elif store:
+            Tp, c0p, c1p = T[k - 2 : k - 1], C0[k - 2 : k - 1], C1[k - 2]
         else:
-            Gp = G[k - 2] if store else G[(k - 2) % 2]
-            G1p = G1[(k - 2) % 2]
-            G2p = G2[(k - 2) % 2]
-        Gn = G[k - 1] if store else G[(k - 1) % 2]
-        G1n = G1[(k - 1) % 2]
-        G2n = G2[(k - 1) % 2]
-        mult = abs(phi) <= _MULT_MAX_PHI
+            Tp, c0p, c1p = work[1 - i], w0[1 - i], w1[1 - i]
+        if store:
+            Tn, c0n, c1n = T[k - 1 : k], C0[k - 1 : k], C1[k - 1]
+        else:
+            Tn, c0n, c1n = work[i], w0[i], w1[i]
         shift = _layer_shift(k, m, phi, cP, inv_r, X, B, mult)
-        inv = 1.0 / prev_tot
-        tot = 0.0
-        t1 = 0.0
-        t2 = 0.0
-        for d in range(w):
-            a = k * inv_r[k + d] - cP
-            e = _layer_factor(mult, X[k + d], inv, phi, a, shift)
-            g = Gp[d]
-            f = e * g
-            if f < 1e-300:
-                f = 0.0
-            tot += f
-            Gn[d] = tot
-            if derivs:
-                g1 = G1p[d]
-                f1 = a * f + e * g1
-                f2 = a * (a * f + 2.0 * e * g1) + e * G2p[d]
-                t1 += f1
-                t2 += f2
-                G1n[d] = t1
-                G2n[d] = t2
-        if tot > _LAYER_TINY and tot < np.inf:
-            lam += shift + math.log(prev_tot)
-        else:
-            # the mass sits where the exponent is small: redo the layer in log space
-            lam += _layer_log(k, m, phi, cP, inv_r, Gp, G1p, G2p, Gn, G1n, G2n, derivs)
-            tot = Gn[m]
-        prev_tot = tot
-    log_z = lam + math.log(prev_tot)
+        layer_step(
+            k,
+            m,
+            L,
+            phi,
+            cP,
+            inv_r,
+            X,
+            mult,
+            shift,
+            Tp,
+            c0p,
+            c1p,
+            Tn,
+            c0n,
+            c1n,
+            E[i],
+            E[1 - i],
+            order,
+        )
+        lam += shift
+    i = (P - 1) % 2
+    scale = np.empty(nb)
+    for b in range(nb):
+        scale[b] = lam + E[i, b] * _LN2
+    if store:
+        Tl, c0l, c1l = T[P - 1 : P], C0[P - 1 : P], C1[P - 1]
+    else:
+        Tl, c0l, c1l = work[i], w0[i], w1[i]
+    bl = nb - 1
+    top = c0l[0, bl] + c1l[bl] * Tl[0, m]
+    log_z = scale[bl] + math.log(top)
     m1 = np.nan
     m2 = np.nan
     if derivs:
-        last = (P - 1) % 2
-        m1 = G1[last][m] / prev_tot
-        m2 = G2[last][m] / prev_tot
-    if store:
-        return log_z, m1, m2, G
-    return log_z, m1, m2, np.empty((0, 0))
+        m1 = (c0l[1, bl] + c1l[bl] * Tl[1, m]) / top
+        m2 = (c0l[2, bl] + c1l[bl] * Tl[2, m]) / top
+    return log_z, m1, m2, (T, C0, C1, scale)
 
 
 @njit(cache=True)
-def _search_last(row, t, m):
-    """Smallest d in [0, m] with row[d] >= t (row nondecreasing, row[m] >= t)."""
-    return lower_bound(row, t, 0, m)
+def log_prefix_many(layers, P, d):
+    """``log G_P(d)`` of the last stored layer at every ``d``: ``log Z_c`` for ``N' = P + d`` items."""
+    T, C0, C1, scale = layers
+    L = block_len(P)
+    out = np.empty(d.shape[0])
+    for i in range(d.shape[0]):
+        b = d[i] // L
+        out[i] = scale[b] + math.log(C0[P - 1, b] + C1[P - 1, b] * T[P - 1, d[i]])
+    return out
 
 
 @njit(cache=True)
 def _gallop_down(row, t, hi):
     """Smallest d' <= hi with row[d'] >= t, galloping down from hi (row[hi] >= t)."""
+    return _gallop_down_to(row, t, hi, 0)
+
+
+@njit(cache=True, inline="always")
+def _gallop_down_to(row, t, hi, floor):
+    """Smallest d' in [floor, hi] with row[d'] >= t (or hi), galloping down from hi."""
     step = 1
     lo = hi - 1
-    while lo >= 0 and row[lo] >= t:
+    while lo >= floor and row[lo] >= t:
         hi = lo
         step <<= 1
         lo = hi - step
-    return lower_bound(row, t, max(lo, -1) + 1, hi)
+    return lower_bound(row, t, max(lo, floor - 1) + 1, hi)
+
+
+@njit(cache=True, inline="always")
+def _search_blocked(row, c0, c1, L, u, hi):
+    """Smallest d' <= hi with ``G(d') >= u G(hi)`` in a block-scaled row (see :func:`layer_step`).
+
+    The target starts in the units of hi's block. While the end of the
+    previous block (``c0[b]`` in block b's units) reaches it, the target moves
+    one block down (times the exact power of two ``G_end(b - 1) / c0[b]``);
+    inside the block it becomes a target for the block's running sums.
+    """
+    b = hi // L
+    t = u * (c0[b] + c1[b] * row[hi])
+    while b > 0:
+        cb = c0[b]
+        if t > cb:
+            break
+        lo = b * L
+        t = t * ((c0[b - 1] + c1[b - 1] * row[lo - 1]) / cb)
+        hi = lo - 1
+        b -= 1
+    return _gallop_down_to(row, (t - c0[b]) / c1[b], hi, b * L)
 
 
 _WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
 @njit(cache=True)
-def _draw_block(G, P, m, seed, start, nb, out):
+def _draw_block(T, C0, C1, P, m, seed, start, nb, out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
 
     Each draw consumes its own counter-based stream, so the result does not
     depend on the blocking; walking several draws together lets the memory
     accesses of one overlap those of the others.
     """
+    L = block_len(P)
     states = np.empty(nb, np.uint64)
     d = np.empty(nb, np.int64)
     s = np.empty(nb)
-    row = G[P - 1]
     for w in range(nb):
         st, u = _uniform01(_draw_seed(seed, start + w))
         states[w] = st
-        dd = _search_last(row, u * row[m], m)
+        dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, m)
         d[w] = dd
         s[w] = P / (P + dd)
     for k in range(P - 1, 0, -1):
-        row = G[k - 1]
+        row = T[k - 1]
+        c0 = C0[k - 1]
+        c1 = C1[k - 1]
         for w in range(nb):
             st, u = _uniform01(states[w])
             states[w] = st
-            dd = _gallop_down(row, u * row[d[w]], d[w])
+            dd = _search_blocked(row, c0, c1, L, u, d[w])
             d[w] = dd
             s[w] += k / (k + dd)
     for w in range(nb):
@@ -299,11 +464,17 @@ def _draw_block(G, P, m, seed, start, nb, out):
 
 
 @njit(cache=True, parallel=True)
-def tilt_draws(G, N, P, seed, start, n, out):
-    """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``G``."""
+def tilt_draws(layers, N, P, seed, start, n, out):
+    """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``layers``.
+
+    ``layers`` is the last output of :func:`tilt_forward` with ``store``;
+    ``N`` may be smaller than the ``N`` it was built for (the same prefix
+    sums, read up to ``d = N - P``).
+    """
+    T, C0, C1, _ = layers
     m = N - P
     n_blocks = (n + _WALKERS - 1) // _WALKERS
     for b in prange(n_blocks):
         lo = b * _WALKERS
         hi = min(n, lo + _WALKERS)
-        _draw_block(G, P, m, seed, start + lo, hi - lo, out[lo:hi])
+        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi])

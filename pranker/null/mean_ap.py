@@ -488,16 +488,14 @@ class _Stream:
 
 def _streams(t: _SharedTables, theta: float, seed: int) -> list[_Stream]:
     """The sampler's plan at ``theta``: one tilted recursion per group, one stream per key."""
-    from .._numba.tilt import tilt_forward
+    from .._numba.tilt import log_prefix_many, tilt_forward
 
     plan = []
     for g in t.groups:
         phi = theta * g.a
         if phi > 0.0:
-            log_z, _, _, layers = tilt_forward(g.n_max, g.P, phi, g.c, False, True)
-            last = layers[g.P - 1]
-            lam = log_z - math.log(last[-1])
-            kq = lam + np.log(last[g.N - g.P]) - g.log_comb + phi * g.c
+            _, _, _, layers = tilt_forward(g.n_max, g.P, phi, g.c, False, True)
+            kq = log_prefix_many(layers, g.P, g.N - g.P) - g.log_comb + phi * g.c
         else:
             layers, kq = None, np.zeros(g.N.size)
         for N, c, kk in zip(g.N, g.cnt, kq, strict=True):
