@@ -284,6 +284,8 @@ def test_many_null_interval_is_the_exact_central_interval():
     d = res.to_dict()
     assert d["statistic"] == d["auprc"] == res.auprc.tolist()
     assert d["null_interval"][1] == [lo[1], hi[1]]
+    quick = res.to_dict(null_interval=False)
+    assert "null_interval" not in quick and quick == {k: v for k, v in d.items() if k in quick}
 
 
 def test_many_null_interval_is_nan_for_a_ranking_without_positive():
