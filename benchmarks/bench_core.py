@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import numpy as np
@@ -92,29 +88,10 @@ def rows(quick: bool):
     best = min(_timeit(lambda: null_ap_samples(10**6, 100, draws, seed=1)) for _ in range(2))
     rate = draws / best
     yield ("montecarlo null draws, N=1e6, P=100", f"{rate:.2e} draws/s", ">= 1e6 /s", rate >= 1e6)
-
-    # import + first call in a fresh interpreter, cold (empty numba cache) and warm
-    for label, cache in [("cold numba cache", None), ("warm numba cache", "")]:
-        secs = _first_call_seconds(cache)
-        yield (f"import + first pranker() call, {label}", f"{secs:.1f} s", "a few s", None)
+    # the first call in a fresh interpreter: bench_first_call.py
 
 
 def _timeit(fn) -> float:
     t0 = time.perf_counter()
     fn()
     return time.perf_counter() - t0
-
-
-def _first_call_seconds(cache_dir) -> float:
-    code = (
-        "import time; t=time.perf_counter(); import pranker; "
-        "pranker.pranker([0.9,0.1,0.5],[1,0,1]); print(time.perf_counter()-t)"
-    )
-    env = dict(os.environ)
-    with tempfile.TemporaryDirectory() as tmp:
-        if cache_dir is None:
-            env["NUMBA_CACHE_DIR"] = tmp  # empty cache: what a fresh install sees
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        return float("nan")
-    return float(out.stdout.strip().splitlines()[-1])

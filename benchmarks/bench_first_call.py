@@ -111,6 +111,38 @@ def _timed(args: list, cache: str, out: str) -> float:
     return time.perf_counter() - t0
 
 
+def _cold_warm(args: list) -> tuple[float, float]:
+    """Seconds of one case with an empty numba cache, then with the cache it left."""
+    cache = tempfile.mkdtemp(prefix="numba-cache-")
+    out = tempfile.mkdtemp(prefix="pranker-out-")
+    try:
+        return _timed(args, cache, out), _timed(args, cache, out)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def rows(quick: bool):
+    """The rows of ``benchmarks/run.py``: each case once, cold and warm, in seconds and as a
+    ratio to scikit-learn's first ``average_precision_score`` in the same run."""
+    sk_cold, _ = _cold_warm(CASES[3][1])
+    for name, args, bar in CASES:
+        if name.startswith("first sklearn"):
+            yield (f"{name}, fresh process", f"{sk_cold:.2f} s", "(reference)", None)
+            continue
+        if quick and name == "pranker demo":
+            continue
+        cold, warm = _cold_warm(args)
+        target = f"<= {bar:g} s cold" if bar is not None else "instant"
+        ok = cold <= bar if bar is not None else None
+        yield (
+            f"{name}: cold / warm numba cache",
+            f"{cold:.2f} s / {warm:.2f} s ({cold / sk_cold:.1f}x / {warm / sk_cold:.1f}x sklearn)",
+            target,
+            ok,
+        )
+
+
 def bars(repeat: int) -> None:
     print(f"{'case':40s} {'cold s':>13s} {'warm s':>13s} {'cold/warm':>10s}  bar (cold)")
     for name, args, bar in CASES:
