@@ -700,6 +700,8 @@ def is_matrix(x) -> bool:
 
     Input numpy cannot shape (ragged lists) is not a table: its own check reports it.
     """
+    if isinstance(x, (list, tuple)) and (not x or np.ndim(x[0]) == 0):
+        return False  # a flat sequence: no conversion needed to tell
     try:
         shape = np.shape(x)
     except ValueError:

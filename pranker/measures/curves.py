@@ -105,28 +105,8 @@ _CURVE_TIES = ("threshold", "stable", "optimistic", "pessimistic")
 # ---------------------------------------------------------------------------
 
 
-def _prepare(
-    scores,
-    y,
-    sample_weight,
-    *,
-    need_neg: bool,
-    what: str,
-    pos_label=None,
-    where: str,
-    check_nan: bool = True,
-):
-    """Validated (scores, labels, weights or None): :func:`pranker._validation.check_weighted_pair`."""
-    return check_weighted_pair(
-        scores,
-        y,
-        sample_weight,
-        need_neg=need_neg,
-        what=what,
-        where=where,
-        pos_label=pos_label,
-        check_nan=check_nan,
-    )
+# validated (scores, labels, weights or None), zero-weight and masked items left out
+_prepare = check_weighted_pair
 
 
 def _refuse_table(where: str, scores, y) -> None:
@@ -1282,6 +1262,18 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
     -------
     ndarray, shape (R,)
         ``roc_auc(scores[r], y[r])`` for each row.
+
+    Raises
+    ------
+    ValueError
+        Scores that are not 2-D or are empty, NaN scores, a missing label,
+        ``y`` of another shape, a row of ``y`` with one class, labels that
+        are not binary (without ``pos_label``), arguments that look swapped,
+        or masked entries. String labels without ``pos_label`` and complex or
+        ragged input raise :class:`~pranker._validation.InputError`, a
+        ValueError that is also a TypeError.
+    TypeError
+        Non-numeric scores, or ``None`` among them.
 
     See Also
     --------
