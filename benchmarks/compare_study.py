@@ -67,10 +67,12 @@ POWER = [
 PREVIOUS = ROOT / "docs" / "compare_study_previous.csv"
 
 
-def reps_for(N, fast=False):
+def reps_for(N, fast=False, P=0):
     """Data sets of a null cell (every method runs on every data set)."""
     if fast:
         return 40
+    if P >= 5000:  # 4P + 1 slots per pattern: the costliest cells, measured coarsely
+        return 60 if N <= 50_000 else 20
     if N <= 50_000:
         return 400
     if N <= 500_000:
@@ -208,7 +210,7 @@ def plan(fast=False):
     for P in PS:
         for ratio in RATIOS:
             for rho in RHOS:
-                cells.append((P, ratio, rho, 0.0, reps_for(P * ratio)))
+                cells.append((P, ratio, rho, 0.0, reps_for(P * ratio, P=P)))
     for P, ratio, eff in POWER:
         cells.append((P, ratio, 0.8, eff, power_reps(P * ratio)))
     return sorted(cells, key=lambda c: (c[0] * c[1], c[3], c[2]))

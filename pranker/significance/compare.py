@@ -2,7 +2,9 @@ r"""Is ranking A better than ranking B on the same instances? A paired test of A
 
 :func:`compare` tests the difference of the average precisions of two
 models scored on the same N instances (P positives) and gives a confidence
-interval for it, by one of three methods.
+interval for it, by one of three methods: ``"permutation"`` (the default,
+exact), ``"influence"`` and ``"bootstrap"`` (docs/compare.md measures all
+three).
 
 ``"influence"``: the analytic variance (the DeLong test of AUPRC)
 -----------------------------------------------------------------
@@ -110,28 +112,44 @@ it is the smallest level at which the interval excludes 0 (two-sided: twice
 the smaller one-sided level), so test and interval always agree. It cannot
 go below about 1 / n_draws.
 
-``"permutation"``: swapping the two models' ranks instance by instance
-----------------------------------------------------------------------
-Following Venkatraman & Begg (1996) (paired ROC curves), each model's scores
-are replaced by their ranks (mid-ranks for ties; stable positions for
-``"stable"``), which puts the two models on a common, scale-free footing.
-Under the null hypothesis that the two models' ranks of each instance are
-exchangeable, swapping them for any subset of instances leaves the joint
-law unchanged, so the observed difference is one draw among the ``2^N``
-swap patterns. Patterns are drawn at random (seeded), and the p-value is
-``(b + 1) / (m + 1)`` with b of m patterns at least as extreme. The number of
-patterns is chosen sequentially (Besag & Clifford 1991): drawing stops at
-the first m with ``b = stop_after`` exceedances, or at ``n_draws``; the
-p-value is then exact (valid at every level), not just approximately so.
-After the stop, further patterns (up to 1,999) are drawn for the interval
-only. Swapped ranks of the two models may coincide; they are then tied, and
-the tie mode decides (the observed difference has no such ties, which does
-not matter: the test is exact for any statistic). The null is stronger
-than AP_a = AP_b: two models with equal AP but different rank profiles can
-be rejected.
+``"permutation"`` (the default): swapping the two models' scores instance by instance
+-------------------------------------------------------------------------------------
+The paired randomisation test (Fisher 1935). When the two models are
+interchangeable, the pair of scores ``(a_i, b_i)`` of each instance is
+exchangeable: swapping the two scores on any subset of instances leaves the
+joint law of the data unchanged, so the observed difference is one draw
+among the ``2^N`` swap patterns, whatever N, P, the ties and the correlation
+of the models. Patterns are drawn at random (pattern t from a counter-based
+stream keyed by the seed and t, so the numbers do not depend on the number
+of threads), and the p-value is ``(b + 1) / (m + 1)`` with b of m patterns at
+least as extreme (Phipson & Smyth 2010). The null is stronger than
+``AP_a = AP_b`` (exchangeable scores), and the scores of both models must be
+on a common scale: on different scales the test loses power.
 
-The interval of this method assumes a shift model: ``AP_a - AP_b`` minus
-the quantiles of the (symmetric) permutation distribution.
+*No sort per pattern.* The distinct scores of the positives (in both models)
+cut the score axis into 2K + 1 *slots*: above the highest, at it, between it
+and the next, ..., below the lowest. The AP of a ranking depends only on how
+many positives and negatives each slot holds. Each instance has one slot per
+model; swapping moves it between the two. Instances with the same pair of
+slots form a *cell*; a pattern sends a Binomial(n, 1/2) share of a cell's n
+instances one way, drawn exactly as the set bits of n random bits, and model
+B's counts are the totals minus model A's. One pattern costs O(cells + K +
+N/64) (:func:`pranker._numba.compare.swap_diffs`), after one pass that finds
+the cells.
+
+*Sequential stopping.* With ``alpha`` given, the p-value is looked at after
+999 patterns, then 1,999, 3,999, ... up to ``n_draws``; drawing stops at the
+first look whose Clopper–Pearson interval for the p-value of all ``2^N``
+patterns lies entirely below or above ``alpha``, at confidence
+``1 - 0.001 / K`` for K looks, so that by the union bound the chance of a
+decision at ``alpha`` other than all patterns would give is at most 0.001
+(``decision`` is then ``"below"`` or ``"above"``; ``"undecided"`` when
+``n_draws`` ran out first). ``alpha=None`` draws all ``n_draws``.
+
+*The interval* inverts the test with the difference shifted: it holds the
+differences delta for which ``d - delta`` lies in the central ``conf_level``
+of the swap distribution, which is symmetric about 0 (the complement of a
+pattern negates its difference), so each pattern counts with both signs.
 
 References
 ----------
@@ -149,11 +167,9 @@ References
    171–185.
 .. [6] A. C. Davison and D. V. Hinkley, Bootstrap Methods and their
    Application, Cambridge University Press 1997.
-.. [7] E. S. Venkatraman and C. B. Begg, "A distribution-free procedure for
-   comparing receiver operating characteristic curves from a paired
-   experiment", Biometrika 83 (1996) 835–848.
-.. [8] J. Besag and P. Clifford, "Sequential Monte Carlo p-values",
-   Biometrika 78 (1991) 301–304.
+.. [7] R. A. Fisher, The Design of Experiments, Oliver and Boyd 1935.
+.. [8] B. Phipson and G. K. Smyth, "Permutation p-values should never be
+   zero", Stat. Appl. Genet. Mol. Biol. 9(1) (2010).
 .. [9] F. E. Satterthwaite, "An approximate distribution of estimates of
    variance components", Biometrics Bulletin 2 (1946) 110–114.
 .. [10] B. L. Welch, "The generalization of 'Student's' problem when
@@ -211,13 +227,14 @@ class CompareResult(ResultDisplay, Plottable):
         Instances and positives.
     ties : str
     seed : int or None
-        Seed of the resamples (None for ``"influence"``: no random draw).
+        Seed of the resamples or patterns (None for ``"influence"``: no random draw).
     conf_level : float
         Level of :meth:`confidence_interval`, ``pvalue_interval`` and
         ``null_interval``.
     standard_error : float
-        Standard error of the difference: analytic (``"influence"``) or the
-        standard deviation of the bootstrap or permutation replicates.
+        Standard error of the difference: analytic (``"influence"``), the
+        standard deviation of the bootstrap replicates, or that of the swap
+        distribution (about its mean, 0) for ``"permutation"``.
     n_draws : int or None
         Resamples or swap patterns behind the p-value (None for
         ``"influence"``: no random draw).
@@ -225,14 +242,26 @@ class CompareResult(ResultDisplay, Plottable):
         ``"influence"``: Welch-Satterthwaite degrees of freedom of the t
         reference (``inf`` when the variance is zero). None otherwise.
     pvalue_interval : (float, float) or None
-        ``"permutation"``: the Clopper–Pearson interval of the true
-        permutation p-value from the b of n_draws patterns at least as
-        extreme (exact for a fixed number of patterns; with early stopping,
-        conservative in practice). None otherwise (no error bound).
+        ``"permutation"``: the Clopper–Pearson interval (at ``conf_level``)
+        of the p-value of all 2^N patterns, from the b of n_draws patterns
+        at least as extreme. None otherwise (no error bound).
     pvalue_rse : float or None
         Monte Carlo relative standard error of a resampled p-value, by the
         binomial approximation ``sqrt((1 - p) / (p n_draws))``; None for
         ``"influence"`` (analytic, no Monte Carlo error).
+    null_mean, null_var : float or None
+        Mean and variance of the statistic's null distribution: ``0`` and
+        ``se^2 df / (df - 2)`` (infinite for df <= 2) for ``"influence"``
+        (se times Student's t); ``0`` exactly and the mean square of the
+        patterns' differences for ``"permutation"``; the mean and variance
+        of the centred replicates for ``"bootstrap"``.
+    alpha : float or None
+        ``"permutation"``: the level of the sequential stop (None: every
+        pattern drawn, and for the other methods).
+    decision : str or None
+        ``"permutation"`` with ``alpha``: ``"below"`` / ``"above"`` when the
+        p-value of all patterns is, with confidence 0.999, below / above
+        ``alpha``; ``"undecided"`` when ``n_draws`` ran out first.
     null_interval : (float, float)
         Central ``conf_level`` interval of the difference under the null
         hypothesis of equal AP (a property): ``t`` quantiles times the
@@ -257,7 +286,7 @@ class CompareResult(ResultDisplay, Plottable):
     >>> round(res.auprc_a, 4), round(res.auprc_b, 4), round(res.statistic, 4)
     (0.7222, 0.5, 0.2222)
     >>> res.method, bool(res.confidence_interval().low < res.statistic)
-    ('influence', True)
+    ('permutation', True)
     >>> ci = res.confidence_interval(conf_level=0.9)
     >>> ci.low < ci.high
     True
@@ -311,9 +340,11 @@ class CompareResult(ResultDisplay, Plottable):
         """Confidence interval for AP_a - AP_b at ``conf_level`` (default: the result's).
 
         Two-sided for ``alternative="two-sided"``; one-sided (an open end at
-        ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. Student's t
-        with Welch-Satterthwaite degrees of freedom for ``"influence"``, BCa for ``"bootstrap"``, the shift-model interval
-        for ``"permutation"`` (see :mod:`pranker.significance.compare`).
+        ``-inf`` or ``inf``) otherwise, as in ``scipy.stats``. The inverted
+        permutation test with the difference shifted for ``"permutation"``,
+        Student's t with Welch-Satterthwaite degrees of freedom for
+        ``"influence"``, BCa for ``"bootstrap"`` (see
+        :mod:`pranker.significance.compare`).
         """
         from scipy.special import ndtr, ndtri
 
@@ -537,17 +568,19 @@ def compare(
         the same order.
     y : array_like, shape (N,)
         Binary labels (1/True marks a positive; see :func:`pranker.auprc_ap`).
-    method : {"influence", "bootstrap", "permutation"}
-        ``"influence"`` (default): the difference over its analytic paired
-        standard error from AP's influence functions, referred to Student's
-        t with Welch-Satterthwaite degrees of freedom (the normal test when
-        both classes are large); O(N log N), deterministic.
-        ``"bootstrap"``: class-stratified paired bootstrap, BCa interval,
-        p-value by inverting it. ``"permutation"``: swaps the two models'
-        ranks instance by instance, exact (Monte Carlo) p-value when the
-        two models' ranks are exchangeable. See the module documentation,
-        Notes, and docs/compare.md for their measured type-I error, power
-        and coverage.
+    method : {"permutation", "influence", "bootstrap"}
+        ``"permutation"`` (default): swaps the two models' scores instance by
+        instance at random; exact (up to its Monte Carlo error) whenever the
+        pair of scores of an instance is exchangeable under the null, for
+        every N, P and correlation. The two models' scores must be on a
+        common scale. ``"influence"``: the difference over its analytic
+        paired standard error from AP's influence functions, referred to
+        Student's t with Welch-Satterthwaite degrees of freedom; O(N log N),
+        deterministic, scale-free, but conservative when the AP is low (N/P
+        of 100 or more in the study) and with 5 positives of correlated
+        models. ``"bootstrap"``: class-stratified paired bootstrap, BCa
+        interval, p-value by inverting it; anti-conservative below some 50
+        positives. See the module documentation, Notes, and docs/compare.md.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: AP_a > AP_b.
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
@@ -556,15 +589,21 @@ def compare(
         Level of ``result.confidence_interval()``, ``pvalue_interval`` and
         ``null_interval``.
     seed : int, optional
-        Seed of the resamples (default fixed, recorded on the result).
+        Seed of the resamples or swap patterns (default fixed, recorded on
+        the result).
     n_draws : int, optional
         Bootstrap resamples (default 1999) or the most swap patterns
         (default 9999).
-    stop_after : int
-        Permutation: stop drawing patterns at this many exceedances
-        (Besag & Clifford); the p-value stays exact.
+    alpha : float or None
+        Permutation: the level at which drawing may stop early, once the
+        decision at ``alpha`` is certain (the chance that all patterns
+        would decide otherwise at most 0.001; module documentation). The
+        p-value is reported whatever ``alpha``; None draws all ``n_draws``
+        patterns.
     pos_label : scalar, optional
         The label of the positive class.
+    stop_after : int, optional
+        Deprecated and ignored (the stopping rule is ``alpha``'s).
 
     Returns
     -------
@@ -607,7 +646,8 @@ def compare(
        (1988) 837–845.
     .. [2] K. Boyd, K. H. Eng and C. D. Page, ECML PKDD 2013.
     .. [3] B. Efron, JASA 82 (1987) 171–185.
-    .. [4] E. S. Venkatraman and C. B. Begg, Biometrika 83 (1996) 835–848.
+    .. [4] R. A. Fisher, The Design of Experiments, 1935; B. Phipson and
+       G. K. Smyth, Stat. Appl. Genet. Mol. Biol. 9(1) (2010).
     .. [5] F. E. Satterthwaite, Biometrics Bulletin 2 (1946) 110–114; B. L.
        Welch, Biometrika 34 (1947) 28–35.
 
@@ -619,8 +659,10 @@ def compare(
     >>> a = y + rng.normal(size=2000)          # a good model
     >>> b = 0.5 * y + rng.normal(size=2000)    # a weaker one
     >>> res = compare(a, b, y)
-    >>> round(res.statistic, 3), res.pvalue < 1e-4, res.method
-    (0.132, True, 'influence')
+    >>> round(res.statistic, 3), res.pvalue, res.n_draws, res.decision
+    (0.132, 0.001, 999, 'below')
+    >>> compare(a, b, y, method="influence").pvalue < 1e-4
+    True
     >>> ci = res.confidence_interval()
     >>> bool(ci.low < res.statistic < ci.high)
     True
