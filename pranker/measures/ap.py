@@ -33,6 +33,7 @@ import os
 
 import numpy as np
 
+from .._numba import curves as _k_curves
 from .._numba import rankcount
 from .._numba import rows as _k_rows
 from .._numba import tiegroups as _k_tiegroups
@@ -338,6 +339,25 @@ def _weighted_ap_rows(s: np.ndarray, yb: np.ndarray, w: np.ndarray, ties: str) -
     return np.sum(wpos * prec, axis=1) / np.sum(wpos, axis=1)
 
 
+def _weighted_threshold_ap(s: np.ndarray, yb: np.ndarray, w: np.ndarray) -> float:
+    """Weighted AP of one ranking with ``ties="threshold"`` (weights > 0, a positive among them).
+
+    The threshold curve's counts (one stable argsort, then one pass of
+    :func:`pranker._numba.curves.threshold_curve_weighted`, as
+    :func:`pr_curve`), then sum over thresholds of (tp_t - tp_{t-1}) P_t / tp_end.
+    """
+    order = np.argsort(s, kind="stable")
+    vals = s[order]
+    ys = yb[order]
+    ws = w[order]
+    d = _k_curves.count_distinct_sorted(vals)
+    thr, tp, fp = (np.empty(d + 1) for _ in range(3))
+    _k_curves.threshold_curve_weighted(
+        vals, np.where(ys, ws, 0.0), np.where(ys, 0.0, ws), thr, tp, fp
+    )
+    return float(np.dot(np.diff(tp), tp[1:] / (tp[1:] + fp[1:])) / tp[-1])
+
+
 def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
     """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
     order = np.argsort(-s, axis=1, kind="stable")
@@ -602,4 +622,6 @@ def auprc_ap(
     s, yb, w = check_weighted_pair(
         scores, y, sample_weight, need_neg=False, what="AP", where=where, pos_label=pos_label
     )
+    if ties == "threshold":
+        return _weighted_threshold_ap(s, yb, w)
     return float(_weighted_ap_rows(s[None, :], yb[None, :], w[None, :], ties)[0])
