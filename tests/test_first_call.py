@@ -172,3 +172,29 @@ def test_distinct_runs_against_a_plain_loop():
         assert runs.dtype == np.int64 and runs.tolist() == want_runs
         np.testing.assert_array_equal(vals, np.array(want_vals, dtype=np.float64))
         assert np.signbit(vals).tolist() == np.signbit(np.array(want_vals)).tolist()
+
+
+def test_generator_is_splitmix64():
+    """The draws' generator (inlined into the kernels that draw) against splitmix64 written
+    out in Python integers: the seed of draw i and the uniforms that follow it."""
+    from pranker._numba import sampling
+
+    mask = (1 << 64) - 1
+    golden, mix1, mix2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+    def next_(state):
+        state = (state + golden) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * mix1) & mask
+        z = ((z ^ (z >> 27)) * mix2) & mask
+        return state, z ^ (z >> 31)
+
+    for seed, i in [(0, 0), (12345, 7), (2**64 - 1, 2**40)]:
+        state = next_((seed ^ (i * mix2)) & mask)[1]
+        assert int(sampling._draw_seed(np.uint64(seed), np.int64(i))) & mask == state
+        s = np.uint64(state)
+        for _ in range(3):
+            state, z = next_(state)
+            s, u = sampling._uniform01(s)
+            assert int(s) & mask == state and u == ((z >> 11) + 0.5) / 2**53
+            s = np.uint64(int(s) & mask)  # numba hands a uint64 back as a signed int

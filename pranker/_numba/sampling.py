@@ -13,8 +13,12 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
+# The generator's three small functions are inlined into the kernels that draw (a few
+# integer operations each): as kernels of their own they cost a fresh environment three
+# compiles on its first p-value.
 
-@njit(cache=True)
+
+@njit(cache=True, inline="always")
 def _splitmix_next(state):
     state = state + _GOLDEN
     z = state
@@ -23,14 +27,14 @@ def _splitmix_next(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _uniform01(state):
     """Uniform on the open interval (0, 1)."""
     state, z = _splitmix_next(state)
     return state, (np.float64(z >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_seed(seed, i):
     s = np.uint64(seed) ^ (np.uint64(i) * _MIX2)
     s, z = _splitmix_next(s)
