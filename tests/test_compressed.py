@@ -509,3 +509,68 @@ def test_hand_over_below_the_top_against_exact_enumeration(N, P, E, eps, kc, mon
         assert z_of(est, p) <= 4.0, (N, P, E, eps, kc, float(s), float(p), est)
         checked += 1
     assert checked >= 3
+
+
+# ------------------------------- 9. one step of the sampler, against its own law
+@pytest.mark.parametrize("phi", [-3.0, 0.0, 0.7, 9.0])
+def test_each_step_is_an_exactly_normalised_conditional(phi):
+    """One backward step from d_{k+1} = D, 100,000 times: the log-probability carried for
+    each offset is the same every time it is drawn, the probabilities of the offsets sum to
+    1 over 0..D, and the observed counts match them (within 5 Poisson standard deviations
+    plus 3, so that offsets of probability far below 1 / n may be seen once)."""
+    from pranker._numba.compressed import (
+        compressed_advance,
+        compressed_knots,
+        compressed_rows,
+        draw_states,
+    )
+
+    M, k = 70, 5
+    x = compressed_knots(M, 4, 0.5)
+    assert x.shape[0] < 20  # blocks of several offsets
+    rows = np.zeros((k + 1, x.shape[0]))
+    compressed_rows(phi, x, 1, rows)
+    n = 100_000
+    for D in (M, 47, int(x[7]), 9, 3):  # the top, inside a block, a knot, small
+        d = np.full(n, D, dtype=np.int64)
+        lq = np.zeros(n)
+        sr = np.zeros(n)
+        st = draw_states(np.uint64(17 + D), 0, n)
+        compressed_advance(rows[k - 1 : k + 1], k, k, phi, x, d, lq, sr, st)
+        assert d.min() >= 0 and d.max() <= D
+        q = {}
+        for off, l in zip(d.tolist(), lq.tolist(), strict=True):
+            assert q.setdefault(off, l) == l  # one probability per offset
+        probs = np.exp(np.array([q[o] for o in sorted(q)]))
+        counts = np.bincount(d, minlength=D + 1)[sorted(q)]
+        if len(q) == D + 1:  # every offset seen: they must carry all the mass
+            assert abs(probs.sum() - 1.0) <= 1e-12, (phi, D, probs.sum())
+        else:
+            assert probs.sum() <= 1.0 + 1e-12
+        expected = n * probs
+        assert np.all(np.abs(counts - expected) <= 5.0 * np.sqrt(expected) + 3.0), (phi, D)
+        # the offsets never drawn are rare under the carried law too
+        assert 1.0 - probs.sum() <= 20.0 / n
+
+
+def test_draws_are_the_same_bits_for_any_thread_count():
+    """Each draw has its own counter-based stream: one thread or two, the same numbers."""
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread only")
+    before = numba.get_num_threads()
+    out = []
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            eng = TiltEngine(3000, 20, seed=9, compressed=True)
+            s = 0.4574 * 20  # p ~ 1e-20: fixed tilt above kc, state-dependent below
+            eng.tail(s)
+            cz = eng._cz
+            grid = cz.contributions(0.5, 9, 5000, s, True, 1e-12)
+            out.append((cz._sd[2].copy(), grid[1].copy(), grid[0]))
+    finally:
+        numba.set_num_threads(before)
+    (a_sd, a_c, a_off), (b_sd, b_c, b_off) = out
+    assert np.array_equal(a_sd, b_sd) and np.array_equal(a_c, b_c) and a_off == b_off

@@ -285,6 +285,123 @@ def _step(row, rowm1, x, jD, d, k, phi, lt):
     return x[j - 1] + t, j, a + t * beta
 
 
+@njit(cache=True, inline="always")
+def _geo_cdf(t, beta, tm):
+    """``F(t) = sum_{i<=t} e^{i beta} / sum_{i<=tm} e^{i beta}`` (``1 <= t <= tm``)."""
+    if beta > 1e-300:
+        return math.exp((t - tm) * beta) * (math.expm1(-t * beta) / math.expm1(-tm * beta))
+    if beta < -1e-300:
+        return math.expm1(t * beta) / math.expm1(tm * beta)
+    return t / tm
+
+
+@njit(cache=True, inline="always")
+def _geo_inverse(v, beta, tm):
+    """Smallest t in ``[1, tm]`` with ``F(t) >= v`` (:func:`_geo_cdf`), v uniform on (0, 1).
+
+    The closed-form inverse ``t = log1p(v expm1(tm beta)) / beta`` (for
+    ``beta > 0`` in the form that cannot overflow), checked against
+    :func:`_geo_cdf` only where it lands within 1e-7 of an integer, where
+    rounding could move it by one.
+    """
+    if tm == 1:
+        return 1
+    if beta > 1e-300:
+        tf = tm + math.log1p(-(1.0 - v) * (-math.expm1(-tm * beta))) / beta
+    elif beta < -1e-300:
+        tf = math.log1p(v * math.expm1(tm * beta)) / beta
+    else:
+        tf = v * tm
+    if not tf < tm:  # also NaN
+        t = tm
+    elif tf <= 1.0:
+        t = 1
+    else:
+        t = int(math.ceil(tf))
+    if abs(tf - round(tf)) < 1e-7 * tm:
+        while t > 1 and _geo_cdf(t - 1, beta, tm) >= v:
+            t -= 1
+        while t < tm and _geo_cdf(t, beta, tm) < v:
+            t += 1
+    return t
+
+
+@njit(cache=True, inline="always")
+def _in_block(rowm1, x, j, k, phi, tm, v):
+    """``(d, log-weight)``: an offset of block j (its first ``tm`` offsets) from the block's
+    own geometric law, by inversion of the uniform ``v``."""
+    if j == 0:
+        return 0, phi + rowm1[0]  # x[0] = 0: k / (k + 0) = 1
+    L = x[j] - x[j - 1]
+    if L == 1:
+        return x[j], phi * k / (k + x[j]) + rowm1[j]
+    a = phi * k / (k + x[j - 1]) + rowm1[j - 1]
+    b = phi * k / (k + x[j]) + rowm1[j]
+    beta = (b - a) / L
+    t = _geo_inverse(v, beta, tm)
+    return x[j - 1] + t, a + t * beta
+
+
+@njit(cache=True, inline="always")
+def _fast_step(row, rowm1, x, jD, d, k, phi, state):
+    """One backward step ``(d_k, its block, its log-weight, log Ghat_k(d), state)``, d = d_{k+1} > 0.
+
+    The same conditional law as :func:`_step` (``d_k <= d`` with weight
+    ``e^{l_k(d_k)}``, exactly normalised by ``Ghat_k(d)``), drawn in two
+    stages with fewer transcendental calls: the block with probability
+    proportional to its mass below ``d`` (the partial top block against the
+    stored prefix below it in linear scale, the lower blocks by a search of
+    the stored prefixes), then the offset inside the block from the block's
+    geometric law by a second uniform. The probability of the result is
+    ``e^{l_k(d_k)} / Ghat_k(d)`` either way.
+    """
+    state, u = _uniform01(state)
+    if x[jD] == d:  # d is a knot: the blocks up to jD, whole
+        T = row[jD]
+        j = _first_at_least(row, T + math.log(u), jD)
+        state, v = _uniform01(state)
+        tm = x[j] - x[j - 1] if j > 0 else 1
+        nd, ld = _in_block(rowm1, x, j, k, phi, tm, v)
+        return nd, j, ld, T, state
+    # d inside block jD (jD >= 1): the prefix up to x[jD - 1], then tp offsets of block jD
+    p0 = row[jD - 1]
+    a = phi * k / (k + x[jD - 1]) + rowm1[jD - 1]
+    b = phi * k / (k + x[jD]) + rowm1[jD]
+    L = x[jD] - x[jD - 1]
+    beta = (b - a) / L
+    tp = d - x[jD - 1]
+    # partial block mass over the prefix mass: m = e^{z} r
+    if abs(tp * beta) < _SMALL:
+        z = a - p0 + 0.5 * (tp + 1) * beta
+        r = float(tp)
+    elif beta > 0.0:
+        z = a - p0 + tp * beta
+        r = math.expm1(-tp * beta) / math.expm1(-beta)
+    else:
+        z = a - p0 + beta
+        r = math.expm1(tp * beta) / math.expm1(beta)
+    if z < 600.0:
+        m = math.exp(z) * r
+        T = p0 + math.log1p(m)
+        inv_m = 1.0 / m
+    else:  # the prefix is negligible next to the partial block
+        lm = z + math.log(r)
+        inv_m = math.exp(-lm)
+        T = p0 + lm + math.log1p(inv_m)
+    # P(partial block) = m / (1 + m): u > 1 / (1 + m)
+    if u * (1.0 + inv_m) > inv_m:
+        v = u + (u - 1.0) * inv_m  # uniform on (0, 1] given the partial block
+        if v <= 0.0:
+            v = 5e-324
+        t = _geo_inverse(v, beta, tp)
+        return x[jD - 1] + t, jD, a + t * beta, T, state
+    j = _first_at_least(row, T + math.log(u), jD)
+    state, v = _uniform01(state)
+    tm = x[j] - x[j - 1] if j > 0 else 1
+    nd, ld = _in_block(rowm1, x, j, k, phi, tm, v)
+    return nd, j, ld, T, state
+
+
 @njit(cache=True)
 def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
     """Draws lo..hi-1 through layers k_hi down to max(k_lo, 2); rows[i] is layer k_lo - 1 + i.
@@ -310,14 +427,8 @@ def _advance(rows, k_lo, k_hi, phi, x, D, lq, srest, st, lo, hi):
             d = D[lo + i]
             if d == 0:
                 continue
-            jD = jDs[i]
-            if x[jD] == d:
-                T = row[jD]
-            else:
-                T = _log_ghat_at(row, x, jD, d, k, phi, rowm1)
-            state, u = _uniform01(st[lo + i])
+            nd, j, ld, T, state = _fast_step(row, rowm1, x, jDs[i], d, k, phi, st[lo + i])
             st[lo + i] = state
-            nd, j, ld = _step(row, rowm1, x, jD, d, k, phi, T + math.log(u))
             lq[lo + i] += ld - T
             srest[lo + i] += k / (k + nd)
             D[lo + i] = nd
