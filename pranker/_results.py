@@ -75,11 +75,13 @@ SHARED_FIELDS = (
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+REMOVAL = "0.4.0"  # the release that removes every deprecated name (see CHANGELOG.md)
+
 
 def deprecated(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
     """Warn that ``owner.old`` is deprecated in favour of ``new``."""
     warnings.warn(
-        f"{owner}.{old} is deprecated and will be removed in the next release; use {new}.",
+        f"{owner}.{old} is deprecated and will be removed in pranker {REMOVAL}; use {new}.",
         DeprecationWarning,
         stacklevel=stacklevel,
     )
