@@ -1,3 +1,3 @@
 """The package version, importable without loading numba or scipy."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
