@@ -171,3 +171,21 @@ def test_no_zero_below_the_largest_ap(N, P):
     # (the best two placements), so p = 2 / C(N, P)
     want = math.log10(2.0) - _log_comb_exact(N, P) / math.log(10.0)
     assert abs(res.log10_pvalue - want) <= 3 * res.pvalue_rse / math.log(10.0) + 1e-6
+
+
+def test_no_hit_inside_the_support_is_an_error(monkeypatch):
+    """A tilted estimate with no draw in the tail, for a threshold inside the support, raises."""
+    e = TiltEngine(300, 30)
+    s = e.mean_s + 2 * e.sd_s
+    ok = e.tail(s)
+    assert ok.log10_pvalue > -math.inf
+    # a sampler whose draws never reach the tail (all at the smallest S)
+    monkeypatch.setattr(
+        e,
+        "_contributions",
+        lambda s, j, n, upper, estimate=True: (0.0, np.zeros(n)) if estimate else None,
+    )
+    with pytest.raises(RuntimeError, match="none of .* draws reached"):
+        e.tail(s, max_draws=8192)
+    # above the largest S no placement reaches it: 0 is the truth there, not an error
+    assert e.tail(30.5).log10_pvalue == -math.inf

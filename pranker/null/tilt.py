@@ -446,11 +446,33 @@ class TiltEngine:
                 def contributions(n, estimate=True):
                     return cz.contributions(phi_star, self.seed, n, s, True, REL_TOL, estimate)
 
-            return self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
+            est = self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
+            return self._positive(est, s, upper)
         sign = 1 if upper else -1
         if index is None:
             index = self.grid_index(s, sign)
-        return self._estimate(s, sign * index, upper, rtol, max_draws, conf_level, progress)
+        est = self._estimate(s, sign * index, upper, rtol, max_draws, conf_level, progress)
+        return self._positive(est, s, upper)
+
+    def _positive(self, est: TailEstimate, s: float, upper: bool) -> TailEstimate:
+        """``est``, unless no draw reached a threshold inside the support: then an error, never p = 0.
+
+        Inside the support the tail holds at least one placement, so ``p >=
+        1 / C(N, P) > 0``; an estimate of 0 there means the sampler failed,
+        and a silent 0 would be a wrong answer.
+        """
+        if est.log10_pvalue > -math.inf:
+            return est
+        s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
+        inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
+        if inside:
+            raise RuntimeError(
+                f"tilted estimator: none of {est.n_draws} draws reached S = {s!r} for N = "
+                f"{self.N}, P = {self.P}, although the tail holds at least one placement "
+                "(p >= 1/C(N, P)); this is a defect of the estimator, please report it. "
+                "method='saddlepoint' gives an approximation meanwhile."
+            )
+        return est
 
     def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None):
         def contributions(n, estimate=True):
