@@ -105,3 +105,27 @@ def test_map_plot_shows_queries_and_the_mean():
     obs = _by_gid(fig, "observed")
     assert obs.get_xdata()[0] == pytest.approx(res.statistic, rel=1e-12)
     assert pvalue_text(res) in fig.axes[1].get_title()
+
+
+def test_montecarlo_result_plot_marks_its_pvalue_and_draws_its_null():
+    res = pranker.montecarlo_pvalue(0.5, 60, 5, n_draws=4000, seed=2)
+    fig = res.plot()
+    texts = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    legends = " ".join(
+        t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()
+    )
+    assert pvalue_text(res) in texts + legends
+    assert any("AUPRC" in ax.get_xlabel() for ax in fig.axes)
+
+
+def test_map_group_plot_is_its_null_with_the_observed_mean():
+    res = pranker.map_significance_from_ap(
+        [0.5, 0.4, 0.6], [30, 40, 50], [4, 5, 6], groups=["a", "a", "b"]
+    )
+    g = res.groups[0]
+    fig = g.plot()
+    (ax,) = fig.axes
+    assert ax.get_title().startswith("group a: p = " + pvalue_text(g))
+    observed = _by_gid(fig, "observed")
+    assert observed.get_xdata()[0] == pytest.approx(g.statistic)
+    assert g.statistic == pytest.approx(0.45)  # the group's two queries
