@@ -234,3 +234,17 @@ def test_demo_histogram_draws_are_random_rankings():
         mean += k * e / comb(n, p)
     mean /= p
     assert abs(x.mean() - mean) < 5 * x.std() / n_draws**0.5
+
+
+def test_min_auprc_scalar_path_against_fractions():
+    """The smallest AP (all positives last) computed for one (N, P) in Python, against
+    (1/P) sum_k k / (N - P + k) in exact fractions, and equal to the array path."""
+    from fractions import Fraction
+
+    from pranker import min_auprc
+
+    for n, p in [(1, 1), (2, 1), (10, 5), (899, 90), (5000, 500), (7, 7)]:
+        want = sum(Fraction(k, n - p + k) for k in range(1, p + 1)) / p
+        got = min_auprc(n, p)
+        assert abs(Fraction(got) - want) <= want * Fraction(1, 10**14), (n, p)
+        assert got == float(min_auprc(np.array([n]), np.array([p]))[0])

@@ -327,9 +327,14 @@ def min_auprc(n, n_pos):
 def _min_auprc_pair(N, P):
     """(a, 1 - a), each to full relative precision; scalars or arrays like N, P."""
     n_arr, p_arr, scalar = check_counts(N, P)
+    if scalar:
+        # what min_ap computes, here in Python: no kernel of its own to compile on a
+        # fresh environment's first p-value (harmonic_sums is compiled for the AP anyway)
+        n, p = int(n_arr.ravel()[0]), int(p_arr.ravel()[0])
+        m = float(n - p)  # formed in integers: exact beyond 2**53
+        h, g = _kernels.harmonic_sums(m, float(p))
+        return (h + g) / p, m / p * h
     a = np.empty(n_arr.size)
     b = np.empty(n_arr.size)
     _kernels.min_ap_array(n_arr.ravel(), p_arr.ravel(), a, b)
-    if scalar:
-        return float(a[0]), float(b[0])
     return a.reshape(n_arr.shape), b.reshape(n_arr.shape)
