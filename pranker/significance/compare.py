@@ -615,30 +615,25 @@ def compare(
 
     Notes
     -----
-    *Why this default.* A simulation study (docs/compare.md; P = 5 to 5,000
-    positives, N/P = 2 to 1,000, independent and correlated models, 60 to
-    2,000 data sets per cell) measured each method's type-I error on equally
-    good models. The influence method with the t reference never rejected
-    more often than alpha allows beyond chance (largest excess at alpha = 0.05:
-    0.060 +- 0.010 with 500 positives among 1,000 instances), and is the only
-    method measured in every cell, at the cost of one sort per model. With the
-    normal reference the same statistic rejected 0.106 and 0.096 with 5
-    positives among 10 and 50 independent instances; the bootstrap rejected
-    0.10 to 0.22 with 5 positives. The permutation test, affordable in the
-    study up to N = 5,000 only, never rejected too often either, but costs
-    thousands of APs per call.
+    *Why this default.* Swapping the scores is exact whenever the pair of
+    scores of an instance is exchangeable, so its type-I error is alpha in
+    every cell of the simulation study (docs/compare.md: P = 5 to 5,000
+    positives, N/P = 2 to 1,000, independent and correlated models), up to
+    the Monte Carlo error of the study. The influence test, the earlier
+    default, is conservative when the AP is low (it rejected 0.001 to 0.036
+    of equally good models at alpha = 0.05 with N/P >= 100 and P <= 500) and
+    with 5 positives of correlated models; the bootstrap is anti-conservative
+    below some 50 positives. A call costs one pass that finds the cells and
+    999 patterns or more, each O(N/64 + cells + P) (about 10 to 20 stable
+    sorts of the scores at N = 500,000, P = 500 when the decision is clear;
+    every one of 9,999 patterns costs about 70).
 
-    *Where it falls short.* No method held alpha in every cell. The default
-    errs on the safe side: when the AP is low (N/P >= 100 in the study, an
-    AP of about 0.1 or less) it rejects less often than alpha (0.003 at
-    P = 5, N = 500; 0.007 at P = 50, N = 5,000; 0.036 at P = 500,
-    N = 50,000), and so it does with 5 positives of correlated models
-    (0.013 at N = 10). There its p-values are valid but its power is low: a
-    significant result can be trusted, a non-significant one is weak
-    evidence. The other methods do not do better there: the bootstrap
-    rejects too often; the permutation test, measured there only up to
-    N = 5,000 and on 60 data sets per cell, rejects too rarely as well with
-    5 positives.
+    *Where it falls short.* With 5 positives and a real difference, its
+    power was below the influence test's in the study (swapping the
+    scores of a much better model's positives widens the null); from 50
+    positives on the two are equally powerful, and where the AP is low the
+    permutation test finds differences that the influence test misses. The
+    test needs the two models' scores on a common scale.
 
     References
     ----------
@@ -934,7 +929,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
     n_pos = common["n_pos"]
     looks = _looks(max_m, alpha is not None)
     stop_level = 1.0 - _STOP_RISK / len(looks)
-    chunks: list[np.ndarray] = []
+    chunks = []
     m = 0
     b = 0
     decision = None
