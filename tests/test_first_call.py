@@ -200,42 +200,6 @@ def test_generator_is_splitmix64():
             s = np.uint64(int(s) & mask)  # numba hands a uint64 back as a signed int
 
 
-def test_demo_histogram_draws_are_random_rankings():
-    """The demo's histogram (drawn with numpy, no kernel to compile): at N = 5, P = 2 each
-    of the 10 placements of the positives, enumerated here, comes up a tenth of the time
-    (within 5 standard errors); at the demo's N = 899, P = 90 the mean is the null mean
-    (within 5 standard errors of a plain-loop mean over all ranks)."""
-    from collections import Counter
-    from fractions import Fraction
-    from itertools import combinations
-
-    from pranker.cli.demo import _null_samples
-
-    n_draws = 20_000
-    x = _null_samples(5, 2, n_draws, False, seed=3)
-    ap = {
-        c: float((Fraction(1, c[0]) + Fraction(2, c[1])) / 2) for c in combinations(range(1, 6), 2)
-    }
-    want = Counter(round(v, 12) for v in ap.values())  # placements per AP value
-    got = Counter(np.round(x, 12).tolist())
-    assert set(got) <= set(want)
-    for v, n_place in want.items():
-        p = n_place / 10
-        assert abs(got[v] / n_draws - p) < 5 * (p * (1 - p) / n_draws) ** 0.5, v
-
-    n, p = 899, 90
-    x = _null_samples(n, p, n_draws, False)
-    # E[AP] = (1/P) sum_k k E[1/r_k]; E[1/r_k] by the negative hypergeometric law of r_k
-    from math import comb
-
-    mean = 0.0
-    for k in range(1, p + 1):
-        e = sum(comb(r - 1, k - 1) * comb(n - r, p - k) / r for r in range(k, n - p + k + 1))
-        mean += k * e / comb(n, p)
-    mean /= p
-    assert abs(x.mean() - mean) < 5 * x.std() / n_draws**0.5
-
-
 def test_min_auprc_scalar_path_against_fractions():
     """The smallest AP (all positives last) computed for one (N, P) in Python, against
     (1/P) sum_k k / (N - P + k) in exact fractions, and equal to the array path."""

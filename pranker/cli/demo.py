@@ -252,29 +252,16 @@ def _write_report(d: _Scored, figures: list, csv_path: str, path: str, args) -> 
     rep.write_report(path, text)
 
 
-def _null_samples(n, p, draws, progress, seed=12345):
-    """AP of ``draws`` random rankings of ``n`` items with ``p`` positives, for the histogram.
+def _null_samples(n, p, draws, progress):
+    from pranker import null_ap_samples
 
-    Drawn with numpy, independently of pranker's own samplers: the positives of a
-    random ranking are the ``p`` items with the smallest of ``n`` uniform keys, so the
-    histogram checks the exact null density drawn over it, and the demo compiles no
-    sampling kernel (a second or more of a fresh environment's first run).
-    """
     from .._progress import progress_bar
 
-    rng = np.random.default_rng(seed)
-    k = np.arange(1.0, p + 1.0)
     out = np.empty(draws)
-    batch = max(1, min(draws, 2**22 // max(n, 1)))  # about 32 MB of keys at a time
+    batch = 50_000
     with progress_bar(draws, "Monte Carlo null", progress) as bar:
         for a in range(0, draws, batch):
             b = min(a + batch, draws)
-            keys = rng.random((b - a, n))
-            if p < n:
-                keys = np.argpartition(keys, p - 1, axis=1)[:, :p]
-            else:
-                keys = np.broadcast_to(np.arange(n), (b - a, n))
-            ranks = np.sort(keys, axis=1) + 1.0  # 1-based ranks of the positives
-            out[a:b] = (k / ranks).mean(axis=1)
+            out[a:b] = null_ap_samples(n, p, b - a, seed=12345, start=a)
             bar.update(b - a)
     return out
