@@ -21,22 +21,26 @@ alongside (forward mode), ``G'_P(m) / G_P(m) = E_phi[S] - c`` and
 ``G''_P(m) / G_P(m) = E_phi[(S - c)^2]``, so the variance is not the
 difference of two large numbers near ``S = c``.
 
-Scaling. A layer's values span ``e^{phi (1 - k/(k+m))}``, far beyond float64
-when ``phi`` is large, so each layer is kept relative to a log scale
-``lambda_k`` (true ``G_k = e^{lambda_k} * stored G_k``). The fast path
-multiplies by ``exp(phi a - shift) / G_{k-1}(m)`` with ``shift`` the largest
-exponent of the layer, so no value exceeds 1; values below ``e^-700`` are set
-to 0 (they are at most 1e-304 of the layer total, never subnormal). If the
-layer total still falls below 1e-280 (the mass sits where the exponent is
-small), the layer is recomputed in log space: ``log F = phi a + log G`` shifted
-by its maximum, derivatives through the ratios ``G'/G`` and ``G''/G``.
+Scaling. A layer's values span far more than float64: the untilted prefix
+sums alone range over ``C(m + k, k)`` (10^1503 at N = 5,000, P = 2,500), and
+the tilt adds ``e^{phi (1 - k/(k+m))}``. Each layer is therefore stored in
+blocks of :func:`block_len` cells, each block with its own binary exponent
+(:func:`layer_step`): within a block the values span at most ~300 nats, and
+blocks are joined by exact powers of two, so nothing leaves float64 and only
+cells below 1e-300 of their own block are set to 0. The true prefix sum is
+``e^{lambda_k} 2^{E_k[b]} (c0 + c1 T)`` with ``lambda_k`` the sum of the
+layers' shifts. (A single scale per layer, used up to version 0.2, dropped
+cells below 1e-300 of the layer's total; with thousands of positives those
+cells carry many completions, and K(0) came out as -3.3 instead of 0 at N =
+5,000, P = 2,500.)
 
 Sampling. The tilted law ``P_phi(subset) ∝ e^{phi S}`` is sampled exactly
 backwards from the stored layers: ``d_P`` with probability
 ``F_P(d) / G_P(m)``, then each ``d_{k-1} <= d_k`` with probability
 ``F_{k-1}(d') / G_{k-1}(d_k)`` — an inverse-CDF search in the stored prefix
-sums, galloping down from ``d_k`` (the gaps are short under the tilt), so a
-draw costs ``O(sum_k log(1 + d_k - d_{k-1}))``. Draws use the counter-based
+sums: down the blocks by their carries, then galloping down within a block
+(the gaps are short under the tilt), so a draw costs ``O(sum_k log(1 + d_k -
+d_{k-1}))``. Draws use the counter-based
 generator of :mod:`pranker._numba.sampling` keyed by (seed, draw index): each draw is
 reproducible whatever the number of threads.
 """
