@@ -318,3 +318,39 @@ def test_significance_from_ap_refuses_what_is_not_an_ap():
     for bad in (1.5, -0.1, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="auprc must be a finite number in"):
             significance_from_ap(bad, 100, 10)
+
+
+@pytest.mark.parametrize("N,P", [(40, 5), (26, 9), (60, 3)])
+def test_first_positive_summed_out_both_tails(N, P):
+    """The estimator that sums the first positive out, at a fixed grid point, upper and lower
+    tails, against enumeration: within 4.5 of its standard errors."""
+    S = all_sums_fast(N, P)
+    srt = np.sort(S)
+    e = TiltEngine(N, P, seed=11)
+    for q in (0.6, 0.9, 0.99, 0.999, 0.9999):
+        s = float(srt[int(q * S.size)])
+        est = e.tail(s)
+        p = float(np.mean(S >= s * (1 - 1e-12)))
+        assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse + 1e-300, (q, p, est)
+    for q in (0.4, 0.1, 0.01, 0.001):
+        s = float(srt[int(q * S.size)])
+        est = e.tail(s, upper=False)
+        p = float(np.mean(S <= s * (1 + 1e-12)))
+        assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse, (q, p, est)
+
+
+def test_first_positive_summed_out_cuts_the_variance_with_few_positives():
+    """N = 10^5, P = 10 at the null mean + 3 sd: the relative variance per draw of plain
+    tilting was ~240 (measured); with the first positive summed out it is a few units, so
+    the default stops at its first 4,096 or 8,192 draws."""
+    from pranker.null.moments import null_params
+
+    N, P = 100_000, 10
+    par = null_params(N, P)
+    s = P * (par.mean + 3 * math.sqrt(par.var))
+    e = TiltEngine(N, P)
+    j = e.grid_index(s, 1)
+    _, w = e._contributions(s, j, 16384, True)
+    assert w.var() / w.mean() ** 2 < 10.0
+    est = e.tail(s)
+    assert est.rse <= 0.02 and est.n_draws <= 8192

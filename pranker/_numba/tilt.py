@@ -436,9 +436,11 @@ _WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
 @njit(cache=True)
-def _draw_block(T, C0, C1, P, m, seed, start, nb, out):
+def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
 
+    Positives ``P .. k_stop`` are drawn: ``out`` gets their part of S and
+    ``d_out`` the offset of positive ``k_stop`` (``k_stop = 1``: whole draws).
     Each draw consumes its own counter-based stream, so the result does not
     depend on the blocking; walking several draws together lets the memory
     accesses of one overlap those of the others.
@@ -453,7 +455,7 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out):
         dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, m)
         d[w] = dd
         s[w] = P / (P + dd)
-    for k in range(P - 1, 0, -1):
+    for k in range(P - 1, k_stop - 1, -1):
         row = T[k - 1]
         c0 = C0[k - 1]
         c1 = C1[k - 1]
@@ -465,6 +467,7 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out):
             s[w] += k / (k + dd)
     for w in range(nb):
         out[w] = s[w]
+        d_out[w] = d[w]
 
 
 @njit(cache=True, parallel=True)
@@ -481,4 +484,21 @@ def tilt_draws(layers, N, P, seed, start, n, out):
     for b in prange(n_blocks):
         lo = b * _WALKERS
         hi = min(n, lo + _WALKERS)
-        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi])
+        d_out = np.empty(hi - lo, np.int64)
+        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi], 1, d_out)
+
+
+@njit(cache=True, parallel=True)
+def tilt_draws_rest(layers, N, P, seed, start, n, s_rest, d2):
+    """Draws ``start + i`` without their first positive: ``s_rest[i] = sum_{k >= 2} k / (k + d_k)``, ``d2[i] = d_2``.
+
+    The same streams as :func:`tilt_draws` (the first positive's uniform is
+    simply not used), for estimators that sum over ``d_1 <= d_2`` exactly.
+    """
+    T, C0, C1, _ = layers
+    m = N - P
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
+    for b in prange(n_blocks):
+        lo = b * _WALKERS
+        hi = min(n, lo + _WALKERS)
+        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, s_rest[lo:hi], 2, d2[lo:hi])

@@ -78,7 +78,7 @@ import numpy as np
 
 from .._numba.moments import null_moments
 from .._numba.sampling import null_ap_draws
-from .._numba.tilt import tilt_draws, tilt_forward
+from .._numba.tilt import tilt_draws, tilt_draws_rest, tilt_forward
 from .._progress import progress_bar
 from .choice import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, FIRST_DRAWS, REL_TOL
 from .compressed import CompressedProposal
@@ -383,18 +383,85 @@ class TiltEngine:
         if self._cz is not None:
             self._cz.release()
 
+    def rest_draws(self, j: int, n: int):
+        """``(K(phi_j), log H, first n draws of (S - first term, d_2))`` at grid point ``j != 0``.
+
+        The draws of :meth:`draws` without their first positive (the same
+        streams); ``log H[d] = log sum_{d' <= d} e^{phi_j / (1 + d')}``, the
+        first positive's normaliser given ``d_2 = d``.
+        """
+        key_ = ("rest", j)
+        entry = self._draws.get(key_)
+        if entry is None or entry[2].shape[0] < n:
+            have = 0 if entry is None else entry[2].shape[0]
+            s_rest = np.empty(n)
+            d2 = np.empty(n, np.int64)
+            if entry is not None:
+                s_rest[:have] = entry[2]
+                d2[:have] = entry[3]
+                log_h = entry[1]
+            else:
+                phi = self.grid_phi(j)
+                log_h = np.logaddexp.accumulate(phi / (1.0 + np.arange(self.N - self.P + 1)))
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
+            k0, layers = self._layers_at(j)
+            tilt_draws_rest(layers, self.N, self.P, key, have, n - have, s_rest[have:], d2[have:])
+            entry = (k0, log_h, s_rest, d2)
+            self._draws[key_] = entry
+        return entry[0], entry[1], entry[2][:n], entry[3][:n]
+
     def _contributions(self, s: float, j: int, n: int, upper: bool, estimate: bool = True):
-        """``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``."""
+        r"""``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``.
+
+        At a tilted grid point the first positive is summed out exactly
+        (conditional Monte Carlo): given the other positives (their part
+        ``R`` of S, and ``d_2``), the tilted law of ``d_1 <= d_2`` is
+        ``e^{phi / (1 + d_1)} / H(d_2)``, so the draw contributes
+
+        .. math::
+
+            E_\phi[e^{K - \phi S} 1\{S \ge s\} \mid R, d_2]
+              = e^{K - \phi R} \, \#\{d_1 \le d_2 : 1/(1 + d_1) \ge s - R\} / H(d_2),
+
+        a count in closed form (``min(d_2 + 1, floor(1 / (s - R)))``), so
+        the estimator stays unbiased and its variance can only fall
+        (Rao–Blackwell); near the bulk, where the first positive's place
+        decides the event, by orders of magnitude. The lower tail counts
+        ``1/(1 + d_1) <= s - R`` the same way.
+        """
         phi = self.grid_phi(j)
         if self.compressed:
             assert self._cz is not None  # made whenever self.compressed
             return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL, estimate)
-        k0, S = self.draws(j, n)
+        if j == 0:
+            k0, S = self.draws(j, n)
+            if not estimate:
+                return None
+            hit = S >= s * (1.0 - REL_TOL) if upper else S <= s * (1.0 + REL_TOL)
+            w = np.zeros(n)
+            w[hit] = 1.0
+            return k0, w
+        k0, log_h, rest, d2 = self.rest_draws(j, n)
         if not estimate:
             return None
-        hit = S >= s * (1.0 - REL_TOL) if upper else S <= s * (1.0 + REL_TOL)
+        size = d2 + 1.0  # the choices of d_1 given d_2
+        if upper:
+            r = s * (1.0 - REL_TOL) - rest  # the first term must reach r
+            with np.errstate(divide="ignore"):
+                cnt = np.where(
+                    r <= 0.0, size, np.minimum(size, np.floor(1.0 / np.maximum(r, 1e-300)))
+                )
+            cnt[r > 1.0] = 0.0
+        else:
+            r = s * (1.0 + REL_TOL) - rest  # the first term must stay at or below r
+            above = np.where(
+                r <= 0.0, size, np.minimum(size, np.floor(1.0 / np.maximum(r, 1e-300)))
+            )
+            cnt = np.where(r >= 1.0, size, size - above)
+            cnt[r <= 0.0] = 0.0
         w = np.zeros(n)
-        w[hit] = np.exp(-phi * (S[hit] - s))
+        hit = cnt > 0.0
+        w[hit] = np.exp(-phi * (rest[hit] - s) + np.log(cnt[hit]) - log_h[d2[hit]])
         return k0 - phi * s, w
 
     # -- the tail ------------------------------------------------------------
