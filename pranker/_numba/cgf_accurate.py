@@ -1,0 +1,393 @@
+r"""An accurate CGF of S = P * AP on compressed knots, at a cost that does not grow with N.
+
+Notation as in :mod:`pranker._numba.tilt`: offsets ``d_k = r_k - k`` with
+``0 <= d_1 <= ... <= d_P <= M = N - P``, ``S = sum_k k / (k + d_k)``, and the
+forward recursion of the tilted mass
+
+.. math::
+
+    A_k(d) = e^{\phi k / (k + d)} G_{k-1}(d), \qquad
+    G_k(d) = \sum_{d' \le d} A_k(d'), \qquad G_0 \equiv 1,
+
+so that ``Z(phi) = G_P(M)`` and ``K(phi) = log Z(phi) - log C(N, P)``. The
+exact recursion costs ``P (M + 1)`` cells per value of ``phi``. Here
+``log G_k`` is kept only at the knots of :func:`pranker._numba.compressed.compressed_knots`
+(every offset below ``E``, then a geometric grid of ratio ``1 + eps``; ``B``
+knots, about ``E + ln(M / E) / eps``), and each block sum
+``sum_{x_{j-1} < d <= x_j} A_k(d)`` between two knots is computed to high order:
+``P B`` blocks per value of ``phi``, whatever N.
+
+The rule per block
+------------------
+1. **Interpolation in a logarithmic coordinate.** ``log G_{k-1}`` is
+   interpolated by the cubic through the four neighbouring knots
+   ``x_{j-2} .. x_{j+1}``, as a function of ``z = log(d + c_k)`` with
+   ``c_k = k / 4``; the tilt ``phi k / (k + d)`` is added exactly. With
+   ``k - 1`` positives at or below ``d``, ``G_{k-1}(d)`` grows like a power of
+   ``d + O(k)``, which is linear in ``z``: a cubic in ``d`` leaves an error
+   that grows like ``P^2 eps^4`` (measured: 0.07 nats at N = 3e4, P = 3000,
+   eps = 4 %), a cubic in ``z`` 0.0003 nats.
+2. **Sum to integral.** For ``C(u)`` the interpolated ``log A_k`` (real
+   ``u``), the sum over the integers of a block is replaced by
+
+   .. math::
+
+       \sum_{t = a}^{b} e^{C(t)} \approx \int_{a - 1/2}^{b + 1/2}
+       \Big[\kappa(C'(u)) + \tfrac{1}{2} C''(u) \, \kappa''(C'(u))\Big] e^{C(u)} \, du,
+       \qquad \kappa(s) = \frac{s / 2}{\sinh(s / 2)}.
+
+   ``kappa`` makes the rule exact for a pure exponential (the ratio of
+   ``sum_t e^{s t}`` to its integral over the half-integer cells); the
+   ``C'' kappa'' / 2`` term is its first-order correction for curvature,
+   from the midpoint Euler–Maclaurin formula (to first order in ``C''``
+   the endpoint terms of the sum equal this integrand; at ``s -> 0`` it is
+   the familiar ``-C'' / 24``). Without it the error at large tilts was
+   -0.024 nats (P = 3000, phi = 5, eps = 1 %), with it 0.0001.
+3. **Quadrature.** With ``sigma`` the chord slope of ``C`` over the block,
+   oriented so that ``sigma >= 0`` (``t`` runs from the block's weak end),
+   ``y = expm1(sigma t) / sigma`` turns ``e^{sigma t} dt`` into ``dy``: the
+   steep exponential is integrated exactly and the remaining factor
+   ``e^{C - sigma t}`` varies slowly. That factor has a weak power-law
+   singularity ``y^alpha`` at the weak end (``alpha`` the relative mismatch
+   of the end slope and the chord), which a grading ``y = Y v^4`` removes;
+   then 6-point Gauss–Legendre in ``v``. Blocks whose chord rises by less
+   than ``1e-3`` nats use Gauss–Legendre in ``t`` directly.
+
+Derivatives in one pass
+-----------------------
+``log G_k``, ``d log G_k / d phi`` and ``d^2 log G_k / d phi^2`` are carried
+at the knots (forward mode): the interpolated ``C``, ``C'``, ``C''`` are
+linear in the knot values and in ``phi``, so their ``phi``-derivatives are
+the same cubics of the derivative rows. Per node, ``h = d/dphi log`` of the
+integrand and ``q = d^2/dphi^2 log`` of it; a block's
+``(log I)' = E_f[h]`` and ``(log I)'' = Var_f(h) + E_f[q]`` under the
+quadrature weights ``f`` (all positive), and two blocks join by
+``log(e^a + e^b)`` with ``(.)'' = w_a a'' + w_b b'' + w_a w_b (a' - b')^2`` —
+no difference of large numbers. At the end ``K' = E_phi[S]`` and ``K'' =
+Var_phi[S]`` of the compressed mass.
+
+Measured against the exact recursion (``TiltEngine.cgf``, ``O(N P)``), see
+``tests/test_cgf_accurate.py`` and docs/calibration.md.
+
+Cost: six nodes per block with about five transcendental functions each.
+The blocks of a layer are independent given the previous layer, so they are
+computed in parallel (the prefix sums in order): the result is the same bits
+for any number of threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+# 6-point Gauss-Legendre on [0, 1]
+_GL_V = np.array(
+    [
+        0.033765242898423975,
+        0.16939530676686776,
+        0.38069040695840156,
+        0.6193095930415985,
+        0.8306046932331322,
+        0.966234757101576,
+    ]
+)
+_GL_W = np.array(
+    [
+        0.08566224618958517,
+        0.1803807865240693,
+        0.23395696728634552,
+        0.23395696728634552,
+        0.1803807865240693,
+        0.08566224618958517,
+    ]
+)
+_GRADE = 4.0  # y = Y v^4 near the weak end
+_GL_V4 = _GL_V**_GRADE
+_GL_LOGV4 = _GRADE * np.log(_GL_V)
+_GL_WG = _GRADE * _GL_V ** (_GRADE - 1.0) * _GL_W  # weights of the graded rule
+_FLAT = 1e-3  # chord rise (nats) below which a block is integrated without substitution
+_ZC = 0.25  # z = log(d + _ZC k)
+_BIG = 700.0  # chord rise beyond which expm1 would overflow
+
+
+@njit(cache=True, inline="always")
+def kappa4(s):
+    """``kappa(s) = (s / 2) / sinh(s / 2)`` and its first four derivatives."""
+    a = abs(s)
+    if a < 0.2:
+        s2 = s * s
+        k0 = 1.0 + s2 * (
+            -1.0 / 24.0 + s2 * (7.0 / 5760.0 + s2 * (-31.0 / 967680.0 + s2 * 127.0 / 154828800.0))
+        )
+        k1 = s * (
+            -1.0 / 12.0 + s2 * (7.0 / 1440.0 + s2 * (-31.0 / 161280.0 + s2 * 127.0 / 19353600.0))
+        )
+        k2 = -1.0 / 12.0 + s2 * (
+            7.0 / 480.0 + s2 * (-31.0 / 32256.0 + s2 * (127.0 / 2764800.0 - s2 * 73.0 / 38928384.0))
+        )
+        k3 = s * (
+            7.0 / 240.0 + s2 * (-31.0 / 8064.0 + s2 * (127.0 / 460800.0 - s2 * 73.0 / 4866048.0))
+        )
+        k4 = 7.0 / 240.0 + s2 * (-31.0 / 2688.0 + s2 * (127.0 / 92160.0 - s2 * 511.0 / 4866048.0))
+        return k0, k1, k2, k3, k4
+    h = math.exp(-0.5 * a)
+    e = h * h
+    om = 1.0 - e
+    c = 2.0 * h / om  # csch(a / 2)
+    t = (1.0 + e) / om  # coth(a / 2)
+    x = 0.5 * a
+    c2 = c * c
+    t2 = t * t
+    k0 = c * x
+    k1 = -0.5 * c * (t * x - 1.0)
+    k2 = 0.25 * c * ((c2 + t2) * x - 2.0 * t)
+    k3 = -0.125 * c * (5.0 * c2 * t * x - 3.0 * c2 + t2 * t * x - 3.0 * t2)
+    k4 = (
+        0.0625
+        * c
+        * (5.0 * c2 * c2 * x + 18.0 * c2 * t2 * x - 20.0 * c2 * t + t2 * t2 * x - 4.0 * t2 * t)
+    )
+    if s < 0.0:
+        k1 = -k1
+        k3 = -k3
+    return k0, k1, k2, k3, k4
+
+
+@njit(cache=True, inline="always")
+def _newton(X0, X1, X2, X3, f0, f1, f2, f3):
+    """Divided differences ``f[X0,X1], f[X0..X2], f[X0..X3]`` of the cubic through ``(X_i, f_i)``."""
+    f01 = (f1 - f0) / (X1 - X0)
+    f12 = (f2 - f1) / (X2 - X1)
+    f23 = (f3 - f2) / (X3 - X2)
+    f012 = (f12 - f01) / (X2 - X0)
+    f123 = (f23 - f12) / (X3 - X1)
+    return f01, f012, (f123 - f012) / (X3 - X0)
+
+
+@njit(cache=True, inline="always")
+def _peval(z, X0, X1, X2, c1, c2, c3):
+    """``p(z) - p(X0)``, ``p'(z)``, ``p''(z)`` of the Newton cubic."""
+    q2 = c2 + (z - X2) * c3
+    q1 = c1 + (z - X1) * q2
+    dq1 = q2 + (z - X1) * c3
+    return (z - X0) * q1, q1 + (z - X0) * dq1, 2.0 * dq1 + 2.0 * (z - X0) * c3
+
+
+@njit(cache=True)
+def block_sum(k, phi, x, zk, j, g, g1, g2):
+    """``(log I, (log I)', (log I)'')``: block j's sum ``sum_{x[j-1] < d <= x[j]} A_k(d)`` and its phi-derivatives.
+
+    ``g, g1, g2``: ``log G_{k-1}`` and its first two phi-derivatives at the
+    knots; ``zk[i] = log(x[i] + k / 4)``. Needs ``x[j] - x[j-1] >= 2`` and at
+    least 4 knots.
+    """
+    B = x.shape[0]
+    i0 = min(max(j - 2, 0), B - 4)
+    X0 = zk[i0]
+    X1 = zk[i0 + 1]
+    X2 = zk[i0 + 2]
+    X3 = zk[i0 + 3]
+    a1, a2, a3 = _newton(X0, X1, X2, X3, g[i0], g[i0 + 1], g[i0 + 2], g[i0 + 3])
+    b1, b2, b3 = _newton(X0, X1, X2, X3, g1[i0], g1[i0 + 1], g1[i0 + 2], g1[i0 + 3])
+    c1, c2, c3 = _newton(X0, X1, X2, X3, g2[i0], g2[i0 + 1], g2[i0 + 2], g2[i0 + 3])
+    cz = _ZC * k
+    xa = float(x[j - 1])
+    xb = float(x[j])
+    L = xb - xa
+    ta = phi * k / (k + xa)
+    Ca = g[j - 1] + ta  # log A_k at the knot below: the reference
+    sig = (g[j] + phi * k / (k + xb) - Ca) / L
+    ga = g[j - 1] - g[i0]  # p(zk[j-1]) - p(X0), exactly (an interpolation node)
+    if sig >= 0.0:
+        w = xa + 0.5
+        dr = 1.0
+    else:
+        w = xb + 0.5
+        dr = -1.0
+        sig = -sig
+    rise = sig * L
+    flat = rise < _FLAT
+    em = 0.0
+    if flat:
+        lY = math.log(L)
+    elif rise > _BIG:
+        lY = rise - math.log(sig)
+    else:
+        em = math.expm1(rise)
+        lY = math.log(em / sig)
+    cst = -ga - ta  # C(u) - Ca = p(z(u)) - p(X0) + phi tau(u) + cst
+    sf = 0.0
+    sh = 0.0
+    sh2 = 0.0
+    sq = 0.0
+    h0 = 0.0
+    for n in range(6):
+        if flat:
+            t = L * _GL_V[n]
+            wn = _GL_W[n]
+            lin = 0.0
+        else:
+            if rise > _BIG:
+                lsy = rise + _GL_LOGV4[n]  # log(sigma y)
+                t = (lsy + math.log1p(math.exp(-lsy))) / sig
+            else:
+                t = math.log1p(em * _GL_V4[n]) / sig
+            wn = _GL_WG[n]
+            lin = sig * t
+        u = w + dr * t
+        iz = 1.0 / (u + cz)
+        zu = math.log(u + cz)
+        pu, dpu, ddpu = _peval(zu, X0, X1, X2, a1, a2, a3)
+        p1, dp1, ddp1 = _peval(zu, X0, X1, X2, b1, b2, b3)
+        p2, dp2, ddp2 = _peval(zu, X0, X1, X2, c1, c2, c3)
+        iz2 = iz * iz
+        iku = 1.0 / (k + u)
+        tau = k * iku
+        ti = tau * iku
+        # C and its u-derivatives; the phi-derivatives of each
+        C = pu + phi * tau + cst
+        Cu = dpu * iz - phi * ti
+        Cuu = (ddpu - dpu) * iz2 + 2.0 * phi * ti * iku
+        Cph = g1[i0] + p1 + tau
+        Cuph = dp1 * iz - ti
+        Cuuph = (ddp1 - dp1) * iz2 + 2.0 * ti * iku
+        Cphph = g2[i0] + p2
+        Cuphph = dp2 * iz
+        Cuuphph = (ddp2 - dp2) * iz2
+        k0, k1, k2, k3, k4 = kappa4(Cu)
+        hc = 0.5 * Cuu
+        F = k0 + hc * k2  # kappa(C') + C'' kappa''(C') / 2
+        Fs = k1 + hc * k3
+        Fss = k2 + hc * k4
+        Fc = 0.5 * k2
+        Fsc = 0.5 * k3
+        f = wn * math.exp(C - lin) * F
+        iF = 1.0 / F
+        dF = (Fs * Cuph + Fc * Cuuph) * iF
+        h = Cph + dF
+        q = (
+            Cphph
+            + (Fss * Cuph * Cuph + 2.0 * Fsc * Cuph * Cuuph + Fs * Cuphph + Fc * Cuuphph) * iF
+            - dF * dF
+        )
+        if n == 0:
+            h0 = h
+        dh = h - h0
+        sf += f
+        sh += f * dh
+        sh2 += f * dh * dh
+        sq += f * q
+    m1 = sh / sf
+    return Ca + lY + math.log(sf), h0 + m1, max(sh2 / sf - m1 * m1, 0.0) + sq / sf
+
+
+@njit(cache=True, inline="always")
+def _join(l, d, dd, bl, bd, bdd):
+    """``log(e^l + e^bl)`` and its first two phi-derivatives."""
+    if l >= bl:
+        e = math.exp(bl - l)
+        wa = 1.0 / (1.0 + e)
+        wb = e * wa
+        nl = l + math.log1p(e)
+    else:
+        e = math.exp(l - bl)
+        wb = 1.0 / (1.0 + e)
+        wa = e * wb
+        nl = bl + math.log1p(e)
+    diff = d - bd
+    return nl, wa * d + wb * bd, wa * dd + wb * bdd + wa * wb * diff * diff
+
+
+@njit(cache=True, parallel=True)
+def _blocks_parallel(k, phi, x, zk, j0, g, g1, g2, tl, td, tdd):
+    """Blocks ``j0 .. B-1`` of layer k (unit blocks too), in parallel chunks."""
+    B = x.shape[0]
+    n = B - j0
+    nch = 8
+    for c in prange(nch):
+        lo = j0 + (n * c) // nch
+        hi = j0 + (n * (c + 1)) // nch
+        for j in range(lo, hi):
+            if x[j] - x[j - 1] == 1:
+                tau = k / (k + x[j])
+                tl[j] = g[j] + phi * tau
+                td[j] = g1[j] + tau
+                tdd[j] = g2[j]
+            else:
+                tl[j], td[j], tdd[j] = block_sum(k, phi, x, zk, j, g, g1, g2)
+
+
+@njit(cache=True)
+def _blocks_serial(k, phi, x, zk, j0, g, g1, g2, tl, td, tdd):
+    B = x.shape[0]
+    for j in range(j0, B):
+        if x[j] - x[j - 1] == 1:
+            tau = k / (k + x[j])
+            tl[j] = g[j] + phi * tau
+            td[j] = g1[j] + tau
+            tdd[j] = g2[j]
+        else:
+            tl[j], td[j], tdd[j] = block_sum(k, phi, x, zk, j, g, g1, g2)
+
+
+@njit(cache=True)
+def accurate_cgf(P, phi, x, parallel):
+    """``(log Z, d log Z / d phi, d^2 log Z / d phi^2)`` of the tilted mass on knots ``x``.
+
+    ``x``: increasing knots from 0 to ``M = N - P`` (at least 4 of them once
+    a gap exceeds 1), as made by ``compressed_knots``. ``K(phi) = log Z -
+    log C(N, P)``; the derivatives are ``K'`` and ``K''``. ``parallel``:
+    compute the blocks of each layer on all threads (same result).
+    """
+    B = x.shape[0]
+    g = np.zeros(B)
+    g1 = np.zeros(B)
+    g2 = np.zeros(B)
+    ng = np.empty(B)
+    ng1 = np.empty(B)
+    ng2 = np.empty(B)
+    tl = np.empty(B)
+    td = np.empty(B)
+    tdd = np.empty(B)
+    zk = np.zeros(B)
+    # the first knot whose block is wider than one offset, less the stencil's reach
+    jb = B
+    for j in range(1, B):
+        if x[j] - x[j - 1] > 1:
+            jb = j
+            break
+    js = max(jb - 3, 0)
+    for k in range(1, P + 1):
+        cz = _ZC * k
+        for i in range(js, B):
+            zk[i] = math.log(x[i] + cz)
+        # offsets below the first wide block: every offset is a knot (exact)
+        tau = k / (k + x[0])
+        l = g[0] + phi * tau
+        d = g1[0] + tau
+        dd = g2[0]
+        ng[0] = l
+        ng1[0] = d
+        ng2[0] = dd
+        for j in range(1, min(jb, B)):
+            tau = k / (k + x[j])
+            l, d, dd = _join(l, d, dd, g[j] + phi * tau, g1[j] + tau, g2[j])
+            ng[j] = l
+            ng1[j] = d
+            ng2[j] = dd
+        if jb < B:
+            if parallel:
+                _blocks_parallel(k, phi, x, zk, jb, g, g1, g2, tl, td, tdd)
+            else:
+                _blocks_serial(k, phi, x, zk, jb, g, g1, g2, tl, td, tdd)
+            for j in range(jb, B):
+                l, d, dd = _join(l, d, dd, tl[j], td[j], tdd[j])
+                ng[j] = l
+                ng1[j] = d
+                ng2[j] = dd
+        g, ng = ng, g
+        g1, ng1 = ng1, g1
+        g2, ng2 = ng2, g2
+    return g[B - 1], g1[B - 1], g2[B - 1]
