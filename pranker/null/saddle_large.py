@@ -84,7 +84,7 @@ class LargePSaddle:
     >>> sd = LargePSaddle(20_000, 2_000)
     >>> est = sd.tail(sd.mean_s + 6 * sd.sd_s)
     >>> round(est.log10_pvalue, 1), est.n_draws
-    (-8.3, 0)
+    (-6.9, 0)
     """
 
     def __init__(
