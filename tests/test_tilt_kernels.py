@@ -177,3 +177,37 @@ def test_every_draw_is_written_and_inside_the_support(N, P):
             tilt_draws(G, N, P, np.uint64(12345), 0, n, out)
             assert not np.isnan(out).any(), (phi, n)
             assert np.all(out >= s_min * (1 - 1e-12)) and np.all(out <= P * (1 + 1e-12))
+
+
+def test_rest_draws_the_same_for_any_split_and_thread_count():
+    """The draws without their first positive: each its own stream, so one thread, two
+    threads or any cut of the range give the same numbers; and adding the first positive's
+    term back lies in (0, 1]."""
+    import numba
+
+    from pranker.null.tilt import TiltEngine, _threaded_rest_draws
+
+    N, P = 900, 40
+    e = TiltEngine(N, P)
+    _, _, _, layers = tilt_forward(N, P, 2.0 / e.sd_s, e.mean_s, False, True)
+    n = 5000
+    outs = []
+    before = numba.get_num_threads()
+    try:
+        for th in (1, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(th)
+            a, d = np.empty(n), np.empty(n, np.int64)
+            _threaded_rest_draws(layers, N, P, np.uint64(7), 0, n, a, d)
+            outs.append((a, d))
+    finally:
+        numba.set_num_threads(before)
+    a2, d2 = np.empty(n), np.empty(n, np.int64)
+    for lo, hi in ((0, 17), (17, 2500), (2500, n)):
+        _threaded_rest_draws(layers, N, P, np.uint64(7), lo, hi - lo, a2, d2)
+    for a, d in outs[1:] + [(a2, d2)]:
+        assert np.array_equal(a, outs[0][0]) and np.array_equal(d, outs[0][1])
+    full = np.empty(n)
+    tilt_draws(layers, N, P, np.uint64(7), 0, n, full)
+    first = full - outs[0][0]
+    assert np.all(first > 0) and np.all(first <= 1 + 1e-12)
+    assert np.all(outs[0][1] >= 0) and np.all(outs[0][1] <= N - P)
