@@ -22,8 +22,8 @@ at the saddle point ``K'(phi_hat) = s``, is deterministic: a few passes of
 the recursion, independent of N, none of P times draws.
 
 Its error is not a standard error but a bound measured against the unbiased
-importance sampler (:data:`LOG10_ERROR_BOUND`, over the region
-:func:`saddle_region` accepts; docs/calibration.md). Outside that region —
+importance sampler (:func:`error_bound`: 0.03 in log10 up to 10 items per
+positive, 0.05 up to 100, for P >= 1000; docs/calibration.md). Outside that region —
 few positives among many items, where S is nearly a lattice of counts of
 positives at the top — the route must not be used.
 
@@ -45,26 +45,48 @@ from .._numba.moments import null_moments
 from .logspace import log_comb
 from .tilt import TailEstimate, log_sf_lugannani_rice
 
-__all__ = ["LargePSaddle", "saddle_region", "LOG10_ERROR_BOUND", "SADDLE_MIN_P", "SADDLE_MAX_RATIO"]
+__all__ = [
+    "LargePSaddle",
+    "saddle_region",
+    "error_bound",
+    "LOG10_ERROR_BOUND",
+    "LOG10_ERROR_BOUND_WIDE",
+    "SADDLE_MIN_P",
+    "SADDLE_MAX_RATIO",
+]
 
 KNOT_START = 64  # every offset below this is a knot
 KNOT_EPS = 0.04  # geometric growth of the knots above it
-# Where the route was calibrated against the importance sampler and found within
-# LOG10_ERROR_BOUND (docs/calibration.md): at least this many positives ...
+# Where the route was calibrated against the importance sampler (docs/calibration.md):
+# at least this many positives ...
 SADDLE_MIN_P = 1000
-# ... and at most this many items per positive.
+# ... and at most this many items per positive (N / P = 300 and 1000 gave errors up to 0.28).
 SADDLE_MAX_RATIO = 100.0
-# The largest |log10 error| measured in that region, rounded up (the bound reported as the error).
+# The bound on |log10 error| reported: up to 10 items per positive (largest measured 0.018,
+# within two standard errors of the sampler) ...
 LOG10_ERROR_BOUND = 0.03
-_SADDLE_TOL = 1e-4  # stop when |K'(phi) - s| is below this many tilted standard deviations
+# ... and from 10 to SADDLE_MAX_RATIO items per positive (largest measured 0.047, at P = 1000).
+LOG10_ERROR_BOUND_WIDE = 0.05
+_NARROW_RATIO = 10.0
+_SADDLE_TOL = (
+    1e-2  # stop when |K'(phi) - s| is below this many tilted sd: <= 5e-5 nats in phi s - K
+)
 
 
 def saddle_region(n: int, n_pos: int) -> bool:
-    """True where the saddle route's error was measured to be within :data:`LOG10_ERROR_BOUND`.
-
-    ``P >= SADDLE_MIN_P`` and ``N / P <= SADDLE_MAX_RATIO``, upper tail.
-    """
+    """True where the saddle route's error was measured: ``P >= 1000`` and ``N / P <= 100`` (upper tail)."""
     return n_pos >= SADDLE_MIN_P and n <= SADDLE_MAX_RATIO * n_pos
+
+
+def error_bound(n: int, n_pos: int) -> float:
+    """The measured bound on the route's |log10 error| for N = n, P = n_pos (``inf`` outside the region).
+
+    :data:`LOG10_ERROR_BOUND` (0.03) up to 10 items per positive,
+    :data:`LOG10_ERROR_BOUND_WIDE` (0.05) up to 100, both for ``P >= 1000``.
+    """
+    if not saddle_region(n, n_pos):
+        return math.inf
+    return LOG10_ERROR_BOUND if n <= _NARROW_RATIO * n_pos else LOG10_ERROR_BOUND_WIDE
 
 
 class LargePSaddle:
@@ -127,8 +149,8 @@ class LargePSaddle:
 
         Newton steps in ``t = log phi`` (``dK'/dt = phi K''``), capped at 2,
         bisection of the bracket when a step leaves it; stops when ``|K' - s|
-        <= 1e-4 sqrt(K'')`` — the error this leaves in ``phi s - K`` is below
-        1e-8 nats.
+        <= 0.01 sqrt(K'')``. ``phi s - K(phi)`` is stationary at the saddle
+        point, so this leaves at most ``0.01^2 / 2 = 5e-5`` nats in it.
         """
         t = math.log(max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12))
         lo = hi = None
@@ -174,17 +196,23 @@ class LargePSaddle:
         w = math.sqrt(max(2.0 * (phi * s - k), 0.0))
         return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
 
-    def tail(self, s: float, conf_level: float = 0.95) -> TailEstimate:
+    def tail(self, s: float) -> TailEstimate:
         """``P(S >= s)`` as a :class:`TailEstimate` whose error is the measured bound.
 
-        ``rse`` is ``10^LOG10_ERROR_BOUND - 1`` (the bound as a relative
-        error, not a standard error) and the interval is ``log10 p -+
-        LOG10_ERROR_BOUND``, whatever ``conf_level``; ``n_draws`` is 0. The
-        bound holds where :func:`saddle_region` is true.
+        ``rse`` is ``10^b - 1`` with ``b = error_bound(N, P)`` (the bound as a
+        relative error, not a standard error) and the interval is ``log10 p
+        -+ b``; ``n_draws`` is 0. Outside :func:`saddle_region` there is no
+        measured bound: a ValueError (use the importance sampler there).
         """
+        b = error_bound(self.N, self.P)
+        if not math.isfinite(b):
+            raise ValueError(
+                f"LargePSaddle.tail: N={self.N}, P={self.P} is outside the region where the saddle "
+                f"route was calibrated (P >= {SADDLE_MIN_P}, N/P <= {SADDLE_MAX_RATIO:g}); "
+                "use TiltEngine.tail (the importance sampler) there."
+            )
         ln_p, phi = self._log_sf(s)
         lp = ln_p / math.log(10.0)
-        b = LOG10_ERROR_BOUND
         if lp == -math.inf:
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         return TailEstimate(lp, 10.0**b - 1.0, (lp - b, min(lp + b, 0.0)), 0, phi)
