@@ -417,6 +417,11 @@ class TiltEngine:
         """
         key_ = ("rest", j)
         entry = self._draws.get(key_)
+        if entry is None:
+            # one grid point's draws are kept at a time (as its layers are): a threshold
+            # at another grid point redraws the same streams, so memory stays bounded
+            for other in [k for k in self._draws if isinstance(k, tuple)]:
+                del self._draws[other]
         if entry is None or entry[2].shape[0] < n:
             have = 0 if entry is None else entry[2].shape[0]
             s_rest = np.empty(n)
