@@ -21,20 +21,12 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from run import best_of, machine_line
 
 CASES = [(2000, 200), (20000, 500), (100000, 150), (4000, 2000), (5000, 2500), (160000, 100)]
-
-
-def _cpu() -> str:
-    out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    for line in out.splitlines():
-        if line.startswith("Model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def _load_revision(rev: str):
@@ -58,15 +50,6 @@ def _load_revision(rev: str):
     return mod
 
 
-def _best(f, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def main(argv=None) -> int:
     from pranker._numba import tilt
     from pranker.null.tilt import TiltEngine
@@ -81,8 +64,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     old = _load_revision(args.against) if args.against else None
     x = np.random.default_rng(0).random(10**7)
-    sort_ns = _best(lambda: np.sort(x, kind="stable"), 3) / x.size * 1e9
-    print(f"CPU: {_cpu()}; numpy.sort(kind='stable') of 10^7 float64: {sort_ns:.1f} ns per element")
+    sort_ns = best_of(lambda: np.sort(x, kind="stable"), 3) / x.size * 1e9
+    print(f"machine: {machine_line()}")
+    print(f"numpy.sort(kind='stable') of 10^7 float64 in this run: {sort_ns:.1f} ns per element")
     head = "| N | P | phi sd_0 | pass | ns/cell | / sort ns |"
     if old is not None:
         head += f" ns/cell at {args.against} | new / old |"
@@ -95,14 +79,14 @@ def main(argv=None) -> int:
             phi = phi_sd / e.sd_s
             for derivs, store, name in ((True, False, "CGF"), (False, True, "store")):
                 tilt.tilt_forward(N, P, phi, e.mean_s, derivs, store)
-                t_new = _best(
+                t_new = best_of(
                     lambda a=(N, P, phi, e.mean_s, derivs, store): tilt.tilt_forward(*a),
                     args.repeat,
                 )
                 row = f"| {N} | {P} | {phi_sd:g} | {name} | {t_new / cells * 1e9:.2f} | {t_new / cells * 1e9 / sort_ns:.4f} |"
                 if old is not None:
                     old.tilt_forward(N, P, phi, e.mean_s, derivs, store)
-                    t_old = _best(
+                    t_old = best_of(
                         lambda a=(N, P, phi, e.mean_s, derivs, store): old.tilt_forward(*a),
                         args.repeat,
                     )

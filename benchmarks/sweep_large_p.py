@@ -17,24 +17,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
-import subprocess
 import sys
 import time
 
 import numpy as np
-
-
-def cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
+from run import machine_line
 
 GRID_N = (1000, 2000, 5000, 10000, 20000, 50000)
 GRID_FRAC = (0.05, 0.2, 0.5, 0.8, 0.99)
@@ -65,7 +52,7 @@ def main(argv=None) -> int:
     pairs = QUICK if args.quick else [(n, max(2, round(f * n))) for n in GRID_N for f in GRID_FRAC]
     n_mc = args.draws or (20_000 if args.quick else 100_000)
     zs = (2.0, 2.5, 3.0)
-    print(f"CPU: {cpu_model()}; plain Monte Carlo: {n_mc} random rankings per (N, P)")
+    print(f"machine: {machine_line()}; plain Monte Carlo: {n_mc} random rankings per (N, P)")
     print(
         "| N | P | z | default p | its rse | method | Monte Carlo p | combined se | diff / se | s (default) |"
     )
