@@ -624,9 +624,10 @@ def compare(
     of equally good models at alpha = 0.05 with N/P >= 100 and P <= 500) and
     with 5 positives of correlated models; the bootstrap is anti-conservative
     below some 50 positives. A call costs one pass that finds the cells and
-    999 patterns or more, each O(N/64 + cells + P) (about 10 to 20 stable
-    sorts of the scores at N = 500,000, P = 500 when the decision is clear;
-    every one of 9,999 patterns costs about 70).
+    999 patterns or more, each O(N/64 + cells + P): at N = 500,000,
+    P = 500, 10 to 20 times a stable sort of the scores when the decision
+    is clear after 999 or 1,999 patterns, 60 to 90 times when the p-value
+    is so close to alpha that all 9,999 are drawn (docs/compare.md).
 
     *Where it falls short.* With 5 positives and a real difference, its
     power was below the influence test's in the study (swapping the
