@@ -57,6 +57,7 @@ __all__ = [
 
 KNOT_START = 64  # every offset below this is a knot
 KNOT_EPS = 0.04  # geometric growth of the knots above it
+COARSE_START, COARSE_EPS = 32, 0.12  # the knots of the first, rough saddle search
 # Where the route was calibrated against the importance sampler (docs/calibration.md):
 # at least this many positives ...
 SADDLE_MIN_P = 1000
@@ -132,7 +133,9 @@ class LargePSaddle:
         self.sd_s = math.sqrt(var) * P
         self.x = compressed_knots(N - P, int(knot_start), float(knot_eps))
         self.parallel = bool(parallel)
-        self.passes = 0  # recursion passes made (each costs P B blocks)
+        self.passes = 0  # recursion passes made (on the real or the coarse knots)
+        self.fine_passes = 0  # of them on the real knots
+        self._coarse = None
 
     @property
     def n_knots(self) -> int:
@@ -147,19 +150,32 @@ class LargePSaddle:
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
         """``(phi, K(phi), K''(phi))`` with ``K'(phi) = s`` (s above the mean): safeguarded Newton in ``log phi``.
 
-        Newton steps in ``t = log phi`` (``dK'/dt = phi K''``), capped at 2,
-        bisection of the bracket when a step leaves it; stops when ``|K' - s|
-        <= 0.01 sqrt(K'')``. ``phi s - K(phi)`` is stationary at the saddle
-        point, so this leaves at most ``0.01^2 / 2 = 5e-5`` nats in it.
+        First on coarse knots (:data:`COARSE_START`, :data:`COARSE_EPS`:
+        about a fifth of the blocks) to 0.1 tilted sd, then on the real
+        knots from there. Newton steps in ``t = log phi`` (``dK'/dt = phi
+        K''``), capped at 2, bisection of the bracket when a step leaves it;
+        stops when ``|K' - s| <= 0.01 sqrt(K'')``. ``phi s - K(phi)`` is
+        stationary at the saddle point, so this leaves at most ``0.01^2 / 2
+        = 5e-5`` nats in it.
         """
-        t = math.log(max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12))
+        if self._coarse is None:
+            self._coarse = compressed_knots(self.N - self.P, COARSE_START, COARSE_EPS)
+        t0 = math.log(max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12))
+        phi_c = self._newton(s, t0, self._coarse, 0.1, max_iter)[0]
+        return self._newton(s, math.log(phi_c), self.x, _SADDLE_TOL, max_iter)
+
+    def _newton(self, s, t, x, tol, max_iter):
         lo = hi = None
         phi = k = k2 = math.nan
         for _ in range(max_iter):
             phi = math.exp(t)
-            k, k1, k2 = self.cgf(phi)
+            self.passes += 1
+            lz, k1, k2 = accurate_cgf(self.P, phi, x, self.parallel)
+            k = lz - self.log_comb
             g = k1 - s
-            if abs(g) <= _SADDLE_TOL * math.sqrt(k2):
+            if x is self.x:
+                self.fine_passes += 1
+            if k2 > 0.0 and abs(g) <= tol * math.sqrt(k2):
                 break
             if g < 0.0:
                 lo = t
@@ -167,7 +183,7 @@ class LargePSaddle:
                 hi = t
             if lo is not None and hi is not None and hi - lo < 1e-12:
                 break
-            dg = phi * k2
+            dg = phi * max(k2, 0.0)
             step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
             new = t + max(-2.0, min(2.0, step))
             if (lo is not None and new <= lo) or (hi is not None and new >= hi):
