@@ -23,6 +23,7 @@ from pranker.null.saddle_large import (
     LOG10_ERROR_BOUND_WIDE,
     LargePSaddle,
     error_bound,
+    large_p_tail,
     saddle_region,
 )
 from pranker.null.tilt import TiltEngine
@@ -144,6 +145,11 @@ def test_region_and_bad_input():
     assert error_bound(10_000, 1_000) == LOG10_ERROR_BOUND
     assert error_bound(100_000, 1_000) == LOG10_ERROR_BOUND_WIDE
     assert error_bound(10**6, 1_000) == math.inf
+    assert large_p_tail(10**6, 1_000, 5.0) is None  # outside the region
+    assert large_p_tail(10**5, 10**4, 1100.0, upper=False) is None
+    assert large_p_tail(4_000, 1_000, 500.0) is None  # below the routing threshold in P
+    est = large_p_tail(4_000, 1_000, 500.0, min_pos=1_000)
+    assert est is not None and est.n_draws == 0 and est.log10_pvalue < -10
     with pytest.raises(ValueError, match="LargePSaddle: need 2 <= P < N"):
         LargePSaddle(10, 10)
     with pytest.raises(ValueError, match="outside the region"):

@@ -49,6 +49,8 @@ __all__ = [
     "LargePSaddle",
     "saddle_region",
     "error_bound",
+    "large_p_tail",
+    "ROUTE_MIN_P",
     "LOG10_ERROR_BOUND",
     "LOG10_ERROR_BOUND_WIDE",
     "SADDLE_MIN_P",
@@ -69,6 +71,9 @@ LOG10_ERROR_BOUND = 0.03
 # ... and from 10 to SADDLE_MAX_RATIO items per positive (largest measured 0.047, at P = 1000).
 LOG10_ERROR_BOUND_WIDE = 0.05
 _NARROW_RATIO = 10.0
+# From this many positives on, the route is worth taking over the importance sampler (whose cost
+# grows like P x draws); the error bounds above hold from SADDLE_MIN_P.
+ROUTE_MIN_P = 10_000
 _SADDLE_TOL = (
     1e-2  # stop when |K'(phi) - s| is below this many tilted sd: <= 5e-5 nats in phi s - K
 )
@@ -232,3 +237,14 @@ class LargePSaddle:
         if lp == -math.inf:
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         return TailEstimate(lp, 10.0**b - 1.0, (lp - b, min(lp + b, 0.0)), 0, phi)
+
+
+def large_p_tail(n: int, n_pos: int, s: float, *, upper: bool = True, min_pos: int = ROUTE_MIN_P):
+    """The saddle route's ``P(S >= s)`` where it applies, else None (for the engine's routing).
+
+    Applies to an upper tail with ``P >= min_pos`` inside :func:`saddle_region`;
+    the result is :meth:`LargePSaddle.tail` (error: the measured bound).
+    """
+    if not upper or n_pos < max(min_pos, SADDLE_MIN_P) or not saddle_region(n, n_pos):
+        return None
+    return LargePSaddle(n, n_pos).tail(s)
