@@ -59,7 +59,7 @@ __all__ = [
 
 KNOT_START = 64  # every offset below this is a knot
 KNOT_EPS = 0.04  # geometric growth of the knots above it
-COARSE_START, COARSE_EPS = 32, 0.12  # the knots of the first, rough saddle search
+COARSE_START, COARSE_EPS = 32, 0.08  # the knots of the first, rough saddle search
 # Where the route was calibrated against the importance sampler (docs/calibration.md):
 # at least this many positives ...
 SADDLE_MIN_P = 1000
@@ -156,8 +156,9 @@ class LargePSaddle:
         """``(phi, K(phi), K''(phi))`` with ``K'(phi) = s`` (s above the mean): safeguarded Newton in ``log phi``.
 
         First on coarse knots (:data:`COARSE_START`, :data:`COARSE_EPS`:
-        about a fifth of the blocks) to 0.1 tilted sd, then on the real
-        knots from there. Newton steps in ``t = log phi`` (``dK'/dt = phi
+        about half the blocks) to 0.1 tilted sd, then on the real
+        knots from there (from the normal guess if the coarse CGF is not
+        convex). Newton steps in ``t = log phi`` (``dK'/dt = phi
         K''``), capped at 2, bisection of the bracket when a step leaves it;
         stops when ``|K' - s| <= 0.01 sqrt(K'')``. ``phi s - K(phi)`` is
         stationary at the saddle point, so this leaves at most ``0.01^2 / 2
@@ -166,8 +167,10 @@ class LargePSaddle:
         if self._coarse is None:
             self._coarse = compressed_knots(self.N - self.P, COARSE_START, COARSE_EPS)
         t0 = math.log(max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12))
-        phi_c = self._newton(s, t0, self._coarse, 0.1, max_iter)[0]
-        return self._newton(s, math.log(phi_c), self.x, _SADDLE_TOL, max_iter)
+        phi_c, _, k2_c = self._newton(s, t0, self._coarse, 0.1, max_iter)
+        if k2_c > 0.0:  # else the coarse CGF is not convex there: start from the normal guess
+            t0 = math.log(phi_c)
+        return self._newton(s, t0, self.x, _SADDLE_TOL, max_iter)
 
     def _newton(self, s, t, x, tol, max_iter):
         lo = hi = None
@@ -180,6 +183,8 @@ class LargePSaddle:
             g = k1 - s
             if x is self.x:
                 self.fine_passes += 1
+            elif not k2 > 0.0:
+                return phi, k, -1.0  # the coarse knots are too coarse here
             if k2 > 0.0 and abs(g) <= tol * math.sqrt(k2):
                 break
             if g < 0.0:
