@@ -180,12 +180,13 @@ def test_every_draw_is_written_and_inside_the_support(N, P):
 
 
 def test_rest_draws_the_same_for_any_split_and_thread_count():
-    """The draws without their first positive: each its own stream, so one thread, two
+    """The draws without their first positive: each its own stream, so one thread, all
     threads or any cut of the range give the same numbers; and adding the first positive's
     term back lies in (0, 1]."""
     import numba
 
-    from pranker.null.tilt import TiltEngine, _threaded_rest_draws
+    from pranker._numba.tilt import tilt_draws_rest
+    from pranker.null.tilt import TiltEngine
 
     N, P = 900, 40
     e = TiltEngine(N, P)
@@ -197,13 +198,13 @@ def test_rest_draws_the_same_for_any_split_and_thread_count():
         for th in (1, numba.config.NUMBA_NUM_THREADS):
             numba.set_num_threads(th)
             a, d = np.empty(n), np.empty(n, np.int64)
-            _threaded_rest_draws(layers, N, P, np.uint64(7), 0, n, a, d)
+            tilt_draws_rest(layers, N, P, np.uint64(7), 0, n, a, d)
             outs.append((a, d))
     finally:
         numba.set_num_threads(before)
     a2, d2 = np.empty(n), np.empty(n, np.int64)
     for lo, hi in ((0, 17), (17, 2500), (2500, n)):
-        _threaded_rest_draws(layers, N, P, np.uint64(7), lo, hi - lo, a2, d2)
+        tilt_draws_rest(layers, N, P, np.uint64(7), lo, hi - lo, a2[lo:hi], d2[lo:hi])
     for a, d in outs[1:] + [(a2, d2)]:
         assert np.array_equal(a, outs[0][0]) and np.array_equal(d, outs[0][1])
     full = np.empty(n)

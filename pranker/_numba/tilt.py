@@ -488,19 +488,17 @@ def tilt_draws(layers, N, P, seed, start, n, out):
         _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi], 1, d_out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, parallel=True)
 def tilt_draws_rest(layers, N, P, seed, start, n, s_rest, d2):
     """Draws ``start + i`` without their first positive: ``s_rest[i] = sum_{k >= 2} k / (k + d_k)``, ``d2[i] = d_2``.
 
     The same streams as :func:`tilt_draws` (the first positive's uniform is
     simply not used), for estimators that sum over ``d_1 <= d_2`` exactly.
-    Serial and free of the GIL: the caller runs disjoint ranges of draws in
-    threads (each draw has its own stream, so any split gives the same
-    numbers), which compiles in a fraction of a ``parallel=True`` kernel's
-    time on the first call.
     """
     T, C0, C1, _ = layers
     m = N - P
-    for lo in range(0, n, _WALKERS):
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
+    for b in prange(n_blocks):
+        lo = b * _WALKERS
         hi = min(n, lo + _WALKERS)
         _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, s_rest[lo:hi], 2, d2[lo:hi])

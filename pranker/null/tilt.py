@@ -146,31 +146,6 @@ def _mix_seed(seed: int, n: int, p: int, j: int) -> int:
     return x ^ (x >> 31)
 
 
-def _threaded_rest_draws(layers, N: int, P: int, key, start: int, n: int, s_rest, d2) -> None:
-    """Draws ``start .. start + n - 1`` of :func:`tilt_draws_rest` into ``s_rest[start:]``, ``d2[start:]``.
-
-    The kernel is serial and releases the GIL; the range is cut into one
-    piece per numba thread, run in Python threads. Each draw has its own
-    stream, so the numbers do not depend on the number of threads.
-    """
-    import numba
-
-    threads = max(1, min(numba.get_num_threads(), n // 1024))
-    cuts = [start + (n * i) // threads for i in range(threads + 1)]
-
-    def run(a: int, b: int) -> None:
-        tilt_draws_rest(layers, N, P, key, a, b - a, s_rest[a:b], d2[a:b])
-
-    if threads == 1:
-        run(cuts[0], cuts[1])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(threads) as pool:
-        for f in [pool.submit(run, a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]:
-            f.result()
-
-
 def _z_of(conf_level: float) -> float:
     from scipy.special import ndtri
 
@@ -435,7 +410,7 @@ class TiltEngine:
                 log_h = np.logaddexp.accumulate(phi / (1.0 + np.arange(self.N - self.P + 1)))
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             k0, layers = self._layers_at(j)
-            _threaded_rest_draws(layers, self.N, self.P, key, have, n - have, s_rest, d2)
+            tilt_draws_rest(layers, self.N, self.P, key, have, n - have, s_rest[have:], d2[have:])
             entry = (k0, log_h, s_rest, d2)
             self._draws[key_] = entry
         return entry[0], entry[1], entry[2][:n], entry[3][:n]
