@@ -471,6 +471,18 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out):
 
 
 @njit(cache=True, parallel=True)
+def _draws(layers, N, P, seed, start, n, out, k_stop, d_out):
+    """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
+    T, C0, C1, _ = layers
+    m = N - P
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
+    for b in prange(n_blocks):
+        lo = b * _WALKERS
+        hi = min(n, lo + _WALKERS)
+        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi], k_stop, d_out[lo:hi])
+
+
+@njit(cache=True)
 def tilt_draws(layers, N, P, seed, start, n, out):
     """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``layers``.
 
@@ -478,27 +490,14 @@ def tilt_draws(layers, N, P, seed, start, n, out):
     ``N`` may be smaller than the ``N`` it was built for (the same prefix
     sums, read up to ``d = N - P``).
     """
-    T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in prange(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        d_out = np.empty(hi - lo, np.int64)
-        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi], 1, d_out)
+    _draws(layers, N, P, seed, start, n, out, 1, np.empty(n, np.int64))
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def tilt_draws_rest(layers, N, P, seed, start, n, s_rest, d2):
     """Draws ``start + i`` without their first positive: ``s_rest[i] = sum_{k >= 2} k / (k + d_k)``, ``d2[i] = d_2``.
 
     The same streams as :func:`tilt_draws` (the first positive's uniform is
     simply not used), for estimators that sum over ``d_1 <= d_2`` exactly.
     """
-    T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in prange(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, s_rest[lo:hi], 2, d2[lo:hi])
+    _draws(layers, N, P, seed, start, n, s_rest, 2, d2)
