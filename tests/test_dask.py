@@ -19,6 +19,8 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
+from dask_cluster import RebuildableCluster  # noqa: E402
+
 import pranker.scale.dask as pdask  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
@@ -65,28 +67,16 @@ def plain_ap(scores, y, ties):
 
 
 @pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
+def cluster():
     # one retry per task: a worker dying once is recovered, twice is KilledWorker
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=40,
-        )
-        c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+    state = RebuildableCluster(allowed_failures=1, silence_logs=40)
+    yield state
+    state.close()
 
 
 @pytest.fixture
-def cl(client):
-    client.wait_for_workers(2, timeout=60)
-    return client
+def cl(cluster):
+    return cluster.two_workers()
 
 
 def _data(seed, n=400, levels=6):

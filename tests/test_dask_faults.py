@@ -29,6 +29,8 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 
+from dask_cluster import RebuildableCluster  # noqa: E402
+
 import pranker.dask as pdask  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the quick local run: python -m pytest -m "not slow"
@@ -39,34 +41,25 @@ SLEEP = 0.12  # so one pass takes ~N_BLOCKS * SLEEP / 2 workers ~ 3 s
 TIMEOUT = 180  # seconds for any one computation: beyond it the test fails
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    # The scheduler's default, stated: a task may be running on 3 workers that die
-    # and is tried a 4th time; the 4th death raises KilledWorker.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="1GiB",
-            dashboard_address=None,
-            silence_logs=50,  # the killed workers' tracebacks are expected
-        )
-        c = Client(cluster)
-    # warm the workers (imports, compiled kernels) so that the timings are the runs'
+def _warm(client):
+    """Imports and compiled kernels on both workers, so that the timings are the runs'."""
     warm = np.arange(2_000.0)
     pdask.pranker(da.from_array(warm, chunks=500), warm % 7 == 0)
-    yield c
-    c.close(timeout=30)
-    cluster.close(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # The scheduler's default, stated: a task may be running on 3 workers that die
+    # and is tried a 4th time; the 4th death raises KilledWorker. The killed
+    # workers' tracebacks are expected: logs silenced.
+    state = RebuildableCluster(allowed_failures=3, memory_limit="1GiB", silence_logs=50, warm=_warm)
+    yield state
+    state.close()
 
 
 @pytest.fixture
-def cl(client):
-    client.wait_for_workers(2, timeout=60)  # a killed worker is back (its nanny restarts it)
-    return client
+def cl(cluster):
+    return cluster.two_workers()  # a killed worker is back (its nanny restarts it)
 
 
 def _data(seed):
@@ -145,7 +138,9 @@ def _kill_when_running(fut, marker_dir, after_reads, worker_pids, deadline):
         ("dataframe", "average", N_BLOCKS + N_BLOCKS // 2),  # in the second pass (counts)
     ],
 )
-def test_worker_killed_mid_run_gives_the_same_result(cl, tmp_path, kind, ties, after_reads):
+def test_worker_killed_mid_run_gives_the_same_result(
+    cluster, cl, tmp_path, kind, ties, after_reads
+):
     s, y = _data(3)
     ref = pranker.pranker(s, y, ties=ties)  # the oracle: in memory, no Dask
     assert ref.n == N_BLOCKS * BLOCK and ref.method in ("tilt", "exact", "saddlepoint")
@@ -165,7 +160,7 @@ def test_worker_killed_mid_run_gives_the_same_result(cl, tmp_path, kind, ties, a
         elapsed = time.monotonic() - t0
         if killed is not None:
             break
-        cl.wait_for_workers(2, timeout=60)
+        cl = cluster.two_workers()
     assert killed is not None, "the computation always finished before the kill"
     reads = _reads(str(marker_dir))
     before = sum(t < at for t, _, _ in reads)
@@ -220,7 +215,7 @@ def _die(block, marker_dir, poison, block_info=None):
     return block
 
 
-def test_task_killing_every_worker_is_a_clear_error(cl, tmp_path):
+def test_task_killing_every_worker_is_a_clear_error(cluster, cl, tmp_path):
     """A partition that kills each worker it runs on cannot be computed: the error
     names the task and the last worker, says that the workers died, points to what
     to do, and no number is returned."""
@@ -242,8 +237,8 @@ def test_task_killing_every_worker_is_a_clear_error(cl, tmp_path):
     assert "tcp://" in msg and "died" in msg  # the last worker, and what happened to it
     assert "log" in msg  # what to do: read the workers' logs
     print(f"KilledWorker after {len(deaths)} worker deaths, {elapsed:.1f} s: {msg}")
-    cl.wait_for_workers(2, timeout=60)
-    # the cluster is still usable, and gives the right answer afterwards
+    cluster.two_workers()
+    # the cluster (or its replacement, if a nanny failed) is still usable, and gives the right answer afterwards
     small = da.from_array(s[:10_000], chunks=2_500)
     _same(pdask.pranker(small, y[:10_000]), pranker.pranker(s[:10_000], y[:10_000]))
 
