@@ -100,7 +100,7 @@ def test_pvalues_against_exhaustive_enumeration_every_small_case():
     """Every N <= 14 (P from 2 to N - 1 in steps): the tilt estimate is within 4.5 of its
     standard errors of the exact fraction, and the exact method equals it."""
     worst = 0.0
-    checked = 0
+    checked = exact_p2 = 0
     for N in range(4, 15):
         for P in sorted({2, N // 2, N - 2}):
             if not 2 <= P < N:
@@ -115,6 +115,13 @@ def test_pvalues_against_exhaustive_enumeration_every_small_case():
                 if est.method == "exact":  # the top of the support is closed-form
                     assert est.pvalue == pytest.approx(p, rel=1e-12)
                     continue
+                if est.pvalue_rse == 0.0:
+                    # only with P = 2 at a tilted grid point: both positives are summed
+                    # out exactly, no randomness is left
+                    assert P == 2
+                    assert est.pvalue == pytest.approx(p, rel=1e-12)
+                    exact_p2 += 1
+                    continue
                 z = (est.pvalue - p) / (p * est.pvalue_rse)
                 worst = max(worst, abs(z))
                 assert abs(z) < 4.5, (N, P, q, p, est)
@@ -122,7 +129,7 @@ def test_pvalues_against_exhaustive_enumeration_every_small_case():
                 ex = null_distribution(N, P, "exact").pvalue(ap)
                 assert ex.pvalue == pytest.approx(p, rel=1e-12)
                 checked += 1
-    assert checked > 60 and worst > 0.0
+    assert checked > 45 and worst > 0.0 and exact_p2 > 5 and checked + exact_p2 > 60
 
 
 @pytest.mark.parametrize("N,P", [(60, 4), (40, 5)])
@@ -337,6 +344,58 @@ def test_first_positive_summed_out_both_tails(N, P):
         est = e.tail(s, upper=False)
         p = float(np.mean(S <= s * (1 + 1e-12)))
         assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse, (q, p, est)
+
+
+@pytest.mark.slow
+def test_every_split_plan_against_enumeration_both_tails(monkeypatch):
+    """N = 24, P = 12 (all 2,704,156 placements enumerated): each candidate way of drawing
+    (the top two positives summed out; positives 3 .. k0 re-drawn M times per draw), forced
+    in turn, gives upper and lower tails within 4.5 of its standard errors of the exact
+    fraction, at the grid point the threshold picks."""
+    N, P = 24, 12
+    S = all_sums_fast(N, P)
+    srt = np.sort(S)
+    plans = TiltEngine(N, P).split_plans()
+    assert len(plans) == 3 and plans[0] == (2, 1) and all(M > 1 for _, M in plans[1:])
+    seen = 0
+    for plan in plans:
+        e = TiltEngine(N, P, seed=5)
+        monkeypatch.setattr(e, "_split_plan", lambda *a, plan=plan: plan)
+        for q in (0.7, 0.99, 0.9999):
+            s = float(srt[int(q * S.size)])
+            est = e.tail(s)
+            p = float(np.mean(S >= s * (1 - 1e-12)))
+            assert est.phi > 0 and est.rse > 0
+            assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse, (plan, q, p, est)
+            seen += 1
+        for q in (0.2, 0.01, 0.0001):
+            s = float(srt[int(q * S.size)])
+            est = e.tail(s, upper=False)
+            p = float(np.mean(S <= s * (1 + 1e-12)))
+            assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse, (plan, q, p, est)
+    assert seen == 9
+
+
+def test_the_pilot_picks_the_split_where_it_pays():
+    """N = 5,000, P = 500: at the null mean + 9 sd the top positives carry the variance and
+    the pilot re-draws them (relative variance times cost measured 3.6 times lower); at
+    + 130 sd (p ~ 1e-290) the top 100 positives are pinned and it does not pick
+    k0 = P / 10. Either way the estimate meets 2 % rse."""
+    N, P = 5000, 500
+    e = TiltEngine(N, P)
+    mild = e.mean_s + 9 * e.sd_s
+    j = e.grid_index(mild)
+    thr = mild * (1 - 1e-12)
+    k, layers = e._layers_at(j)
+    plan = e._split_plan(j, True, thr, mild, e._log_g2(j), layers)
+    assert plan != (2, 1)
+    deep = e.mean_s + 130 * e.sd_s
+    j = e.grid_index(deep)
+    k, layers = e._layers_at(j)
+    plan = e._split_plan(j, True, deep * (1 - 1e-12), deep, e._log_g2(j), layers)
+    assert plan != (50, 8)
+    est = e.tail(mild)
+    assert est.rse <= 0.02 and est.n_draws <= 16384
 
 
 def test_first_positive_summed_out_cuts_the_variance_with_few_positives():

@@ -179,36 +179,72 @@ def test_every_draw_is_written_and_inside_the_support(N, P):
             assert np.all(out >= s_min * (1 - 1e-12)) and np.all(out <= P * (1 + 1e-12))
 
 
-def test_rest_draws_the_same_for_any_split_and_thread_count():
-    """The draws without their first positive: each its own stream, so one thread, all
-    threads or any cut of the range give the same numbers; and adding the first positive's
-    term back lies in (0, 1]."""
+def test_split_contributions_the_same_for_any_cut_and_thread_count():
+    """The tail contributions with the top two positives summed out and positives 3 .. k0
+    re-drawn: each draw has its own streams, so one thread, all threads or any cut of the
+    range give the same numbers, for both tails; each lies in [0, 1] (a tail probability
+    given the other positives, times a weight at most 1 at the grid point's threshold)."""
     import numba
 
-    from pranker._numba.tilt import tilt_draws_rest
+    from pranker._numba.tilt import tilt_split_contributions
     from pranker.null.tilt import TiltEngine
 
     N, P = 900, 40
     e = TiltEngine(N, P)
-    _, _, _, layers = tilt_forward(N, P, 2.0 / e.sd_s, e.mean_s, False, True)
-    n = 5000
-    outs = []
-    before = numba.get_num_threads()
-    try:
-        for th in (1, numba.config.NUMBA_NUM_THREADS):
-            numba.set_num_threads(th)
-            a, d = np.empty(n), np.empty(n, np.int64)
-            tilt_draws_rest(layers, N, P, np.uint64(7), 0, n, a, d)
-            outs.append((a, d))
-    finally:
-        numba.set_num_threads(before)
-    a2, d2 = np.empty(n), np.empty(n, np.int64)
-    for lo, hi in ((0, 17), (17, 2500), (2500, n)):
-        tilt_draws_rest(layers, N, P, np.uint64(7), lo, hi - lo, a2[lo:hi], d2[lo:hi])
-    for a, d in outs[1:] + [(a2, d2)]:
-        assert np.array_equal(a, outs[0][0]) and np.array_equal(d, outs[0][1])
-    full = np.empty(n)
-    tilt_draws(layers, N, P, np.uint64(7), 0, n, full)
-    first = full - outs[0][0]
-    assert np.all(first > 0) and np.all(first <= 1 + 1e-12)
-    assert np.all(outs[0][1] >= 0) and np.all(outs[0][1] <= N - P)
+    d = np.arange(N - P + 1, dtype=np.float64)
+    n = 3000
+    for upper, z in ((True, 2.0), (False, -1.5)):
+        phi = z / e.sd_s  # about the saddle point of the mean + z sd
+        s = e.mean_s + z * e.sd_s
+        _, _, _, layers = tilt_forward(N, P, phi, e.mean_s, False, True)
+        h1 = np.logaddexp.accumulate(phi / (1 + d))
+        log_g2 = np.logaddexp.accumulate(2 * phi / (2 + d) + h1)
+        thr = s * (1 - 1e-12) if upper else s * (1 + 1e-12)
+        for k0, M in ((2, 1), (6, 8)):
+            args = (k0, M, phi, s, thr, log_g2, upper)
+            outs = []
+            before = numba.get_num_threads()
+            try:
+                for th in (1, numba.config.NUMBA_NUM_THREADS):
+                    numba.set_num_threads(th)
+                    w = np.empty(n)
+                    tilt_split_contributions(layers, N, P, np.uint64(7), 0, n, *args, w)
+                    outs.append(w)
+            finally:
+                numba.set_num_threads(before)
+            w2 = np.empty(n)
+            for lo, hi in ((0, 17), (17, 1500), (1500, n)):
+                tilt_split_contributions(layers, N, P, np.uint64(7), lo, hi - lo, *args, w2[lo:hi])
+            for w in outs[1:] + [w2]:
+                assert np.array_equal(w, outs[0])
+            assert np.all(outs[0] >= 0) and outs[0].max() > 0
+            if upper:  # e^{-phi (S - s)} <= 1 on the event S >= s, times a probability
+                assert outs[0].max() <= 1 + 1e-9
+
+
+def test_count_of_the_top_two_against_a_double_loop():
+    """``count_top_two(t, D)``: the placements ``d_1 <= d_2 <= D`` whose part of S reaches t
+    (exceeds it, when strict), against the plain double loop, at random and at attainable
+    thresholds moved by the 1e-12 tolerance the estimator applies."""
+    from pranker._numba.tilt import count_top_two
+
+    rng = np.random.default_rng(3)
+    for trial in range(1500):
+        D = int(rng.integers(0, 250)) if trial % 3 else int(rng.integers(0, 4))
+        d1 = np.arange(D + 1)[:, None]
+        d2 = np.arange(D + 1)[None, :]
+        vals = (1 / (1 + d1) + 2 / (2 + d2))[d1 <= d2]
+        t0 = float(rng.choice(vals)) if trial % 2 else float(rng.uniform(-0.5, 3.2))
+        for strict, t in ((False, t0 * (1 - 1e-12)), (True, t0 * (1 + 1e-12))):
+            want = int(((vals > t) if strict else (vals >= t)).sum())
+            assert count_top_two(t, D, strict) == want, (D, t, strict)
+    # large D: the runs of equal counts, not a loop over d_2 (the sum of the two terms
+    # over all placements, cross-checked by a plain loop over d_2)
+    D = 200_000
+    for t in (0.004 * (1 - 1e-12), 0.3, 1.2, 2.9):
+        x = np.arange(D + 1, dtype=np.float64)
+        a = t - 2 / (2 + x)
+        with np.errstate(divide="ignore"):
+            n1 = np.where(a <= 0, x + 1, np.minimum(x + 1, np.floor(1 / np.maximum(a, 1e-300))))
+        n1[a > 1] = 0
+        assert count_top_two(t, D, False) == float(n1.sum())

@@ -27,6 +27,32 @@ DEFAULT_RTOL = 0.02
 # on ``rtol`` (the result then reports the rse it reached).
 FIRST_DRAWS = 4096
 DEFAULT_MAX_DRAWS = 1 << 20
+# Draws are added in multiples of this (the tilt's chunk: Ctrl-C is seen between chunks).
+DRAW_STEP = 4096
+
+
+def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
+    """How many draws to have next, after ``n`` draws gave relative standard error ``rse``.
+
+    The variance per draw is about ``n rse^2``, so ``n (rse / rtol)^2`` draws
+    reach ``rtol``; the next size aims 10 % past that, rounded up to a multiple
+    of :data:`DRAW_STEP`, growing by at least a quarter (the estimate of the
+    variance is itself noisy, and every look at the rse costs a pass over the
+    contributions) and at most 8-fold (a first batch with few hits
+    underestimates the variance); with no hit yet (``rse`` infinite) it
+    doubles. Doubling every time, as up to version 0.3, drew up to twice what
+    was needed. The schedule depends only on the draws, so the same call gives
+    the same number.
+    """
+    if not math.isfinite(rse):
+        want = 2 * n
+    else:
+        want = math.ceil(1.1 * n * (rse / rtol) ** 2 / DRAW_STEP) * DRAW_STEP
+        want = max(want, n + n // 4, n + DRAW_STEP)
+        want = min(want, 8 * n)
+    return int(min(want, max_draws))
+
+
 # Two AP values (or sums of them) within this relative distance count as equal:
 # P(AP_null >= a) counts placements whose AP rounds to a. Used by the exact count,
 # the tilt, Monte Carlo, mean AP and model comparison alike.

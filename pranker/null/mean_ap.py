@@ -62,8 +62,9 @@ Two ways to a tail probability (Q >= 2)
         p = E\left[ \prod_q e^{K_q(\phi_q) - \phi_q S_q}
                     \, 1\{\mathrm{mAP} \ge m\} \right],
 
-    unbiased whatever the tilts; the draws double from ``FIRST_DRAWS`` until
-    the relative standard error is below ``rtol``. Its cost is Q times the
+    unbiased whatever the tilts; the draws grow from ``FIRST_DRAWS`` (aimed at
+    the size the variance measured so far asks for) until the relative
+    standard error is below ``rtol``. Its cost is Q times the
     number of draws times the mean P, so it is the choice for few queries.
 
 ``method="auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
@@ -109,6 +110,7 @@ from .choice import (
     FIRST_DRAWS,
     REL_TOL,
     auto_method,
+    next_draws,
 )
 from .distributions import ExactNull, NullDistribution, PValue, SaddlepointNull, TiltNull
 from .logspace import log_comb, log_comb_array, pow10
@@ -530,7 +532,7 @@ def _draw_round(plan: list[_Stream], have: int, k: int, point: float):
 
 
 def _tilt_pvalue(t, m, *, seed, rtol, max_draws, conf_level) -> MeanAPPValue:
-    """Importance sampling of the product of tilted laws; draws double until ``rse <= rtol``."""
+    """Importance sampling of the product of tilted laws; draws grow until ``rse <= rtol``."""
     from scipy.special import ndtri
 
     theta = t.saddle(m, tol=1e-3)[0] if m > t.mean else 0.0  # else plain Monte Carlo
@@ -547,7 +549,7 @@ def _tilt_pvalue(t, m, *, seed, rtol, max_draws, conf_level) -> MeanAPPValue:
         log_p, rse = _weighted_hits(lw, tot >= thr)
         if rse <= rtol or n >= max_draws:
             break
-        n = min(2 * n, max_draws)
+        n = next_draws(n, rse, rtol, max_draws)
     return _estimate(log_p, rse, z, n, seed)
 
 
