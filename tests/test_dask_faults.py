@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import signal
+import threading
 import time
 
 import numpy as np
@@ -60,6 +61,33 @@ def cluster():
 @pytest.fixture
 def cl(cluster):
     return cluster.two_workers()  # a killed worker is back (its nanny restarts it)
+
+
+class _Background:
+    """``ThreadPoolExecutor(1)`` for one call, on a daemon thread, not waited for on exit.
+
+    A computation that hangs (a cluster left without workers: the nannies failed to
+    restart them) then fails its test at ``result(timeout=...)`` and neither blocks
+    the ``with`` block's exit nor the end of the test run."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    @staticmethod
+    def submit(fn, *args, **kwargs):
+        fut = concurrent.futures.Future()
+
+        def run():
+            try:
+                fut.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # handed to the test through the future
+                fut.set_exception(exc)
+
+        threading.Thread(target=run, daemon=True).start()
+        return fut
 
 
 def _data(seed):
@@ -151,7 +179,7 @@ def test_worker_killed_mid_run_gives_the_same_result(
         assert len(worker_pids) == 2 and os.getpid() not in worker_pids
         inputs = _slow_input(kind, s, y, str(marker_dir))
         t0 = time.monotonic()
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with _Background() as pool:
             fut = pool.submit(pdask.pranker, **inputs, ties=ties)
             killed, at = _kill_when_running(
                 fut, str(marker_dir), after_reads, worker_pids, t0 + TIMEOUT
@@ -192,7 +220,7 @@ def test_every_worker_killed_at_once(cl, tmp_path, after_reads):
     ref = pranker.pranker(s, y)
     worker_pids = set(cl.run(os.getpid).values())
     inputs = _slow_input("array", s, y, str(tmp_path))
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    with _Background() as pool:
         fut = pool.submit(pdask.pranker, **inputs)
         deadline = time.monotonic() + TIMEOUT
         while len(_reads(str(tmp_path))) < after_reads:
@@ -224,7 +252,7 @@ def test_task_killing_every_worker_is_a_clear_error(cluster, cl, tmp_path):
     s, y = _data(4)
     sd = da.from_array(s, chunks=BLOCK).map_blocks(_die, str(tmp_path), 5, meta=s[:0])
     t0 = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    with _Background() as pool:
         fut = pool.submit(pdask.pranker, sd, y)
         with pytest.raises(KilledWorker) as info:
             fut.result(timeout=TIMEOUT)
@@ -271,7 +299,7 @@ def test_nan_scores_in_a_partition_are_a_clear_error(cl, kind):
     else:
         df = pd.DataFrame({"score": s, "label": y.astype(np.int8)})
         inputs = {"scores": dd.from_pandas(df, npartitions=16, sort=False)}
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    with _Background() as pool:
         fut = pool.submit(pdask.pranker, **inputs)
         with pytest.raises(ValueError) as info:
             fut.result(timeout=TIMEOUT)
@@ -287,7 +315,7 @@ def test_nan_met_in_the_second_pass_is_a_clear_error(cl, tmp_path):
     s, y = _data(6)
     s, y = s[:16_000], y[:16_000]
     sd = da.from_array(s, chunks=1_000).map_blocks(_nan_from_second_read, str(tmp_path), meta=s[:0])
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    with _Background() as pool:
         fut = pool.submit(pdask.pranker, sd, y)
         with pytest.raises(ValueError) as info:
             fut.result(timeout=TIMEOUT)

@@ -384,16 +384,9 @@ def test_the_pilot_picks_the_split_where_it_pays():
     N, P = 5000, 500
     e = TiltEngine(N, P)
     mild = e.mean_s + 9 * e.sd_s
-    j = e.grid_index(mild)
-    thr = mild * (1 - 1e-12)
-    k, layers = e._layers_at(j)
-    plan = e._split_plan(j, True, thr, mild, e._log_g2(j), layers)
-    assert plan != (2, 1)
+    assert e._split_plan(e.grid_index(mild), True) != (2, 1)
     deep = e.mean_s + 130 * e.sd_s
-    j = e.grid_index(deep)
-    k, layers = e._layers_at(j)
-    plan = e._split_plan(j, True, deep * (1 - 1e-12), deep, e._log_g2(j), layers)
-    assert plan != (50, 8)
+    assert e._split_plan(e.grid_index(deep), True) != (50, 8)
     est = e.tail(mild)
     assert est.rse <= 0.02 and est.n_draws <= 16384
 
@@ -413,3 +406,25 @@ def test_first_positive_summed_out_cuts_the_variance_with_few_positives():
     assert w.var() / w.mean() ** 2 < 10.0
     est = e.tail(s)
     assert est.rse <= 0.02 and est.n_draws <= 8192
+
+
+@pytest.mark.parametrize("N,P", [(300, 30), (5000, 500), (100_000, 10)])
+def test_grid_index_is_the_first_edge_past_the_threshold_however_searched(N, P):
+    """The grid point of a threshold is the first cell whose upper edge has K' above it
+    (below it, lower tail): against a plain scan of the edges, for a fresh engine (a first
+    guess, then galloping) and for one that has seen other thresholds (bisection between
+    cached edges), in both tails."""
+    rng = np.random.default_rng(N + P)
+    warm = TiltEngine(N, P)
+    s_min = sum(k / (N - P + k) for k in range(1, P + 1))
+    for z in np.r_[rng.uniform(0.05, 40, 12), -rng.uniform(0.2, 3, 4)]:
+        s = min(warm.mean_s + z * warm.sd_s, P * (1 - 1e-9))
+        sign = 1 if z > 0 else -1
+        if sign < 0 and s <= s_min * 1.01:
+            continue
+        scan = TiltEngine(N, P)
+        j = 0
+        while (scan._k1_edge(j, sign) <= s) if sign > 0 else (scan._k1_edge(j, sign) >= s):
+            j += 1
+        assert TiltEngine(N, P).grid_index(s, sign) == j, (z, j)
+        assert warm.grid_index(s, sign) == j, (z, j)

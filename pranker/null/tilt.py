@@ -252,6 +252,7 @@ class TiltEngine:
         # (grid index, K, stored layers) of the last grid point sampled
         self._layers: tuple[int, float, Any] | None = None
         self._g2: tuple[int, Any] | None = None  # (grid index, log G_2) of the last grid point
+        self._plans: dict = {}  # (grid index, upper) -> (k0, M) of the split draws
 
     # -- the CGF -----------------------------------------------------------
     def cgf(self, phi: float, derivs: bool = True):
@@ -343,21 +344,55 @@ class TiltEngine:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
-        tail), found by galloping from 0 and bisecting over cached cell edges.
-        The search path is fixed, so the answer depends on ``s`` alone — also
-        where rounding makes far edges of a discrete null tie.
+        tail), found by galloping from a first guess and bisecting over cached
+        cell edges. The guess is one Newton step from the normal
+        approximation (:meth:`_guess_index`), so a threshold typically costs
+        5-7 recursion passes instead of the 15-17 of galloping from 0. The
+        guess and the search path depend on ``s`` alone, so does the answer —
+        also where rounding makes far edges of a discrete null tie.
         """
 
         def below(i):  # is s past the edge i + 1/2?
             v = self._k1_edge(i, sign)
             return v <= s if sign > 0 else v >= s
 
-        lo, hi = -1, 0
-        while below(hi):
-            lo = hi
-            hi = 2 * hi + 1
-            if hi > 100_000:
-                raise RuntimeError("tilt grid search did not terminate")
+        # cell edges already computed for this tail (many thresholds of one (N, P)):
+        # bisect between the nearest ones, no first guess needed
+        lo_c, hi_c = -1, None
+        for key, v in self._k1_cache.items():
+            if (key > 0) != (sign > 0):
+                continue
+            i = (abs(key) - 1) // 2
+            if v <= s if sign > 0 else v >= s:
+                lo_c = max(lo_c, i)
+            elif hi_c is None or i < hi_c:
+                hi_c = i
+        if hi_c is not None and lo_c >= 0:
+            lo, hi = lo_c, hi_c
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if below(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            return hi
+        j0 = self._guess_index(s, sign)
+        step = 1
+        if below(j0):  # the answer is above j0
+            lo, hi = j0, j0 + 1
+            while below(hi):
+                lo = hi
+                step *= 2
+                hi = j0 + step
+                if hi > 100_000:
+                    raise RuntimeError("tilt grid search did not terminate")
+        else:  # the answer is j0 or below
+            lo, hi = j0 - 1, j0
+            while lo >= 0 and not below(lo):
+                hi = lo
+                step *= 2
+                lo = j0 - step
+            lo = max(lo, -1)
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -366,6 +401,26 @@ class TiltEngine:
             else:
                 hi = mid
         return hi
+
+    def _guess_index(self, s: float, sign: int) -> int:
+        """A first guess of :meth:`grid_index`: the cell of one Newton step from ``(s - mean) / var``."""
+        phi = (s - self.mean_s) / (self.sd_s * self.sd_s)
+        if sign * phi <= 0.0 or self.compressed:
+            return 0
+        k1, k2 = self.cgf(phi)[1:]
+        if k2 > 0.0 and math.isfinite(k1):
+            step = (s - k1) / k2
+            # a step is trusted to change phi by a factor of 4 at most
+            phi = (
+                min(max(phi + step, phi / 4.0), phi * 4.0)
+                if phi > 0
+                else max(min(phi + step, phi / 4.0), phi * 4.0)
+            )
+        psi = abs(phi) * self.sd_s
+        if not psi > 0.0:
+            return 0
+        j = math.floor(self.per_octave * (math.log2(psi) - math.log2(_GRID_START))) + 1
+        return max(j, 0)
 
     # -- draws ---------------------------------------------------------------
     def draws(self, j: int, n: int):
@@ -428,22 +483,34 @@ class TiltEngine:
             plans.append((max(4, round(P / 3)), 4))
         return plans
 
-    def _split_plan(self, j, upper, thr, s, log_g2, layers) -> tuple[int, int]:
+    def _split_plan(self, j: int, upper: bool) -> tuple[int, int]:
         """The candidate of :meth:`split_plans` with the least relative variance times cost.
 
-        Measured on :data:`_PILOT_DRAWS` draws of each, from a stream of its
-        own (the estimate's draws do not take part in the choice, so it stays
-        unbiased; the choice is a function of (seed, N, P, grid point,
-        threshold), so the same call gives the same number). The cost of a
-        draw is counted in positive-steps, ``P - k0 + M (k0 - 2)``, plus a
-        count's worth (taken as 4 steps) per inner draw: not timed, which
-        would make the answer depend on the machine.
+        Measured at grid point ``j`` on :data:`_PILOT_DRAWS` draws of each,
+        from a stream of its own (the estimate's draws take no part in the
+        choice, so it stays unbiased), for the threshold at the middle of
+        the grid point's cell (the mean of K' at its two edges). The choice
+        is thus a function of (seed, N, P, grid point): cached, shared by
+        every threshold of the cell, the same whether a ranking is asked
+        alone or among many. The cost of a draw is counted in
+        positive-steps, ``P - k0 + M (k0 - 2)``, plus a count's worth (taken
+        as 4 steps) per inner draw: not timed, which would make the answer
+        depend on the machine.
         """
         plans = self.split_plans()
         if len(plans) == 1:
             return plans[0]
+        cached = self._plans.get((j, upper))
+        if cached is not None:
+            return cached
+        sign = 1 if upper else -1
+        i = abs(j)
+        s = 0.5 * (self._k1_edge(i - 1, sign) + self._k1_edge(i, sign))
+        thr = s * (1.0 - REL_TOL) if upper else s * (1.0 + REL_TOL)
         phi = self.grid_phi(j)
-        key = np.uint64(_mix_seed(self.seed, self.N, self.P, _PILOT_STREAM + abs(j)))
+        _, layers = self._layers_at(j)
+        log_g2 = self._log_g2(j)
+        key = np.uint64(_mix_seed(self.seed, self.N, self.P, _PILOT_STREAM + i))
         best, best_score = plans[0], math.inf
         w = np.empty(_PILOT_DRAWS)
         for k0, M in plans:
@@ -456,6 +523,7 @@ class TiltEngine:
             score = float(w.var()) / (mu * mu) * (self.P - k0 + M * (k0 - 2) + 4 * M)
             if score < best_score:
                 best, best_score = (k0, M), score
+        self._plans[(j, upper)] = best
         return best
 
     def _log_g2(self, j: int):
@@ -520,11 +588,7 @@ class TiltEngine:
                 w[:have] = entry[1]
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             log_g2 = self._log_g2(j)
-            if entry is None:
-                plan = self._split_plan(j, upper, thr, s, log_g2, layers)
-            else:
-                plan = entry[2]
-            k0, M = plan
+            k0, M = self._split_plan(j, upper)
             tilt_split_contributions(
                 layers,
                 self.N,
@@ -541,7 +605,7 @@ class TiltEngine:
                 upper,
                 w[have:],
             )
-            entry = (k_phi, w, plan)
+            entry = (k_phi, w)
             self._draws[key_] = entry
         if not estimate:
             return None
