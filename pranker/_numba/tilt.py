@@ -568,8 +568,8 @@ def count_top_two(t, D, strict):
 
 
 @njit(cache=True)
-def _split_block(T, C0, C1, P, m, seed, start, nb, k0, M, phi, s, thr, log_g2, upper, out):
-    """Contributions of draws ``start .. start + nb - 1`` (see :func:`tilt_split_contributions`)."""
+def _split_states_block(T, C0, C1, P, m, seed, start, nb, k0, M, S_out, D_out):
+    """States of draws ``start .. start + nb - 1`` (see :func:`tilt_split_states`)."""
     L = block_len(P)
     R = np.zeros(nb)
     D = np.full(nb, m, np.int64)
@@ -578,24 +578,59 @@ def _split_block(T, C0, C1, P, m, seed, start, nb, k0, M, phi, s, thr, log_g2, u
     key = np.uint64(seed) ^ _INNER_KEY
     for w in range(nb):
         st = _draw_seed(key, start + w)
-        acc = 0.0
-        for _ in range(M):
+        for i in range(M):
             d = D[w]
             S = R[w]
             for k in range(k0, 2, -1):
                 st, u = _uniform01(st)
                 d = _search_blocked(T[k - 1], C0[k - 1], C1[k - 1], L, u, d)
                 S += k / (k + d)
-            if upper:
-                cnt = count_top_two(thr - S, d, False)
-            else:
-                cnt = 0.5 * (d + 1.0) * (d + 2.0) - count_top_two(thr - S, d, True)
-            if cnt > 0.0:
-                acc += math.exp(-phi * (S - s) + math.log(cnt) - log_g2[d])
-        out[w] = acc / M
+            S_out[w, i] = S
+            D_out[w, i] = d
 
 
 @njit(cache=True, parallel=True)
+def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out):
+    """``S_out[i, :]``, ``D_out[i, :]``: the M inner draws of draw ``start + i``.
+
+    Each holds the part of S above positive 2 and ``d_3`` (see
+    :func:`tilt_split_contributions`); the contributions of any threshold
+    follow from them (:func:`split_contributions`), so thresholds at one grid
+    point can share the draws.
+    """
+    T, C0, C1, _ = layers
+    m = N - P
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
+    for b in prange(n_blocks):
+        lo = b * _WALKERS
+        hi = min(n, lo + _WALKERS)
+        _split_states_block(
+            T, C0, C1, P, m, seed, start + lo, hi - lo, k0, M, S_out[lo:hi], D_out[lo:hi]
+        )
+
+
+@njit(cache=True, parallel=True)
+def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
+    """``out[i]``: the mean over row i's inner draws of ``e^{-phi (S - s)} #{T >= thr - S} / G_2(d_3)``.
+
+    (``#{T <= thr - S}`` for the lower tail.) See :func:`tilt_split_contributions`.
+    """
+    n, M = S.shape
+    for w in prange(n):
+        acc = 0.0
+        for i in range(M):
+            x = S[w, i]
+            d = D[w, i]
+            if upper:
+                cnt = count_top_two(thr - x, d, False)
+            else:
+                cnt = 0.5 * (d + 1.0) * (d + 2.0) - count_top_two(thr - x, d, True)
+            if cnt > 0.0:
+                acc += math.exp(-phi * (x - s) + math.log(cnt) - log_g2[d])
+        out[w] = acc / M
+
+
+@njit(cache=True)
 def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out):
     r"""Tail contributions of draws ``start .. start + n - 1``, the top two positives summed out.
 
@@ -624,27 +659,7 @@ def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, l
     exact). Each draw has its own streams: the result does not depend on the
     number of threads or on how the range is cut.
     """
-    T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in prange(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        _split_block(
-            T,
-            C0,
-            C1,
-            P,
-            m,
-            seed,
-            start + lo,
-            hi - lo,
-            k0,
-            M,
-            phi,
-            s,
-            thr,
-            log_g2,
-            upper,
-            out[lo:hi],
-        )
+    S = np.empty((n, M))
+    D = np.empty((n, M), np.int64)
+    tilt_split_states(layers, N, P, seed, start, n, k0, M, S, D)
+    split_contributions(S, D, phi, s, thr, log_g2, upper, out)

@@ -94,7 +94,13 @@ import numpy as np
 
 from .._numba.moments import null_moments
 from .._numba.sampling import null_ap_draws
-from .._numba.tilt import tilt_draws, tilt_forward, tilt_split_contributions
+from .._numba.tilt import (
+    split_contributions,
+    tilt_draws,
+    tilt_forward,
+    tilt_split_contributions,
+    tilt_split_states,
+)
 from .._progress import progress_bar
 from .choice import (
     DEFAULT_MAX_DRAWS,
@@ -131,6 +137,8 @@ _MASK64 = (1 << 64) - 1
 _SD_STREAM = 1 << 40  # stream keys of the state-dependent draws (grid points use small j)
 _PILOT_STREAM = 1 << 41  # stream keys of the pilots choosing how to split (plus the grid index)
 _PILOT_DRAWS = 512  # draws per candidate in that pilot
+# inner draws whose states (16 bytes each) a grid point keeps for its thresholds: 32 MB
+_STATE_BUDGET = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -462,6 +470,7 @@ class TiltEngine:
         """Drop cached draws and layers (keeps the cached CGF values)."""
         self._draws.clear()
         self._layers = None
+        self._g2 = None
         if self._cz is not None:
             self._cz.release()
 
@@ -576,9 +585,8 @@ class TiltEngine:
         key_ = ("split", j, upper, thr)
         entry = self._draws.get(key_)
         if entry is None:
-            # one threshold's contributions are kept at a time (a threshold's draws are
-            # made for it alone), so memory stays bounded
-            for other in [k for k in self._draws if isinstance(k, tuple)]:
+            # one threshold's contributions are kept at a time
+            for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "split"]:
                 del self._draws[other]
         have = 0 if entry is None else entry[1].shape[0]
         if have < n:
@@ -586,30 +594,68 @@ class TiltEngine:
             w = np.empty(n)
             if entry is not None:
                 w[:have] = entry[1]
-            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
-            log_g2 = self._log_g2(j)
             k0, M = self._split_plan(j, upper)
-            tilt_split_contributions(
-                layers,
-                self.N,
-                self.P,
-                key,
-                have,
-                n - have,
-                k0,
-                M,
-                phi,
-                s,
-                thr,
-                log_g2,
-                upper,
-                w[have:],
-            )
+            log_g2 = self._log_g2(j)
+            S, D = self._split_states(j, k0, M, n)
+            c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
+            if have < c:
+                split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, w[have:c])
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
+            for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
+                hi = min(n, lo + DRAW_CHUNK)
+                tilt_split_contributions(
+                    layers,
+                    self.N,
+                    self.P,
+                    key,
+                    lo,
+                    hi - lo,
+                    k0,
+                    M,
+                    phi,
+                    s,
+                    thr,
+                    log_g2,
+                    upper,
+                    w[lo:hi],
+                )
             entry = (k_phi, w)
             self._draws[key_] = entry
         if not estimate:
             return None
         return entry[0] - phi * s, entry[1][:n]
+
+    def _split_states(self, j: int, k0: int, M: int, n: int):
+        """The states of the first ``min(n, budget)`` draws at grid point j (cached, one point at a time).
+
+        At most :data:`_STATE_BUDGET` inner draws (16 bytes each) are kept;
+        draws beyond are made for each threshold and dropped — the same
+        numbers, from the same streams.
+        """
+        cap = max(DRAW_CHUNK, _STATE_BUDGET // M)
+        want = min(n, cap)
+        entry = self._draws.get(("states", j))
+        if entry is None:
+            for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "states"]:
+                del self._draws[other]
+            S = np.empty((0, M))
+            D = np.empty((0, M), np.int64)
+        else:
+            S, D = entry
+        have = S.shape[0]
+        if have < want:
+            S2 = np.empty((want, M))
+            D2 = np.empty((want, M), np.int64)
+            S2[:have] = S
+            D2[:have] = D
+            _, layers = self._layers_at(j)
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
+            tilt_split_states(
+                layers, self.N, self.P, key, have, want - have, k0, M, S2[have:], D2[have:]
+            )
+            S, D = S2, D2
+            self._draws[("states", j)] = (S, D)
+        return S[:want], D[:want]
 
     # -- the tail ------------------------------------------------------------
     def tail(
