@@ -428,3 +428,30 @@ def test_grid_index_is_the_first_edge_past_the_threshold_however_searched(N, P):
             j += 1
         assert TiltEngine(N, P).grid_index(s, sign) == j, (z, j)
         assert warm.grid_index(s, sign) == j, (z, j)
+
+
+def test_split_states_kept_shared_or_redrawn_give_the_same_numbers(monkeypatch):
+    """A threshold's estimate is the same whether its draws' states were kept (and shared
+    with an earlier threshold of the same cell) or redrawn past the memory budget: the same
+    streams, the same arithmetic, bit for bit."""
+    import pranker.null.tilt as tilt_module
+
+    N, P = 2000, 60
+    fresh = TiltEngine(N, P)
+    s1 = fresh.mean_s + 6 * fresh.sd_s
+    s2 = s1 * (1 + 1e-4)  # the same cell of the grid
+    assert fresh.grid_index(s1) == fresh.grid_index(s2)
+    want = fresh.tail(s2, rtol=0.004)
+    assert want.n_draws > 8192  # past the small budget below
+    shared = TiltEngine(N, P)
+    shared.tail(s1, rtol=0.004)
+    got_shared = shared.tail(s2, rtol=0.004)
+    monkeypatch.setattr(tilt_module, "_STATE_BUDGET", 1)  # keep one chunk's states only
+    redrawn = TiltEngine(N, P)
+    got_redrawn = redrawn.tail(s2, rtol=0.004)
+    for got in (got_shared, got_redrawn):
+        assert (got.log10_pvalue, got.rse, got.n_draws) == (
+            want.log10_pvalue,
+            want.rse,
+            want.n_draws,
+        )
