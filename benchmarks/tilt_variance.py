@@ -104,7 +104,7 @@ def main(argv=None) -> int:
         work = vp * cost / (v_whole * P) if math.isfinite(v_whole) and v_whole > 0 else math.nan
         print(
             f"| {N:,} | {P:,} | mean + {z:g} sd | {r['log10p']:.1f} | {v_whole:.3g} | {v2:.3g} "
-            f"| ({k0}, {M}) | {vp:.3g} | {work:.2f} |",
+            f"| ({k0}, {M}) | {vp:.3g} | {work:.2g} |",
             flush=True,
         )
     return 0
