@@ -621,6 +621,7 @@ class TiltEngine:
             self._draws[key_] = entry
         if not estimate:
             return None
+        assert entry is not None  # drawn above when it was not cached
         return entry[0] - phi * s, entry[1][:n]
 
     def _split_states(self, j: int, k0: int, M: int, n: int):
