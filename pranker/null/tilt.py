@@ -171,6 +171,23 @@ class TailEstimate:
         return 10.0**self.log10_pvalue if self.log10_pvalue > -320.0 else 0.0
 
 
+def _grown(buf, have: int, need: int, cap: int | None = None, tail=(), dtype=np.float64):
+    """``buf`` (its first ``have`` rows kept) with room for ``need`` rows.
+
+    The capacity at least doubles when it grows (at most ``cap``), so drawing
+    in chunks copies O(n) in all, not O(n^2 / chunk).
+    """
+    if buf is not None and buf.shape[0] >= need:
+        return buf
+    size = max(need, 2 * (0 if buf is None else buf.shape[0]))
+    if cap is not None:
+        size = max(need, min(size, cap))
+    out = np.empty((size, *tail), dtype)
+    if have:
+        out[:have] = buf[:have]
+    return out
+
+
 def _mix_seed(seed: int, n: int, p: int, j: int) -> int:
     """A 64-bit stream key for (seed, N, P, grid point): splitmix64 of their combination."""
     x = (seed * 0x9E3779B97F4A7C15 + n * 0xBF58476D1CE4E5B9 + p * 0x94D049BB133111EB + j) & _MASK64
@@ -586,12 +603,10 @@ class TiltEngine:
             # one threshold's contributions are kept at a time
             for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "split"]:
                 del self._draws[other]
-        have = 0 if entry is None else entry[1].shape[0]
+        have = 0 if entry is None else entry[2]
         if have < n:
             k_phi, layers = self._layers_at(j)
-            w = np.empty(n)
-            if entry is not None:
-                w[:have] = entry[1]
+            w = _grown(None if entry is None else entry[1], have, n)
             k0, M = self._split_plan(j, upper)
             log_g2 = self._log_g2(j)
             S, D = self._split_states(j, k0, M, n)
@@ -617,7 +632,7 @@ class TiltEngine:
                     upper,
                     w[lo:hi],
                 )
-            entry = (k_phi, w)
+            entry = (k_phi, w, n)
             self._draws[key_] = entry
         if not estimate:
             return None
@@ -637,23 +652,20 @@ class TiltEngine:
         if entry is None:
             for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "states"]:
                 del self._draws[other]
-            S = np.empty((0, M))
-            D = np.empty((0, M), np.int64)
+            S = D = None
+            have = 0
         else:
-            S, D = entry
-        have = S.shape[0]
+            S, D, have = entry
         if have < want:
-            S2 = np.empty((want, M))
-            D2 = np.empty((want, M), np.int64)
-            S2[:have] = S
-            D2[:have] = D
+            S = _grown(S, have, want, cap, (M,))
+            D = _grown(D, have, want, cap, (M,), np.int64)
             _, layers = self._layers_at(j)
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             tilt_split_states(
-                layers, self.N, self.P, key, have, want - have, k0, M, S2[have:], D2[have:]
+                layers, self.N, self.P, key, have, want - have, k0, M, S[have:want], D[have:want]
             )
-            S, D = S2, D2
-            self._draws[("states", j)] = (S, D)
+            self._draws[("states", j)] = (S, D, want)
+        assert S is not None and D is not None
         return S[:want], D[:want]
 
     # -- the tail ------------------------------------------------------------
