@@ -506,39 +506,6 @@ def _n_first(a, strict):
     return math.ceil(x) - 1.0 if strict else math.floor(x)
 
 
-@njit(cache=True, inline="always")
-def _top_two_pred(t, x, strict, v):
-    """``v < 0``: do all ``d_1 <= x`` reach ``t - 2/(2 + x)``?  ``v >= 0``: do at least v?"""
-    n = _n_first(t - 2.0 / (2.0 + x), strict)
-    return n >= x + 1.0 if v < 0.0 else n >= v
-
-
-@njit(cache=True)
-def _top_two_last(t, lo, D, strict, v):
-    """The last ``x`` in ``[lo, D]`` with :func:`_top_two_pred` true (true at ``lo``; a prefix)."""
-    step = 1
-    hi = lo
-    while True:  # gallop up: pred(lo) true, find hi with pred false or hi = D
-        nxt = lo + step
-        if nxt >= D:
-            if _top_two_pred(t, D, strict, v):
-                return D
-            hi = D
-            break
-        if not _top_two_pred(t, nxt, strict, v):
-            hi = nxt
-            break
-        lo = nxt
-        step <<= 1
-    while hi - lo > 1:  # pred(lo) true, pred(hi) false
-        mid = (lo + hi) >> 1
-        if _top_two_pred(t, mid, strict, v):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 @njit(cache=True)
 def count_top_two(t, D, strict):
     r"""``#{0 <= d_1 <= d_2 <= D : 1/(1 + d_1) + 2/(2 + d_2) >= t}`` (``> t`` if ``strict``), as a float.
@@ -548,22 +515,45 @@ def count_top_two(t, D, strict):
     with ``n = floor(1 / a)``, ``a = t - 2/(2 + d_2)`` (``ceil(1/a) - 1``
     when strict), capped at ``d_2 + 1``. As ``d_2`` grows, ``a`` grows, so
     ``n`` falls: first a run of ``d_2`` where every ``d_1`` qualifies
-    (``sum (d_2 + 1)`` in closed form), then runs of equal ``n``, each found
-    by galloping and bisection — ``O(runs log D)``, not ``O(D)``.
+    (``sum (d_2 + 1)`` in closed form), then runs of equal ``n``; the end of
+    each run is found by galloping and bisection on that monotone property,
+    so the cost is ``O(runs log D)``, not ``O(D)``.
     """
     total = 0.0
     x = 0
     while x <= D:
         n = _n_first(t - 2.0 / (2.0 + x), strict)
-        if n >= x + 1.0:
-            hi = _top_two_last(t, x, D, strict, -1.0)
-            total += 0.5 * ((hi + 1.0) * (hi + 2.0) - x * (x + 1.0))
-        elif n <= 0.0:
+        if n <= 0.0 and n < x + 1.0:
             break  # n never grows again
+        everyone = n >= x + 1.0  # the run where all d_1 <= d_2 qualify
+        # the last y in [x, D] where the run's property holds (it holds at x, a prefix):
+        # everyone: n(y) >= y + 1; otherwise n(y) >= n (then n(y) == n)
+        lo = x
+        hi = D + 1  # sentinel: the property fails past D
+        step = 1
+        while True:
+            y = lo + step
+            if y > D:
+                break
+            ny = _n_first(t - 2.0 / (2.0 + y), strict)
+            if (ny >= y + 1.0) if everyone else (ny >= n):
+                lo = y
+                step <<= 1
+            else:
+                hi = y
+                break
+        while hi - lo > 1:
+            y = (lo + hi) >> 1
+            ny = _n_first(t - 2.0 / (2.0 + y), strict)
+            if (ny >= y + 1.0) if everyone else (ny >= n):
+                lo = y
+            else:
+                hi = y
+        if everyone:
+            total += 0.5 * ((lo + 1.0) * (lo + 2.0) - x * (x + 1.0))
         else:
-            hi = _top_two_last(t, x, D, strict, n)
-            total += n * (hi - x + 1.0)
-        x = hi + 1
+            total += n * (lo - x + 1.0)
+        x = lo + 1
     return total
 
 
@@ -609,28 +599,30 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out):
         )
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
     """``out[i]``: the mean over row i's inner draws of ``e^{-phi (S - s)} #{T >= thr - S} / G_2(d_3)``.
 
     (``#{T <= thr - S}`` for the lower tail.) See :func:`tilt_split_contributions`.
+    Serial: a count costs far less than the draw it follows (about 1 % of
+    the time), and a parallel loop would add seconds to the first call's
+    compilation.
     """
     n, M = S.shape
-    for w in prange(n):
+    strict = not upper
+    for w in range(n):
         acc = 0.0
         for i in range(M):
             x = S[w, i]
             d = D[w, i]
-            if upper:
-                cnt = count_top_two(thr - x, d, False)
-            else:
-                cnt = 0.5 * (d + 1.0) * (d + 2.0) - count_top_two(thr - x, d, True)
+            cnt = count_top_two(thr - x, d, strict)
+            if not upper:  # the placements at or below: all but those above
+                cnt = 0.5 * (d + 1.0) * (d + 2.0) - cnt
             if cnt > 0.0:
                 acc += math.exp(-phi * (x - s) + math.log(cnt) - log_g2[d])
         out[w] = acc / M
 
 
-@njit(cache=True)
 def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out):
     r"""Tail contributions of draws ``start .. start + n - 1``, the top two positives summed out.
 
@@ -657,9 +649,11 @@ def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, l
     ``T <= thr - R``). ``k0 >= 2``; with ``k0 = 2`` there is no inner draw
     (use ``M = 1``); with ``P = 2`` there is no draw at all (the estimate is
     exact). Each draw has its own streams: the result does not depend on the
-    number of threads or on how the range is cut.
+    number of threads or on how the range is cut. A plain function over the
+    two kernels :func:`tilt_split_states` and :func:`split_contributions`
+    (one compiled kernel fewer on the first call).
     """
     S = np.empty((n, M))
     D = np.empty((n, M), np.int64)
-    tilt_split_states(layers, N, P, seed, start, n, k0, M, S, D)
+    tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D)
     split_contributions(S, D, phi, s, thr, log_g2, upper, out)
