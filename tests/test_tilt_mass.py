@@ -183,7 +183,7 @@ def test_no_hit_inside_the_support_is_an_error(monkeypatch):
     monkeypatch.setattr(
         e,
         "_contributions",
-        lambda s, j, n, upper, estimate=True: (0.0, np.zeros(n)) if estimate else None,
+        lambda s, j, n, upper, estimate=True, rtol=0.02: (0.0, np.zeros(n)) if estimate else None,
     )
     with pytest.raises(RuntimeError, match="none of .* draws reached"):
         e.tail(s, max_draws=8192)

@@ -507,24 +507,29 @@ class TiltEngine:
             plans.append((max(4, round(P / 3)), 4))
         return plans
 
-    def _split_plan(self, j: int, upper: bool) -> tuple[int, int]:
-        """The candidate of :meth:`split_plans` with the least relative variance times cost.
+    def _split_plan(self, j: int, upper: bool, rtol: float = DEFAULT_RTOL) -> tuple[int, int]:
+        """The candidate of :meth:`split_plans` that reaches ``rtol`` for the least work.
 
         Measured at grid point ``j`` on :data:`_PILOT_DRAWS` draws of each,
         from a stream of its own (the estimate's draws take no part in the
         choice, so it stays unbiased), for the threshold at the middle of
-        the grid point's cell (the mean of K' at its two edges). The choice
-        is thus a function of (seed, N, P, grid point): cached, shared by
+        the grid point's cell (the mean of K' at its two edges). The work of
+        a plan is its cost per draw times the draws it needs, ``max(4096,
+        1.1 v / rtol^2)`` for relative variance v per draw (no estimate
+        stops before its first 4,096 draws, so below that a smaller variance
+        buys nothing). The cost is counted in positive-steps, ``P - k0 + M
+        (k0 - 2)``, plus a count's worth (taken as 4 steps) per inner draw:
+        not timed, which would make the answer depend on the machine. The
+        plain plan is measured first, and kept without trying the others
+        when it needs no more than the first draws. The choice is thus a
+        function of (seed, N, P, grid point, tail, rtol): cached, shared by
         every threshold of the cell, the same whether a ranking is asked
-        alone or among many. The cost of a draw is counted in
-        positive-steps, ``P - k0 + M (k0 - 2)``, plus a count's worth (taken
-        as 4 steps) per inner draw: not timed, which would make the answer
-        depend on the machine.
+        alone or among many.
         """
         plans = self.split_plans()
         if len(plans) == 1:
             return plans[0]
-        cached = self._plans.get((j, upper))
+        cached = self._plans.get((j, upper, rtol))
         if cached is not None:
             return cached
         sign = 1 if upper else -1
@@ -544,10 +549,13 @@ class TiltEngine:
             mu = float(w.mean())
             if not mu > 0.0:
                 continue
-            score = float(w.var()) / (mu * mu) * (self.P - k0 + M * (k0 - 2) + 4 * M)
+            draws = max(float(FIRST_DRAWS), 1.1 * float(w.var()) / (mu * mu) / (rtol * rtol))
+            score = draws * (self.P - k0 + M * (k0 - 2) + 4 * M)
             if score < best_score:
                 best, best_score = (k0, M), score
-        self._plans[(j, upper)] = best
+            if (k0, M) == plans[0] and draws <= FIRST_DRAWS:
+                break  # the plain plan needs only the first draws: nothing to gain
+        self._plans[(j, upper, rtol)] = best
         return best
 
     def _log_g2(self, j: int):
@@ -559,7 +567,15 @@ class TiltEngine:
             self._g2 = (j, np.logaddexp.accumulate(2.0 * phi / (2.0 + d) + log_h))
         return self._g2[1]
 
-    def _contributions(self, s: float, j: int, n: int, upper: bool, estimate: bool = True):
+    def _contributions(
+        self,
+        s: float,
+        j: int,
+        n: int,
+        upper: bool,
+        estimate: bool = True,
+        rtol: float = DEFAULT_RTOL,
+    ):
         r"""``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``.
 
         At a tilted grid point the top two positives are summed out exactly
@@ -597,7 +613,8 @@ class TiltEngine:
             w[hit] = 1.0
             return k0, w
         thr = s * (1.0 - REL_TOL) if upper else s * (1.0 + REL_TOL)
-        key_ = ("split", j, upper, thr)
+        k0, M = self._split_plan(j, upper, rtol)
+        key_ = ("split", j, upper, thr, k0, M)
         entry = self._draws.get(key_)
         if entry is None:
             # one threshold's contributions are kept at a time
@@ -607,7 +624,6 @@ class TiltEngine:
         if have < n:
             k_phi, layers = self._layers_at(j)
             w = _grown(None if entry is None else entry[1], have, n)
-            k0, M = self._split_plan(j, upper)
             log_g2 = self._log_g2(j)
             S, D = self._split_states(j, k0, M, n)
             c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
@@ -648,7 +664,7 @@ class TiltEngine:
         """
         cap = max(DRAW_CHUNK, _STATE_BUDGET // M)
         want = min(n, cap)
-        entry = self._draws.get(("states", j))
+        entry = self._draws.get(("states", j, k0, M))
         if entry is None:
             for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "states"]:
                 del self._draws[other]
@@ -664,7 +680,7 @@ class TiltEngine:
             tilt_split_states(
                 layers, self.N, self.P, key, have, want - have, k0, M, S[have:want], D[have:want]
             )
-            self._draws[("states", j)] = (S, D, want)
+            self._draws[("states", j, k0, M)] = (S, D, want)
         assert S is not None and D is not None
         return S[:want], D[:want]
 
@@ -747,7 +763,7 @@ class TiltEngine:
 
     def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None):
         def contributions(n, estimate=True):
-            return self._contributions(s, j, n, upper, estimate)
+            return self._contributions(s, j, n, upper, estimate, rtol)
 
         return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress)
 
