@@ -18,28 +18,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from run import cpu_model  # benchmarks/run.py: this folder is the script's
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's pranker, whatever is installed
 
 from pranker import compare  # noqa: E402
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def data(n, n_pos, rho, effect, seed=0):

@@ -30,26 +30,15 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing as mp
-import platform
 import time
 
 import numpy as np
+from run import cpu_model  # benchmarks/run.py: this folder is the script's
 
 from pranker.null.saddle_large import LargePSaddle
 from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def sort_seconds(n: int, reps: int = 3) -> float:
