@@ -394,13 +394,19 @@ class TiltEngine:
                 hi_c = i
         if hi_c is not None and lo_c >= 0:
             lo, hi = lo_c, hi_c
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if below(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            return hi
+        else:
+            lo, hi = self._gallop_from_guess(s, sign, below)
+        # below(lo) true (or lo = -1), below(hi) false
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if below(mid):
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def _gallop_from_guess(self, s: float, sign: int, below) -> tuple[int, int]:
+        """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping from :meth:`_guess_index`."""
         j0 = self._guess_index(s, sign)
         step = 1
         if below(j0):  # the answer is above j0
@@ -418,14 +424,7 @@ class TiltEngine:
                 step *= 2
                 lo = j0 - step
             lo = max(lo, -1)
-        # below(lo) true (or lo = -1), below(hi) false
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if below(mid):
-                lo = mid
-            else:
-                hi = mid
-        return hi
+        return lo, hi
 
     def _guess_index(self, s: float, sign: int) -> int:
         """A first guess of :meth:`grid_index`: the cell of a loosely solved saddle point.
