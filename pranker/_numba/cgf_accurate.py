@@ -300,6 +300,18 @@ def _join(l, d, dd, bl, bd, bdd):
     return nl, wa * d + wb * bd, wa * dd + wb * bdd + wa * wb * diff * diff
 
 
+@njit(cache=True, inline="always")
+def _one_block(k, phi, x, zk, j, g, g1, g2, tl, td, tdd):
+    """Block j of layer k: a unit block directly, a wider one by :func:`block_sum`."""
+    if x[j] - x[j - 1] == 1:
+        tau = k / (k + x[j])
+        tl[j] = g[j] + phi * tau
+        td[j] = g1[j] + tau
+        tdd[j] = g2[j]
+    else:
+        tl[j], td[j], tdd[j] = block_sum(k, phi, x, zk, j, g, g1, g2)
+
+
 @njit(cache=True, parallel=True)
 def _blocks_parallel(k, phi, x, zk, j0, g, g1, g2, tl, td, tdd):
     """Blocks ``j0 .. B-1`` of layer k (unit blocks too), in parallel chunks."""
@@ -310,26 +322,14 @@ def _blocks_parallel(k, phi, x, zk, j0, g, g1, g2, tl, td, tdd):
         lo = j0 + (n * c) // nch
         hi = j0 + (n * (c + 1)) // nch
         for j in range(lo, hi):
-            if x[j] - x[j - 1] == 1:
-                tau = k / (k + x[j])
-                tl[j] = g[j] + phi * tau
-                td[j] = g1[j] + tau
-                tdd[j] = g2[j]
-            else:
-                tl[j], td[j], tdd[j] = block_sum(k, phi, x, zk, j, g, g1, g2)
+            _one_block(k, phi, x, zk, j, g, g1, g2, tl, td, tdd)
 
 
 @njit(cache=True)
 def _blocks_serial(k, phi, x, zk, j0, g, g1, g2, tl, td, tdd):
     B = x.shape[0]
     for j in range(j0, B):
-        if x[j] - x[j - 1] == 1:
-            tau = k / (k + x[j])
-            tl[j] = g[j] + phi * tau
-            td[j] = g1[j] + tau
-            tdd[j] = g2[j]
-        else:
-            tl[j], td[j], tdd[j] = block_sum(k, phi, x, zk, j, g, g1, g2)
+        _one_block(k, phi, x, zk, j, g, g1, g2, tl, td, tdd)
 
 
 @njit(cache=True)

@@ -496,8 +496,8 @@ class TiltEngine:
         the top 50 positives, and re-drawing them 8 times per draw cut the
         relative variance times the cost 3.6-fold; at p ~ 1e-290 the top 100
         positives are pinned to the top ranks and the variance is spread over
-        positives 100 to 300, where splitting gains nothing. So each threshold
-        picks among these by a pilot (:meth:`_split_plan`).
+        positives 100 to 300, where splitting gains nothing. So each grid
+        point picks among these by a pilot (:meth:`_split_plan`).
         """
         P = self.P
         plans = [(2, 1)]
