@@ -20,6 +20,7 @@ import re
 
 __all__ = [
     "LOG_BELOW",
+    "bound_fraction",
     "from_log10",
     "interval",
     "log10_pvalue",
@@ -105,12 +106,15 @@ def pvalue_rse(res) -> float | None:
 
 
 def pvalue_kind(res) -> str:
-    """How to print the p-value: ``exact``, ``interval`` (Monte Carlo), ``rse`` or ``plain``."""
+    """How to print the p-value: ``exact``, ``bound`` (a measured error bound), ``interval``
+    (Monte Carlo), ``rse`` or ``plain``."""
     method = getattr(res, "method", None)
     iv = pvalue_interval(res)
     rse = pvalue_rse(res)
     if method == "exact" or rse == 0.0 or (iv is not None and iv[0] == iv[1]):
         return "exact"
+    if method == "saddlepoint" and iv is not None and res.pvalue > 0.0:
+        return "bound"
     if iv is not None and (method == "montecarlo" or rse is None):
         return "interval"
     if rse is not None:
@@ -151,11 +155,24 @@ def pvalue_text(res, pm: str = "±") -> str:
         assert iv is not None  # pvalue_kind gives "interval" only when there is one
         return f"{pvalue_number(res.pvalue, lg, 2)} {interval(iv[0], iv[1], 2)}"
     text = pvalue_number(res.pvalue, lg, pvalue_digits(res))
+    if kind == "bound":
+        text += f" ({pm}{sig(100.0 * bound_fraction(res), 2)} % bound)"
     if kind == "rse":
         rse = pvalue_rse(res)
         assert rse is not None  # pvalue_kind gives "rse" only when the error is known
         text += f" ({pm}{sig(100.0 * rse, 2)} %)"
     return text
+
+
+def bound_fraction(res) -> float:
+    """The relative half-width of a measured error bound (its upper end over the p-value, minus 1)."""
+    lg = log10_pvalue(res)
+    liv = getattr(res, "log10_pvalue_interval", None)
+    if liv is not None and math.isfinite(lg):
+        return 10.0 ** (liv[1] - lg) - 1.0
+    iv = pvalue_interval(res)
+    assert iv is not None  # pvalue_kind gives "bound" only when there is one
+    return iv[1] / res.pvalue - 1.0
 
 
 # --- methods in words ----------------------------------------------------------------

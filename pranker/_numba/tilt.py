@@ -231,6 +231,32 @@ def layer_step(k, m, L, phi, cP, inv_r, X, mult, shift, Tp, c0p, c1p, Tn, c0n, c
                 Tn[0, d] = t0
                 Tn[1, d] = t1
                 Tn[2, d] = t2
+        elif order == 4 and mult:  # the saddlepoint's pass: four derivatives
+            A1 = inv_xs * c0p[1, b]
+            A2 = inv_xs * c0p[2, b]
+            A3 = inv_xs * c0p[3, b]
+            A4 = inv_xs * c0p[4, b]
+            for d in range(lo, hi):
+                a = k * inv_r[k + d] - cP
+                x = X[k + d]
+                f0 = x * (A0 + B0 * Tp[0, d])
+                if f0 < _FLUSH:
+                    f0 = 0.0
+                eg1 = x * (A1 + B0 * Tp[1, d])
+                eg2 = x * (A2 + B0 * Tp[2, d])
+                eg3 = x * (A3 + B0 * Tp[3, d])
+                eg4 = x * (A4 + B0 * Tp[4, d])
+                a2 = a * a
+                t0 += f0
+                t1 += a * f0 + eg1
+                t2 += a * (a * f0 + 2.0 * eg1) + eg2
+                t3 += a * (a2 * f0 + 3.0 * a * eg1 + 3.0 * eg2) + eg3
+                t4 += a2 * (a2 * f0 + 4.0 * a * eg1 + 6.0 * eg2) + 4.0 * a * eg3 + eg4
+                Tn[0, d] = t0
+                Tn[1, d] = t1
+                Tn[2, d] = t2
+                Tn[3, d] = t3
+                Tn[4, d] = t4
         else:
             for d in range(lo, hi):
                 a = k * inv_r[k + d] - cP
@@ -301,12 +327,34 @@ def tilt_forward(N, P, phi, c, derivs, store):
     """
     if store and derivs:
         raise ValueError("tilt_forward: the stored layers carry no derivatives")
+    log_z, mom, layers = _forward(N, P, phi, c, 2 if derivs else 0, store)
+    if derivs:
+        return log_z, mom[1], mom[2], layers
+    return log_z, np.nan, np.nan, layers
+
+
+@njit(cache=True)
+def tilt_moments(N, P, phi, c):
+    """``(log Z_c, E_phi[(S - c)^j] for j = 1..4)`` in one pass (no layers stored).
+
+    The same recursion as :func:`tilt_forward`, carrying four derivatives in
+    forward mode (``F^{(j)} = x sum_i C(j, i) a^{j-i} G^{(i)}``,
+    :func:`layer_step`): the saddlepoint's second-order terms need the
+    tilted law's third and fourth cumulants, and centring at ``c = s`` keeps
+    them well conditioned near the saddle point.
+    """
+    log_z, mom, _ = _forward(N, P, phi, c, 4, False)
+    return log_z, mom[1], mom[2], mom[3], mom[4]
+
+
+@njit(cache=True)
+def _forward(N, P, phi, c, order, store):
+    """The block-scaled forward pass: ``(log Z_c, mom, layers)``, ``mom[j] = E_phi[(S - c)^j]`` for ``j <= order``."""
     m = N - P
     w = m + 1
     L = block_len(P)
     nb = (w + L - 1) // L
     cP = c / P
-    order = 2 if derivs else 0
     inv_r, X, B = _layer_tables(N, phi)
     mult = abs(phi) <= _MULT_MAX_PHI
     if store:
@@ -372,12 +420,11 @@ def tilt_forward(N, P, phi, c, derivs, store):
     bl = nb - 1
     top = c0l[0, bl] + c1l[bl] * Tl[0, m]
     log_z = scale[bl] + math.log(top)
-    m1 = np.nan
-    m2 = np.nan
-    if derivs:
-        m1 = (c0l[1, bl] + c1l[bl] * Tl[1, m]) / top
-        m2 = (c0l[2, bl] + c1l[bl] * Tl[2, m]) / top
-    return log_z, m1, m2, (T, C0, C1, scale)
+    mom = np.empty(order + 1)
+    mom[0] = 1.0
+    for j in range(1, order + 1):
+        mom[j] = (c0l[j, bl] + c1l[bl] * Tl[j, m]) / top
+    return log_z, mom, (T, C0, C1, scale)
 
 
 @njit(cache=True)

@@ -14,6 +14,7 @@ import io
 
 from .._format import (  # noqa: F401  (re-exported: the other cli modules import them from here)
     LOG_BELOW,
+    bound_fraction,
     from_log10,
     interval,
     log10_pvalue,
@@ -64,6 +65,12 @@ def plain_line(column: str, res, *, ge: str = "≥", pm: str = "±") -> str:
         p = (
             f"about {pvalue_number(res.pvalue, lg, 2)} ({100 * res.conf_level:g}% interval "
             f"{sig(iv[0], 2)} to {sig(iv[1], 2)}{source})"
+        )
+    elif pvalue_kind(res) == "bound":
+        p = (
+            f"about {pvalue_number(res.pvalue, lg, 2)} (saddlepoint approximation, within "
+            f"{pm}{sig(100.0 * bound_fraction(res), 2)} %: its error bound measured against "
+            "an unbiased estimator)"
         )
     else:
         p = pvalue_text(res, pm)

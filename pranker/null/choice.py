@@ -5,7 +5,7 @@ tolerance under which two AP values count as equal) is set here once, so that
 :func:`pranker.null_distribution`, every test of significance (through
 :mod:`pranker.significance.auto`) and every entry point give the same number.
 The rule ``"auto"`` (which null for N instances and P positives) lives here
-too; it depends on N and P only, never on the observed AP.
+too; it depends on N, P and the accuracy asked for.
 """
 
 from __future__ import annotations
@@ -79,36 +79,74 @@ DEFAULT_MC_DRAWS = 100_000
 # Exact when the tail count is instant: C(N, P) placements at most this many
 # (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
 AUTO_EXACT_PLACEMENTS = 1_000_000
-# Otherwise the tilt: its memory does not grow with N P (exact layers up to 128 MB, the
-# compressed proposal of pranker.null.compressed beyond), so there is no Monte Carlo
-# fallback. (The saddlepoint needs no tables but is off by more than an order of
-# magnitude for some (N, P): at N = 1e6, P = 300, AP 0.0007, true p = 2.5e-3,
-# Lugannani-Rice was off by 1.2 orders; see the calibration study.)
+# Then the second-order saddlepoint where it has been calibrated (below); otherwise the
+# tilt: its memory does not grow with N P (exact layers up to 128 MB, the compressed
+# proposal of pranker.null.compressed beyond), so there is no Monte Carlo fallback. (Far
+# from the calibrated region the saddlepoint is off by large factors: at N = 1e6, P = 300,
+# AP 0.0007, true p = 2.5e-3, first-order Lugannani-Rice was off by 1.2 orders.)
+
+# --- the saddlepoint's calibrated region ------------------------------------------
+# Measured against the tilted estimator at 0.4 % rse (benchmarks/calibration_saddlepoint.py,
+# docs/calibration.md): with rho = N / P^2 at most SADDLEPOINT_MAX_RHO and at least
+# SADDLEPOINT_MIN_POSITIVES positives, the second-order saddlepoint's log10 error stayed
+# within SADDLEPOINT_LOG10_BOUND at every threshold, body to top, both tails.
+SADDLEPOINT_MAX_RHO = 0.05
+SADDLEPOINT_MIN_POSITIVES = 50
+SADDLEPOINT_LOG10_BOUND = 0.01
+# ... for thresholds up to this fraction of the way from the null mean of S to its largest
+# value P; nearer the top the tail holds few placements, S is lumpy there, and the error
+# reached 0.03-0.15 in log10 at 0.99-0.999 of the way with N / P <= 4.
+SADDLEPOINT_MAX_DEPTH = 0.9
+# Its passes are over P (N - P + 1) cells (about 3 ns each, four or five passes): "auto"
+# takes it up to the size of the tilt's exact layers.
+SADDLEPOINT_MAX_CELLS = 16_000_000
+
+
+def saddlepoint_log10_bound(n: int, n_pos: int) -> float | None:
+    """The measured bound on the saddlepoint's log10 error for (N, P), or None outside its region."""
+    if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
+        return None
+    if n > SADDLEPOINT_MAX_RHO * n_pos * n_pos:
+        return None
+    if n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS:
+        return None
+    return SADDLEPOINT_LOG10_BOUND
 
 
 @renamed_parameters(N="n", P="n_pos")
-def auto_method(n: int, n_pos: int) -> str:
+def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     """The method ``method="auto"`` uses for N instances and P positives.
 
     - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
       instant);
+    - ``"saddlepoint"`` where the second-order saddlepoint has been
+      calibrated — ``N <= 0.05 P^2``, ``P >= 50``, ``P (N - P + 1) <= 1.6e7``
+      — and its measured bound (0.01 in log10, 2.3 %) is within twice
+      ``rtol`` (the half-width of the tilted estimator's own 95 % interval):
+      a few milliseconds to a few tenths of a second, no draws. Thresholds
+      beyond its calibrated depth (90 % of the way from the null mean to AP
+      = 1) are answered by the tilt; each p-value's ``method`` says which;
     - ``"tilt"`` otherwise: the importance sampler with exact likelihood
       ratios, 2 % relative standard error, for any N (its tables take at
       most ~130 MB: exact layers while they fit, the compressed proposal of
       :mod:`pranker.null.compressed` beyond).
 
-    The rule depends on (N, P) only, never on the observed AP, so every
-    entry point gives the same answer for the same ranking.
+    The rule depends on (N, P) and ``rtol`` only, never on the observed AP
+    except through the saddlepoint's depth limit, so every entry point gives
+    the same answer for the same ranking.
 
     Parameters
     ----------
     n, n_pos : int
         Number of instances and of positives, ``1 <= P <= N``.
+    rtol : float, optional
+        The accuracy asked of the tilt (default 0.02); below 0.0117 the
+        saddlepoint's bound is too wide and the tilt answers everywhere.
 
     Returns
     -------
     str
-        ``"exact"`` or ``"tilt"``.
+        ``"exact"``, ``"saddlepoint"`` or ``"tilt"``.
 
     See Also
     --------
@@ -119,6 +157,8 @@ def auto_method(n: int, n_pos: int) -> str:
     --------
     >>> auto_method(20, 5), auto_method(10**4, 1), auto_method(10**5, 30)
     ('exact', 'exact', 'tilt')
+    >>> auto_method(5000, 500), auto_method(5000, 500, rtol=0.005)
+    ('saddlepoint', 'tilt')
     >>> auto_method(10**6, 300), auto_method(10**10, 10**5)
     ('tilt', 'tilt')
     """
@@ -127,4 +167,7 @@ def auto_method(n: int, n_pos: int) -> str:
     n, p = int(n_arr[0]), int(p_arr[0])
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
         return "exact"
+    bound = saddlepoint_log10_bound(n, p)
+    if bound is not None and 10.0**bound - 1.0 <= 2.0 * (DEFAULT_RTOL if rtol is None else rtol):
+        return "saddlepoint"
     return "tilt"

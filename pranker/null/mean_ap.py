@@ -560,12 +560,15 @@ def _check_queries(n, n_pos):
 
 def _single_null(N, P, method, seed, rtol, max_draws) -> NullDistribution:
     """The null of one ranking, built as :func:`pranker.significance_from_ap` builds it."""
+    beyond = method == "auto"  # the default: the tilt answers beyond the saddlepoint's region
     if method == "auto":
-        method = auto_method(N, P)
+        method = auto_method(N, P, rtol)
     if method == "tilt":
         return TiltNull(N, P, rtol=rtol, seed=seed, max_draws=max_draws, progress=False)
     if method == "saddlepoint":
-        return SaddlepointNull(N, P, seed=seed)
+        return SaddlepointNull(
+            N, P, seed=seed, tilt_beyond=beyond, rtol=rtol, max_draws=max_draws, progress=False
+        )
     return ExactNull(N, P)
 
 

@@ -306,18 +306,36 @@ class TiltEngine:
         one more recursion pass and makes the result independent of the path
         the search took (to about 1e-10 in log p).
         """
+        phi, k, _, k2, _ = self.saddle_search(s, tol, max_iter)
+        return phi, k, k2
+
+    def saddle_search(
+        self, s: float, tol: float = 1e-10, max_iter: int = 100, phi0: float | None = None
+    ):
+        """:meth:`saddle`'s search: ``(phi, K(phi), K'(phi), K''(phi), passes)`` at its last point.
+
+        ``passes`` counts the recursions made; ``phi0`` (on the side of
+        the mean ``s`` lies) replaces the default first point. With a loose
+        ``tol`` (in tilted standard deviations) the caller finishes the step itself
+        (:func:`pranker.null.saddlepoint.saddlepoint_tail`).
+        """
         sign = 1.0 if s >= self.mean_s else -1.0
         if s == self.mean_s:
-            k, _, k2 = self.cgf(0.0)
-            return 0.0, k, k2
+            k, k1, k2 = self.cgf(0.0)
+            return 0.0, k, k1, k2, 1
         # t = log|phi|; K' is increasing in phi, so g(t) = sign (K'(sign e^t) - s) increases in t
-        phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
-        t = math.log(min(phi_n, 0.5 / self.sd_s))
+        if phi0 is not None and phi0 * sign > 0.0 and math.isfinite(phi0):
+            t = math.log(abs(phi0))
+        else:
+            phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
+            t = math.log(min(phi_n, 0.5 / self.sd_s))
         lo = hi = None  # (t, g) at the bracket ends
-        phi = k = k2 = math.nan
+        phi = k = k1 = k2 = math.nan
+        passes = 0
         for _ in range(max_iter):
             phi = sign * math.exp(t)
             k, k1, k2 = self.cgf(phi)
+            passes += 1
             g = sign * (k1 - s)
             if abs(g) <= tol * math.sqrt(k2):
                 break
@@ -335,7 +353,7 @@ class TiltEngine:
                 assert lo is not None and hi is not None
                 new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
             t = new
-        return phi, k, k2
+        return phi, k, k1, k2, passes
 
     # -- the grid ----------------------------------------------------------
     def grid_phi(self, j: float) -> float:

@@ -95,7 +95,7 @@ class PValueOptions:
 
     def resolved_method(self, n: int, n_pos: int) -> str:
         """The method used for (n, n_pos): ``method``, with ``"auto"`` resolved."""
-        return auto_method(n, n_pos) if self.method == "auto" else self.method
+        return auto_method(n, n_pos, self.rtol) if self.method == "auto" else self.method
 
     def null(self, n: int, n_pos: int) -> NullDistribution:
         """The null distribution these options name for n instances and n_pos positives."""
@@ -108,6 +108,9 @@ class PValueOptions:
             kwargs = {"rtol": rtol, "seed": self.seed, "progress": self.progress}
         elif method == "saddlepoint":
             kwargs = {"seed": self.seed}
+            if self.method == "auto":  # the tilt answers beyond the calibrated region
+                rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
+                kwargs.update(tilt_beyond=True, rtol=rtol, progress=self.progress)
         elif method == "montecarlo":
             n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
             kwargs = {"n_draws": n_draws, "seed": self.seed, "alpha": self.alpha}
