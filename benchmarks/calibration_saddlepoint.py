@@ -12,6 +12,8 @@ positives against the spread of S).
     python benchmarks/calibration_saddlepoint.py                 # the grid (~40 minutes)
     python benchmarks/calibration_saddlepoint.py --quick         # 6 pairs
     python benchmarks/calibration_saddlepoint.py --out cal.jsonl # keep every record
+    python benchmarks/calibration_saddlepoint.py --positives 1000,2000
+    python benchmarks/calibration_saddlepoint.py --pairs 20000x2000 --z 2,8,32 --rtol 0.01
 
 ``--check`` exits non-zero when an error inside the region the default uses
 (``pranker.null.choice.saddlepoint_log10_bound``) exceeds that bound.
@@ -37,11 +39,11 @@ RHO_BINS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 1.0, math.inf)
 EXACT_CELLS = 16_000_000
 
 
-def pairs(quick: bool) -> list[tuple[int, int]]:
+def pairs(quick: bool, positives=POSITIVES) -> list[tuple[int, int]]:
     if quick:
         return list(QUICK)
     out = []
-    for P in POSITIVES:
+    for P in positives:
         for r in RATIOS:
             N = round(r * P)
             if N / P**2 <= 0.1 and P * (N - P + 1) <= EXACT_CELLS and math.comb(N, P) > 10**6:
@@ -78,7 +80,25 @@ def main(argv=None) -> int:
     ap.add_argument("--rtol", type=float, default=0.004)
     ap.add_argument("--out", default=None, help="append every record to this JSON-lines file")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument(
+        "--positives", default=None, help="comma-separated P values of the grid (default: all)"
+    )
+    ap.add_argument(
+        "--pairs",
+        default=None,
+        help="NxP pairs instead of the grid, e.g. 20000x2000,50000x2000 (any size: the truth "
+        "then comes from the compressed proposal when the exact layers do not fit)",
+    )
+    ap.add_argument(
+        "--z", default=None, help="comma-separated upper-tail z instead of the full threshold set"
+    )
     args = ap.parse_args(argv)
+    positives = POSITIVES if args.positives is None else tuple(map(int, args.positives.split(",")))
+    if args.pairs:
+        grid = [tuple(int(v) for v in pq.split("x")) for pq in args.pairs.split(",")]
+    else:
+        grid = pairs(args.quick, positives)
+    only_z = None if args.z is None else tuple(float(v) for v in args.z.split(","))
     print(f"machine: {machine_line()}; truth: tilted estimator at {args.rtol:g} rse")
     print(
         "| N | P | rho | threshold | tail | truth log10 p | se (log10) | 2nd order - truth "
@@ -87,9 +107,12 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|")
     records = []
     sink = open(args.out, "a") if args.out else None
-    for N, P in pairs(args.quick):
+    for N, P in grid:
         eng = TiltEngine(N, P)
-        for s, upper, label in thresholds(eng):
+        ths = thresholds(eng)
+        if only_z is not None:
+            ths = [(eng.mean_s + z * eng.sd_s, True, f"z={z:g}") for z in only_z]
+        for s, upper, label in ths:
             sp = saddlepoint_tail(eng, s, upper)
             t0 = time.perf_counter()
             est = eng.tail(s, upper=upper, rtol=args.rtol, max_draws=1 << 22, progress=False)

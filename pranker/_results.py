@@ -11,8 +11,10 @@ all in ``to_dict()``:
 ``pvalue``, ``log10_pvalue``
     The p-value and its log10 (finite where the p-value underflows float64).
 ``pvalue_interval``
-    Confidence interval of the true p-value at ``conf_level``, or None when
-    the method gives no error bound.
+    Confidence interval of the true p-value at ``conf_level``; for a
+    saddlepoint p-value inside its calibrated region the interval of its
+    measured error bound (not a confidence level); None when the method
+    gives no error bound.
 ``pvalue_rse``
     Relative standard error of the p-value: 0 when exact, None when not
     estimated.
