@@ -168,7 +168,7 @@ def bound_fraction(res) -> float:
     """The relative half-width of a measured error bound (its upper end over the p-value, minus 1)."""
     lg = log10_pvalue(res)
     liv = getattr(res, "log10_pvalue_interval", None)
-    if liv is not None and math.isfinite(lg):
+    if liv is not None and lg is not None and math.isfinite(lg):
         return 10.0 ** (liv[1] - lg) - 1.0
     iv = pvalue_interval(res)
     assert iv is not None  # pvalue_kind gives "bound" only when there is one
