@@ -343,7 +343,11 @@ def tilt_moments(N, P, phi, c):
     tilted law's third and fourth cumulants, and centring at ``c = s`` keeps
     them well conditioned near the saddle point.
     """
-    log_z, mom, _ = _forward(N, P, phi, c, 4, False)
+    # order and store as runtime values: literal constants would make numba compile
+    # _forward and layer_step a second time (about 3 s on a cold first call)
+    order = 4 if P > 0 else 0
+    store = P < 0
+    log_z, mom, _ = _forward(N, P, phi, c, order, store)
     return log_z, mom[1], mom[2], mom[3], mom[4]
 
 
