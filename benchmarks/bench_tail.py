@@ -50,7 +50,8 @@ warm-up, so only pranker's own memory counts). The peak is ``VmHWM`` of
 ``ru_maxrss`` survives ``exec``, so a child would start with this driver's
 high-water mark (the 160 MB of the reference sort); ``ru_maxrss`` is the
 fallback where the reset is not available (marked in the table). The column
-"engine tables" is what the tail engine's tables take by construction:
+"engine tables" is what the tail engine's tables take by construction (none
+where the saddlepoint answered: its passes keep two layers):
 compressed (knots, ``table_bytes()``) or the exact ``8 P (N - P + 1)`` bytes.
 
 ``rows(quick)`` (for ``benchmarks/run.py``) runs the ``quick`` set only.
@@ -434,7 +435,7 @@ def _fmt_row(spec, res, ref, timeout):
         f"{res['secs'] / ref:.2f}",
         own,
         mem,
-        spec["tables"],
+        "none (saddlepoint passes)" if res["method"] == "saddlepoint" else spec["tables"],
     ]
 
 
