@@ -890,10 +890,11 @@ class SaddlepointNull(NullDistribution):
 
     Deterministic: a few forward recursions, ``O(P (N - P + 1))`` each.
     Where it has been calibrated — ``N <= 0.05 P^2`` (many positives for
-    their share), at least 50 positives, and a threshold below 90 % of the
-    way from the null mean to the largest AP — its log10 error stayed within
-    0.01 (2.3 %) against the tilted estimator at 0.4 % relative standard
-    error, from the body to 10^-300 (docs/calibration.md); there a p-value
+    their share), at least 50 positives, ``P (N - P + 1) <= 1e8`` and a
+    threshold below 90 % of the way from the null mean to the largest AP —
+    its log10 error stayed within 0.01 (2.3 %) against the tilted estimator
+    at 0.4-0.5 % relative standard error, from the body to 10^-1269
+    (docs/calibration.md); there a p-value
     reports that bound as its ``pvalue_interval``. Elsewhere it reports no
     interval: with few positives among many items it is off by a factor up
     to about 8 at N = 10^5, P = 100, and near the top of the support (a
