@@ -192,3 +192,34 @@ def test_every_entry_point_gives_the_saddlepoint_answer():
     assert many.log10_pvalue[0] == pytest.approx(one.log10_pvalue, rel=1e-9)
     assert chunked.log10_pvalue == pytest.approx(one.log10_pvalue, rel=1e-9)
     assert chunked.method == "saddlepoint"
+
+
+def test_long_searches_show_a_progress_bar(monkeypatch):
+    """A bar counting passes where they are predicted to take more than ~2 s; none otherwise."""
+    import pranker.null.saddlepoint as sp_module
+
+    made = []
+
+    class Bar:
+        def __init__(self, total, desc, enabled):
+            self.enabled, self.n = enabled, 0
+            made.append(self)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            self.n += n
+
+    monkeypatch.setattr(sp_module, "progress_bar", Bar)
+    eng = TiltEngine(2000, 400)
+    s = eng.mean_s + 5 * eng.sd_s
+    plain = saddlepoint_tail(eng, s, True, progress=True)
+    assert made[-1].enabled is False  # 6e5 cells: far below 2 s
+    monkeypatch.setattr(sp_module, "_NS_PER_CELL", 1e6)  # pretend the passes are slow
+    shown = saddlepoint_tail(eng, s, True, progress=True)
+    assert made[-1].enabled is True and made[-1].n == shown.passes
+    assert shown.log_p == plain.log_p  # the bar changes nothing

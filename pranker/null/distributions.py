@@ -912,8 +912,12 @@ class SaddlepointNull(NullDistribution):
         twice ``rtol``, answer with the tilted estimator (:class:`TiltNull`)
         instead; ``method`` on each p-value says which answered. This is
         what ``method="auto"`` uses (default False: the saddlepoint everywhere).
-    rtol, max_draws, progress
+    rtol, max_draws
         Passed to the tilted estimator with ``tilt_beyond``.
+    progress : bool or None
+        A progress bar (tqdm) for p-values predicted to take more than about
+        2 s (the passes here, or the tilt's draws): always (True), never
+        (False), or only when stderr is a terminal (None, the default).
 
     Attributes
     ----------
@@ -986,7 +990,7 @@ class SaddlepointNull(NullDistribution):
         z = (s - eng.mean_s) / eng.sd_s
         if abs(z) < 1e-4:
             return math.log(ndtr(-z))
-        return saddlepoint_tail(eng, s, True).log_p
+        return saddlepoint_tail(eng, s, True, self.progress).log_p
 
     @staticmethod
     def _lr(phi, s, k, k2, z):

@@ -73,6 +73,7 @@ import math
 from dataclasses import dataclass
 
 from .._numba.tilt import tilt_moments
+from .._progress import progress_bar
 from .tilt import TiltEngine, log_sf_lugannani_rice
 
 __all__ = ["SaddlepointTail", "log_sf_second_order", "saddlepoint_tail"]
@@ -86,6 +87,10 @@ _LN10 = math.log(10.0)
 _SEARCH_TOL = 0.05
 # positives of the scaled-down problem that gives the search its first point
 _GUESS_POSITIVES = 64
+# a progress bar when this many passes of this many ns per cell would pass _BAR_SECONDS
+_PASSES_TYPICAL = 5
+_NS_PER_CELL = 5.0
+_BAR_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -206,7 +211,9 @@ def from_pass(
     )
 
 
-def saddlepoint_tail(engine: TiltEngine, s: float, upper: bool = True) -> SaddlepointTail:
+def saddlepoint_tail(
+    engine: TiltEngine, s: float, upper: bool = True, progress: bool | None = False
+) -> SaddlepointTail:
     """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the second-order saddlepoint.
 
     ``s`` must lie strictly inside the support of S, on the side of the
@@ -214,15 +221,21 @@ def saddlepoint_tail(engine: TiltEngine, s: float, upper: bool = True) -> Saddle
     the tail is above 1/2, as ``1 -`` the opposite tail or directly: the
     formula holds on both sides, only its cancellation differs).
     """
-    phi0, passes0 = _first_guess(engine, s)
-    phi, _, k1, k2, passes = engine.saddle_search(s, tol=_SEARCH_TOL, phi0=phi0)
-    # one Newton step in phi from within _SEARCH_TOL standard deviations (quadratic
-    # convergence), unless the step would cross 0 or more than halve phi (then stay)
-    if k2 > 0.0 and phi != 0.0:
-        step = (s - k1) / k2
-        if abs(step) <= 0.5 * abs(phi):
-            phi += step
-    return from_pass(engine, phi, s, upper, passes)
+    phi0, _ = _first_guess(engine, s)
+    # a progress bar (counting passes) where they are predicted to take more than ~2 s
+    cells = engine.P * (engine.N - engine.P + 1)
+    slow = _PASSES_TYPICAL * _NS_PER_CELL * 1e-9 * cells > _BAR_SECONDS
+    with progress_bar(_PASSES_TYPICAL, "saddlepoint passes", progress if slow else False) as bar:
+        phi, _, k1, k2, passes = engine.saddle_search(s, tol=_SEARCH_TOL, phi0=phi0, bar=bar)
+        # one Newton step in phi from within _SEARCH_TOL standard deviations (quadratic
+        # convergence), unless the step would cross 0 or more than halve phi (then stay)
+        if k2 > 0.0 and phi != 0.0:
+            step = (s - k1) / k2
+            if abs(step) <= 0.5 * abs(phi):
+                phi += step
+        out = from_pass(engine, phi, s, upper, passes)
+        bar.update(1)
+    return out
 
 
 def _first_guess(engine: TiltEngine, s: float) -> tuple[float | None, int]:

@@ -310,12 +310,18 @@ class TiltEngine:
         return phi, k, k2
 
     def saddle_search(
-        self, s: float, tol: float = 1e-10, max_iter: int = 100, phi0: float | None = None
+        self,
+        s: float,
+        tol: float = 1e-10,
+        max_iter: int = 100,
+        phi0: float | None = None,
+        bar: Any = None,
     ):
         """:meth:`saddle`'s search: ``(phi, K(phi), K'(phi), K''(phi), passes)`` at its last point.
 
         ``passes`` counts the recursions made; ``phi0`` (on the side of
-        the mean ``s`` lies) replaces the default first point. With a loose
+        the mean ``s`` lies) replaces the default first point; ``bar`` (a
+        progress bar) is advanced by one per recursion. With a loose
         ``tol`` (in tilted standard deviations) the caller finishes the step itself
         (:func:`pranker.null.saddlepoint.saddlepoint_tail`).
         """
@@ -336,6 +342,8 @@ class TiltEngine:
             phi = sign * math.exp(t)
             k, k1, k2 = self.cgf(phi)
             passes += 1
+            if bar is not None:
+                bar.update(1)
             g = sign * (k1 - s)
             if abs(g) <= tol * math.sqrt(k2):
                 break

@@ -107,10 +107,10 @@ class PValueOptions:
             rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
             kwargs = {"rtol": rtol, "seed": self.seed, "progress": self.progress}
         elif method == "saddlepoint":
-            kwargs = {"seed": self.seed}
+            kwargs = {"seed": self.seed, "progress": self.progress}
             if self.method == "auto":  # the tilt answers beyond the calibrated region
                 rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
-                kwargs.update(tilt_beyond=True, rtol=rtol, progress=self.progress)
+                kwargs.update(tilt_beyond=True, rtol=rtol)
         elif method == "montecarlo":
             n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
             kwargs = {"n_draws": n_draws, "seed": self.seed, "alpha": self.alpha}
