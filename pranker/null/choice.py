@@ -97,7 +97,7 @@ SADDLEPOINT_LOG10_BOUND = 0.01
 # value P; nearer the top the tail holds few placements, S is lumpy there, and the error
 # reached 0.03-0.15 in log10 at 0.99-0.999 of the way with N / P <= 4.
 SADDLEPOINT_MAX_DEPTH = 0.9
-# Its passes are over P (N - P + 1) cells (3-7 ns each, 4-9 passes, two layers of memory):
+# Its passes are over P (N - P + 1) cells (3-7 ns each, 2-11 passes, mostly 3-5; two layers of memory):
 # "auto" takes it up to 1e8 cells (0.4-2.8 s at 3.6e7-9.6e7 cells, where it was checked against
 # the compressed proposal's estimates; the tilt took several seconds there).
 SADDLEPOINT_MAX_CELLS = 100_000_000
