@@ -138,13 +138,15 @@ def test_the_search_lands_on_the_saddle_point():
 
 
 def test_default_rule_boundaries():
-    # inside: rho = N / P^2 <= 0.05, P >= 50, P (N - P + 1) <= 1e8, C(N, P) > 1e6
+    # inside: rho = N / P^2 <= 0.1, N <= 25 P, P >= 50, P (N - P + 1) <= 1e8, C(N, P) > 1e6
     assert pranker.auto_method(5000, 500) == "saddlepoint"
-    assert pranker.auto_method(125, 50) == "saddlepoint"
-    assert pranker.auto_method(126, 50) == "tilt"  # rho just above 0.05
+    assert pranker.auto_method(250, 50) == "saddlepoint"
+    assert pranker.auto_method(251, 50) == "tilt"  # rho just above 0.1
     assert pranker.auto_method(100, 49) == "tilt"  # too few positives
     assert pranker.auto_method(40_000, 3_999) == "tilt"  # 1.44e8 cells: more than 1e8
     assert pranker.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
+    assert pranker.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
+    assert pranker.auto_method(25_001, 1_000) == "tilt"  # more than 25 (the error grows)
     assert pranker.auto_method(52, 50) == "exact"  # C(52, 50) is small
     # the bound (2.3 %) must be within twice rtol
     assert pranker.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"

@@ -104,8 +104,8 @@ def test_auto_rule_branches():
     assert auto_method(30, 30) == "exact"
     assert auto_method(26, 7) == "exact"  # C(26, 7) = 657,800 placements
     assert auto_method(27, 8) == "tilt"  # C(27, 8) = 2,220,075
-    assert auto_method(10**4, 1000) == "saddlepoint"  # N <= 0.05 P^2: calibrated
-    assert auto_method(10**4, 400) == "tilt"  # N / P^2 = 0.0625
+    assert auto_method(10**4, 1000) == "saddlepoint"  # N <= 0.1 P^2, N <= 25 P: calibrated
+    assert auto_method(10**4, 300) == "tilt"  # N / P^2 = 0.11
     assert auto_method(10**5, 30) == "tilt"
     # tiny: exact and equal to brute force
     s, y = ranking(12, [2, 3, 9])

@@ -87,11 +87,16 @@ AUTO_EXACT_PLACEMENTS = 1_000_000
 
 # --- the saddlepoint's calibrated region ------------------------------------------
 # Measured against the tilted estimator at 0.4 % rse (benchmarks/calibration_saddlepoint.py,
-# docs/calibration.md): with rho = N / P^2 at most SADDLEPOINT_MAX_RHO and at least
-# SADDLEPOINT_MIN_POSITIVES positives, the second-order saddlepoint's log10 error stayed
-# within SADDLEPOINT_LOG10_BOUND at every threshold, body to top, both tails.
-SADDLEPOINT_MAX_RHO = 0.05
+# docs/calibration.md): with rho = N / P^2 at most SADDLEPOINT_MAX_RHO, at least
+# SADDLEPOINT_MIN_POSITIVES positives and at most SADDLEPOINT_MAX_ITEMS_PER_POSITIVE items per
+# positive, the second-order saddlepoint's log10 error stayed within SADDLEPOINT_LOG10_BOUND
+# at every threshold up to SADDLEPOINT_MAX_DEPTH, both tails.
+SADDLEPOINT_MAX_RHO = 0.1
 SADDLEPOINT_MIN_POSITIVES = 50
+# ... and at most this many items per positive: at a fixed rho the error grows with N / P
+# (0.009-0.011 at 16 sd for P = 500, N / P = 30-50; 0.014 at N = 50,000, P = 1,000, rho =
+# 0.05); with N / P <= 25 it stayed within 0.007 up to rho = 0.1)
+SADDLEPOINT_MAX_ITEMS_PER_POSITIVE = 25
 SADDLEPOINT_LOG10_BOUND = 0.01
 # ... for thresholds up to this fraction of the way from the null mean of S to its largest
 # value P; nearer the top the tail holds few placements, S is lumpy there, and the error
@@ -107,7 +112,7 @@ def saddlepoint_log10_bound(n: int, n_pos: int) -> float | None:
     """The measured bound on the saddlepoint's log10 error for (N, P), or None outside its region."""
     if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
         return None
-    if n > SADDLEPOINT_MAX_RHO * n_pos * n_pos:
+    if n > SADDLEPOINT_MAX_RHO * n_pos * n_pos or n > SADDLEPOINT_MAX_ITEMS_PER_POSITIVE * n_pos:
         return None
     if n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS:
         return None
@@ -121,7 +126,8 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
       instant);
     - ``"saddlepoint"`` where the second-order saddlepoint has been
-      calibrated — ``N <= 0.05 P^2``, ``P >= 50``, ``P (N - P + 1) <= 1e8``
+      calibrated — ``N <= 0.1 P^2``, ``N <= 25 P``, ``P >= 50``,
+      ``P (N - P + 1) <= 1e8``
       — and its measured bound (0.01 in log10, 2.3 %) is within twice
       ``rtol`` (the half-width of the tilted estimator's own 95 % interval):
       a few milliseconds to a few seconds, no draws. Thresholds

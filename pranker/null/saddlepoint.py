@@ -49,11 +49,12 @@ The formula is asymptotic in the number of positives; what spoils it is the
 discreteness of the top positives. The first positive's rank is roughly
 geometric with mean N / P, so its term ``1 / r_1`` is a lumpy part of S
 unless it is small against S's spread, which grows like P: the error is
-governed by ``rho = N / P^2``. Measured against the tilted estimator at
-0.4 % relative standard error (``benchmarks/calibration_saddlepoint.py``;
-docs/calibration.md): where ``rho <= 0.05`` and P >= 50 the log10 error
-stayed within :data:`pranker.null.choice.SADDLEPOINT_LOG10_BOUND` from the
-body to the top of the support, both tails; at ``rho`` of 1 and more it
+governed by ``rho = N / P^2`` (and, at a fixed rho, grows with N / P).
+Measured against the tilted estimator at 0.4 % relative standard error
+(``benchmarks/calibration_saddlepoint.py``; docs/calibration.md): where
+``rho <= 0.1``, ``N / P <= 25`` and P >= 50 the log10 error stayed within
+:data:`pranker.null.choice.SADDLEPOINT_LOG10_BOUND` up to 90 % of the way
+from the mean to the top of the support, both tails; at ``rho`` of 1 and more it
 reaches 0.2-0.9 in log10 (a factor up to 8). That bound is what a p-value
 of this method reports as its ``pvalue_interval`` inside the calibrated
 region (:func:`pranker.null.choice.saddlepoint_log10_bound`); outside it the
