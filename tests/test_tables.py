@@ -1,5 +1,6 @@
 """Tests of null_params_table, NullTable save/load and parse_int_ranges."""
 
+import math
 from fractions import Fraction
 from itertools import combinations
 
@@ -35,7 +36,9 @@ def assert_same_result(got, ref):
     assert a.keys() == b.keys()
     for k in a:
         if isinstance(b[k], (float, list, tuple)):
-            assert a[k] == pytest.approx(b[k], rel=1e-12, abs=1e-300, nan_ok=True), k
+            # log10 p to 4.4e-13 absolute, i.e. p to 1e-12 relative
+            tol = 1e-12 / math.log(10.0) if k.startswith("log10") else 1e-300
+            assert a[k] == pytest.approx(b[k], rel=1e-12, abs=tol, nan_ok=True), k
         else:
             assert a[k] == b[k], k
 
