@@ -151,6 +151,9 @@ def test_default_rule_boundaries():
     # the bound (2.3 %) must be within twice rtol
     assert pranker.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
     assert pranker.auto_method(5000, 500, rtol=0.0115) == "tilt"
+    for bad in (-1, 0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"auto_method: rtol must be in \(0, 1\)"):
+            pranker.auto_method(5000, 500, rtol=bad)
 
 
 def test_default_hands_thresholds_beyond_the_calibrated_depth_to_the_tilt():

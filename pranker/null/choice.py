@@ -155,6 +155,11 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     str
         ``"exact"``, ``"saddlepoint"`` or ``"tilt"``.
 
+    Raises
+    ------
+    ValueError
+        If the counts are not ``1 <= P <= N``, or ``rtol`` is not in (0, 1).
+
     See Also
     --------
     pranker.pranker : Uses this rule for ``method="auto"``.
@@ -172,6 +177,11 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     N, P = n, n_pos  # the paper's notation in the formulas below
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
+    if rtol is not None and not 0.0 < float(rtol) < 1.0:
+        raise ValueError(
+            f"auto_method: rtol must be in (0, 1) (a relative standard error, e.g. 0.02); "
+            f"got {rtol!r}."
+        )
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
         return "exact"
     bound = saddlepoint_log10_bound(n, p)
