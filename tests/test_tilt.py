@@ -416,9 +416,17 @@ def test_grid_index_is_the_first_edge_past_the_threshold_however_searched(N, P):
     cached edges), in both tails."""
     rng = np.random.default_rng(N + P)
     warm = TiltEngine(N, P)
+    climbing = TiltEngine(N, P)  # thresholds in increasing order: galloping up from the cache
     scan = TiltEngine(N, P)  # its cached edges are only read in order
     s_min = sum(k / (N - P + k) for k in range(1, P + 1))
-    for z in np.r_[rng.uniform(0.05, 40, 12), -rng.uniform(0.2, 3, 4)]:
+    zs = np.r_[rng.uniform(0.05, 40, 12), -rng.uniform(0.2, 3, 4)]
+    for z in np.sort(zs[zs > 0]):
+        s = min(climbing.mean_s + z * climbing.sd_s, P * (1 - 1e-9))
+        j = 0
+        while scan._k1_edge(j, 1) <= s:
+            j += 1
+        assert climbing.grid_index(s, 1) == j, (z, j)
+    for z in zs:
         s = min(warm.mean_s + z * warm.sd_s, P * (1 - 1e-9))
         sign = 1 if z > 0 else -1
         if sign < 0 and s <= s_min * 1.01:

@@ -395,8 +395,10 @@ class TiltEngine:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
-        tail), found by galloping from a first guess and bisecting over cached
-        cell edges. The guess is one Newton step from the normal
+        tail), found by bisecting between cached cell edges where they bracket
+        ``s``, by galloping up from the highest cached edge below ``s`` (many
+        rankings of one (N, P), visited in increasing AP: one or two passes
+        each), or else by galloping from a first guess. The guess is one Newton step from the normal
         approximation (:meth:`_guess_index`), so a threshold typically costs
         5-7 recursion passes instead of the 15-17 of galloping from 0. The
         guess and the search path depend on ``s`` alone, so does the answer —
@@ -421,7 +423,10 @@ class TiltEngine:
         if hi_c is not None and lo_c >= 0:
             lo, hi = lo_c, hi_c
         else:
-            lo, hi = self._gallop_from_guess(s, sign, below)
+            # past every cached edge (rankings visited in increasing AP): a few probes above
+            # the highest one (one or two passes for the next cell) before a first guess (3-6)
+            near = self._gallop_up(lo_c, below) if lo_c >= 0 else None
+            lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below)
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -430,6 +435,19 @@ class TiltEngine:
             else:
                 hi = mid
         return hi
+
+    @staticmethod
+    def _gallop_up(lo: int, below, probes: int = 3) -> tuple[int, int] | None:
+        """``(lo, hi)`` with ``below(lo)`` true and ``below(hi)`` false, from at most ``probes``
+        edges above ``lo`` (``lo + 1``, ``+ 2``, ``+ 4`` ...); None if they are all below ``s``."""
+        step = 1
+        for _ in range(probes):
+            hi = lo + step
+            if not below(hi):
+                return lo, hi
+            lo = hi
+            step *= 2
+        return None
 
     def _gallop_from_guess(self, s: float, sign: int, below) -> tuple[int, int]:
         """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping from :meth:`_guess_index`."""
