@@ -1,7 +1,8 @@
 """Rows for map_significance: Q queries of N_q ~ 1000 items, P_q 5-50, against numpy.sort.
 
-Every time is divided by that of ``numpy.sort`` of all Q * N_q scores (one
-flat array), measured in the same run right before. Run alone with
+Every time is divided by that of ``numpy.sort(kind="stable")`` of all Q * N_q
+scores (one flat array; what a sort-based AP needs), measured in the same run
+right before. Run alone with
 ``python benchmarks/bench_mean_ap.py [--quick] [--query-pvalues]``; ``--accuracy``
 prints the table of the saddlepoint against the tilted estimator instead.
 """
@@ -54,16 +55,21 @@ def rows(quick: bool, query_pvalues: bool = True):
         ss, ys = _queries(rng, Q, vary)
         what = "N_q 900-1100" if vary else "N_q = 1000"
         allx = np.concatenate(ss)
-        t_sort, _ = _best(lambda allx=allx: np.sort(allx))
+        t_sort, _ = _best(lambda allx=allx: np.sort(allx, kind="stable"))
         t_ap, _ = _best(lambda ss=ss, ys=ys: query_average_precision(ss, ys))
         t, res = _best(lambda ss=ss, ys=ys: map_significance(ss, ys, query_method=None))
-        yield (f"Q={Q:.0e}, {what}: numpy.sort of all scores", f"{t_sort:.3f}s", "-", None)
+        yield (
+            f"Q={Q:.0e}, {what}: numpy.sort(kind='stable') of all scores",
+            f"{t_sort:.3f}s",
+            "-",
+            None,
+        )
         yield (f"Q={Q:.0e}, {what}: the Q APs alone", f"{t_ap / t_sort:.2f}x sort", "-", None)
         yield (
             f"Q={Q:.0e}, {what}: mAP p-value ({res.method}, est. rel. error "
             f"{res.pvalue_error:.1e})",
             f"{t / t_sort:.2f}x sort",
-            "<= 10x numpy.sort",
+            "<= 10x numpy.sort (stable)",
             t / t_sort <= 10.0,
         )
         if query_pvalues:
@@ -73,8 +79,8 @@ def rows(quick: bool, query_pvalues: bool = True):
             yield (
                 f"Q={Q:.0e}, {what}: with per-query p-values (query_method='auto')",
                 f"{t2 / t_sort:.1f}x sort",
-                "-",
-                None,
+                "<= 10x numpy.sort (stable)",
+                t2 / t_sort <= 10.0,
             )
 
 
