@@ -14,6 +14,7 @@ positives against the spread of S).
     python benchmarks/calibration_saddlepoint.py --out cal.jsonl # keep every record
     python benchmarks/calibration_saddlepoint.py --positives 1000,2000
     python benchmarks/calibration_saddlepoint.py --pairs 20000x2000 --z 2,8,32 --rtol 0.01
+    python benchmarks/calibration_saddlepoint.py --pairs 10000x100 --top 0.1,0.3,0.5
 
 ``--check`` exits non-zero when an error inside the region the default uses
 (``pranker.null.choice.saddlepoint_log10_bound``) exceeds that bound.
@@ -70,7 +71,7 @@ def thresholds(eng) -> list[tuple[float, bool, str]]:
 
 def main(argv=None) -> int:
     from pranker.null.choice import saddlepoint_log10_bound
-    from pranker.null.saddlepoint import saddlepoint_tail
+    from pranker.null.saddlepoint import saddlepoint_tail, top_lumpiness
     from pranker.null.tilt import TiltEngine
 
     ap = argparse.ArgumentParser(
@@ -92,6 +93,12 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--z", default=None, help="comma-separated upper-tail z instead of the full threshold set"
     )
+    ap.add_argument(
+        "--top",
+        default=None,
+        help="comma-separated fractions of the way from the mean to the largest S (upper tail) "
+        "instead of the full threshold set; with --z, both",
+    )
     args = ap.parse_args(argv)
     positives = POSITIVES if args.positives is None else tuple(map(int, args.positives.split(",")))
     if args.pairs:
@@ -99,19 +106,21 @@ def main(argv=None) -> int:
     else:
         grid = pairs(args.quick, positives)
     only_z = None if args.z is None else tuple(float(v) for v in args.z.split(","))
+    only_top = None if args.top is None else tuple(float(v) for v in args.top.split(","))
     print(f"machine: {machine_line()}; truth: tilted estimator at {args.rtol:g} rse")
     print(
         "| N | P | rho | threshold | tail | truth log10 p | se (log10) | 2nd order - truth "
-        "| 1st order - truth | passes |"
+        "| 1st order - truth | passes | lumpiness |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     records = []
     sink = open(args.out, "a") if args.out else None
     for N, P in grid:
         eng = TiltEngine(N, P)
         ths = thresholds(eng)
-        if only_z is not None:
-            ths = [(eng.mean_s + z * eng.sd_s, True, f"z={z:g}") for z in only_z]
+        if only_z is not None or only_top is not None:
+            ths = [(eng.mean_s + z * eng.sd_s, True, f"z={z:g}") for z in only_z or ()]
+            ths += [(eng.mean_s + f * (P - eng.mean_s), True, f"top {f:g}") for f in only_top or ()]
         for s, upper, label in ths:
             sp = saddlepoint_tail(eng, s, upper)
             t0 = time.perf_counter()
@@ -129,6 +138,13 @@ def main(argv=None) -> int:
                 "order": sp.order,
                 "passes": sp.passes,
                 "seconds_truth": time.perf_counter() - t0,
+                # how far to the top, and how lumpy the top positives are at the saddle point
+                "depth": (s - eng.mean_s) / (P - eng.mean_s),
+                "lump": (
+                    top_lumpiness(eng, sp.phi, (sp.u / sp.phi) ** 2)
+                    if upper and sp.phi > 0.0
+                    else None
+                ),
             }
             records.append(rec)
             if sink:
@@ -137,7 +153,8 @@ def main(argv=None) -> int:
             print(
                 f"| {N} | {P} | {rec['rho']:.4f} | {label} | {'upper' if upper else 'lower'} "
                 f"| {rec['truth']:.4f} | {rec['se']:.4f} | {rec['second'] - rec['truth']:+.4f} "
-                f"| {rec['first'] - rec['truth']:+.4f} | {sp.passes} |",
+                f"| {rec['first'] - rec['truth']:+.4f} | {sp.passes} "
+                f"| {'-' if rec['lump'] is None else format(rec['lump'], '.2e')} |",
                 flush=True,
             )
         eng.release()

@@ -406,6 +406,41 @@ def _forward(N, P, phi, c, order, store):
 
 
 @njit(cache=True)
+def top_pinned(N, P, phi, out):
+    r"""``out[k - 1] = log P_phi(d_1 = ... = d_k = 0)``, k = 1..P: the top k positives at ranks 1..k.
+
+    Under the tilted law ``P_phi(subset) ∝ e^{phi S}``. Positives 1..k at
+    offset 0 contribute ``e^{phi k}`` (each term ``j / j = 1``), so the
+    probability is ``e^{phi k} H_{k+1}(0) / H_1(0)`` with the suffix masses
+
+    .. math::
+
+        H_k(a) = \sum_{d = a}^{m} e^{\phi k / (k + d)} H_{k+1}(d), \qquad H_{P+1} \equiv 1,
+
+    the mass of positives ``k..P`` with ``d_k >= a``: one backward pass of
+    reverse prefix sums, ``P (m + 1)`` cells. ``H_k`` decreases in ``a``, so
+    each layer is divided by ``H_k(0)`` (its log kept) and the exponent by
+    ``e^{phi}``: entries below 1e-308 of the layer's largest underflow to 0,
+    which changes ``H_k(0)`` by at most ``m`` 1e-308 relative.
+    """
+    m = N - P
+    h = np.ones(m + 1)
+    log_h0 = np.zeros(P + 2)  # log H_k(0), k = 1..P+1
+    for k in range(P, 0, -1):
+        acc = 0.0
+        for a in range(m, -1, -1):
+            acc += math.exp(phi * (k / (k + a) - 1.0)) * h[a]
+            h[a] = acc
+        top = h[0]
+        inv = 1.0 / top
+        for a in range(m + 1):
+            h[a] *= inv
+        log_h0[k] = log_h0[k + 1] + phi + math.log(top)
+    for k in range(1, P + 1):
+        out[k - 1] = phi * k + log_h0[k + 1] - log_h0[1]
+
+
+@njit(cache=True)
 def log_prefix_many(layers, P, d):
     """``log G_P(d)`` of the last stored layer at every ``d``: ``log Z_c`` for ``N' = P + d`` items."""
     T, C0, C1, scale = layers

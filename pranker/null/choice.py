@@ -108,6 +108,54 @@ SADDLEPOINT_MAX_DEPTH = 0.9
 SADDLEPOINT_MAX_CELLS = 100_000_000
 
 
+# --- beyond rho = 0.1: where the top positives are pinned -----------------------------
+# With more items per positive (0.1 < rho <= 10, N / P up to 1000) the error comes from the
+# top positives' jumps (positive k moves S by 1 / (k + 1) between ranks k and k + 1) while
+# the tilted law has not yet pinned them to the top ranks; once it has, the saddlepoint is
+# accurate again. Measured (docs/calibration.md, 2026-11-28; 15 pairs with P = 50-200, rho
+# 0.2-10, N / P 10-1000, 211 upper-tail thresholds up to 90 % of the way to the top, against
+# the tilted estimator at 0.6 % rse): where the share of the tilted variance of S carried by
+# those jumps,
+#   sum_k p_k (1 - p_k) / (k + 1)^2 / K''(phi),  p_k = P_phi(top k positives at ranks 1..k)
+# (pranker.null.saddlepoint.top_lumpiness), was at most SADDLEPOINT_MAX_LUMP, the largest
+# log10 error over 74 thresholds was 0.008 (3.2 se of the truth); from 5e-4 to 1e-3 it
+# reached 0.012 (4.7 se), from 1e-3 to 2.5e-3 0.12, and beyond up to 1.06.
+SADDLEPOINT_PINNED_MAX_RHO = 10.0
+SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE = 1000
+SADDLEPOINT_MAX_LUMP = 5e-4
+SADDLEPOINT_PINNED_LOG10_BOUND = 0.015
+# Below this fraction of the way from the null mean to the top the check (a backward pass
+# over the P (N - P + 1) cells) is skipped and the tilt answers: with a few hundred
+# positives no threshold that shallow had its top positives pinned in that calibration
+# (with P = 500-1,000 a few had, from 0.022 on; they take the tilt, a matter of speed only).
+SADDLEPOINT_PINNED_MIN_DEPTH = 0.05
+# ... and only from this many cells P (N - P + 1) on: below, the tilted estimator's draws
+# (shared by the thresholds of one grid point) cost less than the saddlepoint's passes and
+# the pinning check (pranker_many, 1,000 rankings of 10^4 items with ~100 positives:
+# 94.6 s with the saddlepoint for the pinned thresholds, 46-56 s with the tilt throughout).
+SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
+
+
+def saddlepoint_pinned_region(n: int, n_pos: int) -> bool:
+    """Whether (N, P) lies where the saddlepoint is trusted only for thresholds whose top positives are pinned.
+
+    ``P >= 50``, ``0.1 P^2 < N <= 10 P^2`` or ``N > 25 P``, ``N <= 1000 P``,
+    ``4e6 <= P (N - P + 1) <= 1e8`` (outside the region of
+    :func:`saddlepoint_log10_bound`). There a threshold gets the bound
+    :data:`SADDLEPOINT_PINNED_LOG10_BOUND` when its tilted law has its top
+    positives pinned (:data:`SADDLEPOINT_MAX_LUMP`).
+    """
+    if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
+        return False
+    if saddlepoint_log10_bound(n, n_pos) is not None:
+        return False
+    if n > SADDLEPOINT_PINNED_MAX_RHO * n_pos * n_pos:
+        return False
+    if n > SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE * n_pos:
+        return False
+    return SADDLEPOINT_PINNED_MIN_CELLS <= n_pos * (n - n_pos + 1) <= SADDLEPOINT_MAX_CELLS
+
+
 def saddlepoint_log10_bound(n: int, n_pos: int) -> float | None:
     """The measured bound on the saddlepoint's log10 error for (N, P), or None outside its region."""
     if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
@@ -133,14 +181,21 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
       a few milliseconds to a few seconds, no draws. Thresholds
       beyond its calibrated depth (90 % of the way from the null mean to AP
       = 1) are answered by the tilt; each p-value's ``method`` says which;
+    - ``"saddlepoint"`` also where ``0.1 P^2 < N <= 10 P^2`` or ``N > 25 P``
+      (up to ``N = 1000 P``; ``P >= 50``, 4e6 to 1e8 cells ``P (N - P + 1)``) and the
+      bound there (0.015 in log10, 3.5 %) is within twice ``rtol``, for
+      the thresholds whose tilted law has pinned the top positives to the
+      top ranks (deep in the tail); the tilt answers the others (each
+      p-value's ``method`` says which);
     - ``"tilt"`` otherwise: the importance sampler with exact likelihood
       ratios, 2 % relative standard error, for any N (its tables take at
       most ~130 MB: exact layers while they fit, the compressed proposal of
       :mod:`pranker.null.compressed` beyond).
 
     The rule depends on (N, P) and ``rtol`` only, never on the observed AP
-    except through the saddlepoint's depth limit, so every entry point gives
-    the same answer for the same ranking.
+    except through the saddlepoint's depth limit and the pinning of the top
+    positives at the AP's saddle point (both functions of the AP, N and P),
+    so every entry point gives the same answer for the same ranking.
 
     Parameters
     ----------
@@ -173,6 +228,8 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     ('saddlepoint', 'tilt')
     >>> auto_method(10**6, 300), auto_method(10**10, 10**5)
     ('tilt', 'tilt')
+    >>> auto_method(10**5, 100)  # the saddlepoint where the top positives are pinned
+    'saddlepoint'
     """
     N, P = n, n_pos  # the paper's notation in the formulas below
     (n_arr, p_arr, _) = check_counts(N, P)
@@ -184,7 +241,10 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
         )
     if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
         return "exact"
+    twice = 2.0 * (DEFAULT_RTOL if rtol is None else rtol)
     bound = saddlepoint_log10_bound(n, p)
-    if bound is not None and 10.0**bound - 1.0 <= 2.0 * (DEFAULT_RTOL if rtol is None else rtol):
+    if bound is not None and 10.0**bound - 1.0 <= twice:
         return "saddlepoint"
+    if saddlepoint_pinned_region(n, p) and 10.0**SADDLEPOINT_PINNED_LOG10_BOUND - 1.0 <= twice:
+        return "saddlepoint"  # for the thresholds whose top positives are pinned; the tilt the others
     return "tilt"

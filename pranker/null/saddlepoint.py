@@ -57,7 +57,15 @@ Measured against the tilted estimator at 0.4 % relative standard error
 from the mean to the top of the support, both tails; at ``rho`` of 1 and more it
 reaches 0.2-0.9 in log10 (a factor up to 8). That bound is what a p-value
 of this method reports as its ``pvalue_interval`` inside the calibrated
-region (:func:`pranker.null.choice.saddlepoint_log10_bound`); outside it the
+region (:func:`pranker.null.choice.saddlepoint_log10_bound`). Beyond it
+(``rho`` up to 10, N / P up to 1000) the lumpiness fades again deep in the
+tail, once the tilted law pins the top positives to the top ranks: where
+the share of the tilted variance carried by their jumps
+(:func:`top_lumpiness`) is below
+:data:`pranker.null.choice.SADDLEPOINT_MAX_LUMP` the error stayed within
+0.008, and such thresholds report the bound
+:data:`pranker.null.choice.SADDLEPOINT_PINNED_LOG10_BOUND`
+(:func:`pranker.null.choice.saddlepoint_pinned_region`). Elsewhere the
 method reports no interval.
 
 References
@@ -73,11 +81,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._numba.tilt import tilt_moments
+import numpy as np
+
+from .._numba.tilt import tilt_moments, top_pinned
 from .._progress import progress_bar
 from .tilt import TiltEngine, log_sf_lugannani_rice
 
-__all__ = ["SaddlepointTail", "log_sf_second_order", "saddlepoint_tail"]
+__all__ = ["SaddlepointTail", "log_sf_second_order", "saddlepoint_tail", "top_lumpiness"]
 
 _LN10 = math.log(10.0)
 # The search stops within this many tilted standard deviations of the saddle point; a
@@ -262,3 +272,28 @@ def _first_guess(engine: TiltEngine, s: float) -> tuple[float | None, int]:
         return None, 0
     phi, _, _, _, passes = small.saddle_search(s_small, tol=0.3)
     return (phi if math.isfinite(phi) else None), passes
+
+
+def top_lumpiness(engine: TiltEngine, phi: float, k2: float) -> float:
+    r"""The share of the tilted variance of S carried by the jumps of the top positives.
+
+    Positive k moves S by ``1 / (k + 1)`` between offsets 0 and 1 (ranks k
+    and k + 1). With ``p_k = P_phi(d_1 = ... = d_k = 0)`` the probability
+    that the tilted law puts the top k positives at ranks 1..k
+    (:func:`pranker._numba.tilt.top_pinned`, one backward pass), the
+    Bernoulli part of those jumps has variance about ``p_k (1 - p_k) / (k +
+    1)^2``; their sum over ``k``, divided by ``K''(phi)``, is near 0 both
+    when the top positives are pinned (``p_k`` near 1: deep in the tail)
+    and when their jumps are small against the spread of S (many positives
+    for their share), and large where S is lumpy — where the saddlepoint,
+    a smooth approximation, fails. Calibrated against the tilted estimator
+    (:data:`pranker.null.choice.SADDLEPOINT_MAX_LUMP`).
+    """
+    P = engine.P
+    if not (k2 > 0.0 and math.isfinite(phi)):
+        return math.inf
+    log_p = np.empty(P)
+    top_pinned(engine.N, P, float(phi), log_p)
+    p = np.exp(np.minimum(log_p, 0.0))
+    k = np.arange(1, P + 1, dtype=np.float64)
+    return float(np.sum(p * (1.0 - p) / (k + 1.0) ** 2) / k2)
