@@ -124,11 +124,14 @@ SADDLEPOINT_PINNED_MAX_RHO = 10.0
 SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE = 1000
 SADDLEPOINT_MAX_LUMP = 5e-4
 SADDLEPOINT_PINNED_LOG10_BOUND = 0.015
-# Below this fraction of the way from the null mean to the top the check (a backward pass
-# over the P (N - P + 1) cells) is skipped and the tilt answers: with a few hundred
-# positives no threshold that shallow had its top positives pinned in that calibration
-# (with P = 500-1,000 a few had, from 0.022 on; they take the tilt, a matter of speed only).
-SADDLEPOINT_PINNED_MIN_DEPTH = 0.05
+# Below max(SADDLEPOINT_PINNED_MIN_DEPTH, SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE / P) of the
+# way from the null mean to the top the check (the saddlepoint's passes and a backward
+# pass over the P (N - P + 1) cells) is skipped and the tilt answers: in that calibration
+# and the first one no threshold had its top positives pinned before about 20 / P of the
+# way (0.1-0.15 with P = 150-200, 0.2-0.5 with P = 50-100, 0.022-0.054 with P = 500-1,000).
+# A matter of speed only: a skipped threshold gets the tilt's answer.
+SADDLEPOINT_PINNED_MIN_DEPTH = 0.02
+SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE = 12.0
 # ... and only from this many cells P (N - P + 1) on: below, the tilted estimator's draws
 # (shared by the thresholds of one grid point) cost less than the saddlepoint's passes and
 # the pinning check (pranker_many, 1,000 rankings of 10^4 items with ~100 positives:
@@ -154,6 +157,11 @@ def saddlepoint_pinned_region(n: int, n_pos: int) -> bool:
     if n > SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE * n_pos:
         return False
     return SADDLEPOINT_PINNED_MIN_CELLS <= n_pos * (n - n_pos + 1) <= SADDLEPOINT_MAX_CELLS
+
+
+def saddlepoint_pinned_min_depth(n_pos: int) -> float:
+    """How far from the null mean to the top a threshold must be before its pinning is checked."""
+    return max(SADDLEPOINT_PINNED_MIN_DEPTH, SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE / n_pos)
 
 
 def saddlepoint_log10_bound(n: int, n_pos: int) -> float | None:

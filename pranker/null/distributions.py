@@ -52,9 +52,9 @@ from .choice import (
     SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
     SADDLEPOINT_PINNED_LOG10_BOUND,
-    SADDLEPOINT_PINNED_MIN_DEPTH,
     auto_method,
     saddlepoint_log10_bound,
+    saddlepoint_pinned_min_depth,
     saddlepoint_pinned_region,
 )
 from .moments import _min_auprc_pair
@@ -1002,7 +1002,7 @@ class SaddlepointNull(NullDistribution):
             return None, (bound if depth <= SADDLEPOINT_MAX_DEPTH else None)
         if not (
             saddlepoint_pinned_region(self.N, self.P)
-            and SADDLEPOINT_PINNED_MIN_DEPTH <= depth <= SADDLEPOINT_MAX_DEPTH
+            and saddlepoint_pinned_min_depth(self.P) <= depth <= SADDLEPOINT_MAX_DEPTH
         ):
             return None, None
         tail = saddlepoint_tail(eng, ap * self.P, True, self.progress)
