@@ -254,5 +254,7 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     if bound is not None and 10.0**bound - 1.0 <= twice:
         return "saddlepoint"
     if saddlepoint_pinned_region(n, p) and 10.0**SADDLEPOINT_PINNED_LOG10_BOUND - 1.0 <= twice:
-        return "saddlepoint"  # for the thresholds whose top positives are pinned; the tilt the others
+        return (
+            "saddlepoint"  # for the thresholds whose top positives are pinned; the tilt the others
+        )
     return "tilt"
