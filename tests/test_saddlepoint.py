@@ -183,12 +183,18 @@ def test_bound_is_reported_and_asking_for_more_accuracy_takes_the_tilt():
     assert abs(tight.log10_pvalue - res.log10_pvalue) <= SADDLEPOINT_LOG10_BOUND + 4 * 0.005 / LN10
 
 
-def test_every_entry_point_gives_the_saddlepoint_answer():
+@pytest.mark.parametrize(
+    "n, p, shift",
+    [
+        (3000, 400, 0.8),  # the calibrated region proper
+        (40_000, 200, 3.0),  # beyond it, a threshold whose top positives are pinned
+    ],
+)
+def test_every_entry_point_gives_the_saddlepoint_answer(n, p, shift):
     rng = np.random.default_rng(7)
-    n, p = 3000, 400
     y = np.zeros(n, dtype=bool)
     y[rng.choice(n, p, replace=False)] = True
-    scores = rng.standard_normal(n) + 0.8 * y
+    scores = rng.standard_normal(n) + shift * y
     one = pranker.pranker(scores, y)
     assert one.method == "saddlepoint"
     many = pranker.pranker_many(np.stack([scores, scores[::-1]]), np.stack([y, y[::-1]]))
