@@ -983,6 +983,11 @@ class SaddlepointNull(NullDistribution):
         self.max_draws = max_draws
         self.progress = progress
 
+    @property
+    def engine(self) -> TiltEngine:
+        """The shared CGF and sampler of (N, P, seed) behind the passes (and the tilt, with ``tilt_beyond``)."""
+        return tilt_engine(self.N, self.P, self.seed)
+
     def log10_bound(self, ap: float) -> float | None:
         """The measured bound on the log10 error at ``ap``, or None where none has been measured.
 

@@ -64,7 +64,7 @@ from .._validation import (
     score_label_aliases,
 )
 from ..null.choice import DEFAULT_SEED
-from ..null.distributions import TiltNull
+from ..null.distributions import SaddlepointNull, TiltNull
 from .figure import Plottable
 from .options import PValueOptions
 from .single import PrankerResult, null_interval_of
@@ -702,7 +702,8 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
                     res["n_draws"][i] = pv.n_draws
             res["null_mean"][grp] = null.mean
             res["null_var"][grp] = null.var
-            if isinstance(null, TiltNull):
+            if isinstance(null, (TiltNull, SaddlepointNull)) and 1 < P < N:
+                # the group's layers and draws (up to ~160 MB) are not kept for the next group
                 null.engine.release()
             bar.update(b - a)
     res["method"] = used
