@@ -1012,7 +1012,8 @@ class SaddlepointNull(NullDistribution):
             return None, None
         tail = saddlepoint_tail(eng, ap * self.P, True, self.progress)
         k2 = (tail.u / tail.phi) ** 2 if tail.phi > 0.0 else 0.0
-        pinned = top_lumpiness(eng, tail.phi, k2) <= SADDLEPOINT_MAX_LUMP
+        # calibrated for the second-order formula (first order only where its bracket fails)
+        pinned = tail.order == 2 and top_lumpiness(eng, tail.phi, k2) <= SADDLEPOINT_MAX_LUMP
         return tail, (SADDLEPOINT_PINNED_LOG10_BOUND if pinned else None)
 
     def _log_sf(self, ap: float) -> float:
