@@ -134,8 +134,8 @@ SADDLEPOINT_PINNED_MIN_DEPTH = 0.02
 SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE = 12.0
 # ... and only from this many cells P (N - P + 1) on: below, the tilted estimator's draws
 # (shared by the thresholds of one grid point) cost less than the saddlepoint's passes and
-# the pinning check (pranker_many, 1,000 rankings of 10^4 items with ~100 positives:
-# 94.6 s with the saddlepoint for the pinned thresholds, 46-56 s with the tilt throughout).
+# the pinning check (pranker_many, 10^4 rankings of 10^4 items with ~100 positives: 154.9 s
+# with the saddlepoint for the pinned thresholds, 102.6 s with the tilt throughout).
 SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
 
 
