@@ -57,6 +57,14 @@ def test_pinning_at_phi_zero_is_the_uniform_count():
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_pinning_pass_in_chunks_gives_the_same_numbers():
+    # cut into calls of a few layers (Ctrl-C is seen between them): the same arithmetic
+    whole, cut = np.empty(60), np.empty(60)
+    top_pinned(3000, 60, 4.0, whole)
+    top_pinned(3000, 60, 4.0, cut, chunk_cells=7 * 2941)
+    assert np.array_equal(whole, cut)
+
+
 def test_lumpiness_is_small_deep_in_the_tail_and_large_near_the_bulk():
     eng = TiltEngine(40_000, 200)
     lumps = []

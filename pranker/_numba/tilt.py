@@ -405,8 +405,7 @@ def _forward(N, P, phi, c, order, store):
     return log_z, mom, (T, C0, C1, scale)
 
 
-@njit(cache=True)
-def top_pinned(N, P, phi, out):
+def top_pinned(N, P, phi, out, chunk_cells=20_000_000):
     r"""``out[k - 1] = log P_phi(d_1 = ... = d_k = 0)``, k = 1..P: the top k positives at ranks 1..k.
 
     Under the tilted law ``P_phi(subset) ∝ e^{phi S}``. Positives 1..k at
@@ -418,15 +417,35 @@ def top_pinned(N, P, phi, out):
         H_k(a) = \sum_{d = a}^{m} e^{\phi k / (k + d)} H_{k+1}(d), \qquad H_{P+1} \equiv 1,
 
     the mass of positives ``k..P`` with ``d_k >= a``: one backward pass of
-    reverse prefix sums, ``P (m + 1)`` cells. ``H_k`` decreases in ``a``, so
-    each layer is divided by ``H_k(0)`` (its log kept) and the exponent by
-    ``e^{phi}``: entries below 1e-308 of the layer's largest underflow to 0,
-    which changes ``H_k(0)`` by at most ``m`` 1e-308 relative.
+    reverse prefix sums, ``P (m + 1)`` cells (:func:`top_pinned_layers`), in
+    calls of at most ``chunk_cells`` cells so that Ctrl-C is seen between
+    them (the same numbers in one call or many). ``phi >= 0``.
     """
     m = N - P
     h = np.ones(m + 1)
     log_h0 = np.zeros(P + 2)  # log H_k(0), k = 1..P+1
-    for k in range(P, 0, -1):
+    per = max(1, int(chunk_cells // (m + 1)))
+    k = P
+    while k >= 1:
+        lo = max(1, k - per + 1)
+        top_pinned_layers(N, P, float(phi), k, lo, h, log_h0)
+        k = lo - 1
+    ks = np.arange(1, P + 1, dtype=np.float64)
+    out[:] = phi * ks + log_h0[2 : P + 2] - log_h0[1]
+
+
+@njit(cache=True)
+def top_pinned_layers(N, P, phi, k_hi, k_lo, h, log_h0):
+    """Layers ``k_hi`` down to ``k_lo`` of :func:`top_pinned`'s backward pass, in place.
+
+    ``h`` holds ``H_{k_hi + 1}(a) / H_{k_hi + 1}(0)`` on entry and ``H_{k_lo}(a) /
+    H_{k_lo}(0)`` on exit; ``log_h0[k] = log H_k(0)``. ``H_k`` decreases in ``a``,
+    so each layer is divided by ``H_k(0)`` and the exponent by ``e^{phi}``:
+    entries below 1e-308 of the layer's largest underflow to 0, which changes
+    ``H_k(0)`` by at most ``m`` 1e-308 relative.
+    """
+    m = N - P
+    for k in range(k_hi, k_lo - 1, -1):
         acc = 0.0
         for a in range(m, -1, -1):
             acc += math.exp(phi * (k / (k + a) - 1.0)) * h[a]
@@ -436,8 +455,6 @@ def top_pinned(N, P, phi, out):
         for a in range(m + 1):
             h[a] *= inv
         log_h0[k] = log_h0[k + 1] + phi + math.log(top)
-    for k in range(1, P + 1):
-        out[k - 1] = phi * k + log_h0[k + 1] - log_h0[1]
 
 
 @njit(cache=True)
