@@ -463,3 +463,23 @@ def test_split_states_kept_shared_or_redrawn_give_the_same_numbers(monkeypatch):
             want.rse,
             want.n_draws,
         )
+
+
+def test_only_the_engine_in_use_keeps_its_tables():
+    """A loop over rankings of different sizes holds one engine's layers and draws, not
+    eight: switching to another (N, P) frees the previous engine's tables (its cheap CGF
+    values stay), and the numbers do not change."""
+    from pranker.null.distributions import tilt_engine
+
+    a = tilt_engine(3000, 40)
+    s = a.mean_s + 5 * a.sd_s
+    first = a.tail(s)
+    assert a._layers is not None and a._draws
+    edges = dict(a._k1_cache)
+    b = tilt_engine(2500, 45)
+    b.tail(b.mean_s + 5 * b.sd_s)
+    assert a._layers is None and not a._draws  # freed
+    assert a._k1_cache == edges  # kept
+    again = tilt_engine(3000, 40)
+    assert again is a and b._layers is None
+    assert again.tail(s) == first  # redrawn from the same streams
