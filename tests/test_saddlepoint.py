@@ -188,6 +188,7 @@ def test_bound_is_reported_and_asking_for_more_accuracy_takes_the_tilt():
     [
         (3000, 400, 0.8),  # the calibrated region proper
         (40_000, 200, 3.0),  # beyond it, a threshold whose top positives are pinned
+        (20_000, 10_000, 0.3),  # many positives: the compressed CGF from the layers' floors
     ],
 )
 def test_every_entry_point_gives_the_saddlepoint_answer(n, p, shift):

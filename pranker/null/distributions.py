@@ -49,15 +49,18 @@ from .._validation import check_count_pair
 from .beta import beta_fit
 from .choice import (
     DEFAULT_MC_DRAWS,
+    LARGE_P_LOG10_BOUND,
     SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
     SADDLEPOINT_PINNED_LOG10_BOUND,
     auto_method,
+    large_p_region,
     saddlepoint_log10_bound,
     saddlepoint_pinned_min_depth,
     saddlepoint_pinned_region,
 )
 from .moments import _min_auprc_pair
+from .saddle_large import LargePSaddle
 from .saddlepoint import SaddlepointTail, saddlepoint_tail, top_lumpiness
 from .tilt import DEFAULT_MAX_DRAWS, DEFAULT_RTOL, DEFAULT_SEED, REL_TOL, TiltEngine
 
@@ -1007,6 +1010,13 @@ class SaddlepointNull(NullDistribution):
     def _tail_and_bound(self, ap: float) -> tuple[SaddlepointTail | None, float | None]:
         """``(tail, bound)``: the measured log10 bound at ``ap`` (None: none), and the
         saddlepoint tail when finding the bound needed it (None otherwise)."""
+        if large_p_region(self.N, self.P):
+            mean_s = (
+                self.P
+                * _kernels.null_moments(float(self.N), float(self.P), float(self.N - self.P))[0]
+            )
+            depth = (ap * self.P - mean_s) / (self.P - mean_s)
+            return None, (LARGE_P_LOG10_BOUND if depth <= SADDLEPOINT_MAX_DEPTH else None)
         eng = tilt_engine(self.N, self.P, self.seed)
         depth = (ap * self.P - eng.mean_s) / (self.P - eng.mean_s)
         bound = saddlepoint_log10_bound(self.N, self.P)
@@ -1027,6 +1037,8 @@ class SaddlepointNull(NullDistribution):
         """Natural log of the saddlepoint upper tail at ``ap``."""
         from scipy.special import ndtr
 
+        if large_p_region(self.N, self.P):  # the compressed CGF, one object per threshold
+            return LargePSaddle(self.N, self.P).log_sf(ap * self.P)
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
         z = (s - eng.mean_s) / eng.sd_s

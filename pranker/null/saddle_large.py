@@ -39,7 +39,10 @@ from __future__ import annotations
 
 import math
 
-from .._numba.cgf_accurate import accurate_cgf
+import numpy as np
+
+from .._numba.cgf_accurate import accurate_cgf_band
+from .._numba.cgf_band import FLOOR_MARGIN, FLOOR_STRIDE, FLOOR_T, layer_floors
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
 from .logspace import log_comb
@@ -59,7 +62,13 @@ __all__ = [
 
 KNOT_START = 64  # every offset below this is a knot
 KNOT_EPS = 0.04  # geometric growth of the knots above it
-COARSE_START, COARSE_EPS = 32, 0.08  # the knots of the first, rough saddle search
+# The knots of the chord-rule passes that find each layer's floor (pranker._numba.cgf_band):
+# at 0.16 the floors gave the same K, K', K'' to 5e-7 as at 0.08, at half the cost.
+FLOOR_KNOT_START, FLOOR_KNOT_EPS = 16, 0.16
+# Floors are found at the tilts 2^(i / 4) (and 0): a pass at phi uses those of the smallest
+# such tilt >= phi (valid there: a floor found at a tilt holds at every smaller one), so the
+# floors, and hence K, K' and K'', are a function of phi alone, whatever was computed before.
+_FLOOR_GRID = 4
 # Where the route was calibrated against the importance sampler (docs/calibration.md):
 # at least this many positives ...
 SADDLE_MIN_P = 1000
@@ -74,9 +83,9 @@ _NARROW_RATIO = 10.0
 # From this many positives on, the route is worth taking over the importance sampler (whose cost
 # grows like P x draws); the error bounds above hold from SADDLE_MIN_P.
 ROUTE_MIN_P = 10_000
-_SADDLE_TOL = (
-    1e-2  # stop when |K'(phi) - s| is below this many tilted sd: <= 5e-5 nats in phi s - K
-)
+# stop when |K'(phi) - s| is below this many tilted sd; the last Newton step is then taken in
+# closed form (LargePSaddle.saddle)
+_SADDLE_TOL = 0.1
 
 
 def saddle_region(n: int, n_pos: int) -> bool:
@@ -138,54 +147,82 @@ class LargePSaddle:
         self.sd_s = math.sqrt(var) * P
         self.x = compressed_knots(N - P, int(knot_start), float(knot_eps))
         self.parallel = bool(parallel)
-        self.passes = 0  # recursion passes made (on the real or the coarse knots)
-        self.fine_passes = 0  # of them on the real knots
-        self._coarse = None
+        self.passes = 0  # recursion passes made
+        self.floor_passes = 0  # pairs of chord passes made to find the layers' floors
+        self._floor_knots = compressed_knots(N - P, FLOOR_KNOT_START, FLOOR_KNOT_EPS)
+        self._floors: dict[int, object] = {}
 
     @property
     def n_knots(self) -> int:
         return int(self.x.shape[0])
 
+    def floors(self, phi: float):
+        """The layers' lowest knots for a pass at ``phi >= 0``.
+
+        By the FKG argument of :mod:`pranker._numba.cgf_band`, floors found
+        at one tilt hold at every smaller one. They are found at tilts
+        ``2^(i/4)``; a pass at ``phi`` takes those of the smallest such tilt
+        already found within three grid steps above ``phi``, else finds them
+        one step above ``phi`` (a Newton search then reuses them). So a
+        result depends on the passes made before it on this object, by the
+        floors' margin only (changes below 1e-6 nats, tests/test_cgf_band.py);
+        the routes that answer p-values make one object per threshold, so
+        their answers are a function of the threshold alone.
+        """
+        if phi <= 0.0:
+            key, at = None, 0.0
+        else:
+            need = math.ceil(_FLOOR_GRID * math.log2(phi))
+            have = [i for i in self._floors if i is not None and need <= i <= need + 3]
+            if have:
+                return self._floors[min(have)]
+            key = need + 1
+            at = 2.0 ** (key / _FLOOR_GRID)
+        lo = self._floors.get(key)
+        if lo is None:
+            self.floor_passes += 1
+            lo = layer_floors(
+                self.P, at, self.x, self._floor_knots, FLOOR_T, FLOOR_MARGIN, FLOOR_STRIDE
+            )
+            self._floors[key] = lo
+        return lo
+
     def cgf(self, phi: float) -> tuple[float, float, float]:
-        """``(K(phi), K'(phi), K''(phi))`` of S on the knots (one pass)."""
+        """``(K(phi), K'(phi), K''(phi))`` of S on the knots: one pass from the layers' floors.
+
+        Below the mean (``phi < 0``) every knot is visited.
+        """
+        phi = float(phi)
         self.passes += 1
-        lz, d1, d2 = accurate_cgf(self.P, float(phi), self.x, self.parallel)
+        if phi < 0.0:
+            lo = np.zeros(self.P, np.int64)
+        else:
+            lo = self.floors(phi)
+        lz, d1, d2 = accurate_cgf_band(self.P, phi, self.x, lo, self.parallel)
         return lz - self.log_comb, d1, d2
 
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
-        """``(phi, K(phi), K''(phi))`` with ``K'(phi) = s`` (s above the mean): safeguarded Newton in ``log phi``.
+        """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
 
-        First on coarse knots (:data:`COARSE_START`, :data:`COARSE_EPS`:
-        about half the blocks) to 0.1 tilted sd, then on the real
-        knots from there (from the normal guess if the coarse CGF is not
-        convex). Newton steps in ``t = log phi`` (``dK'/dt = phi
-        K''``), capped at 2, bisection of the bracket when a step leaves it;
-        stops when ``|K' - s| <= 0.01 sqrt(K'')``. ``phi s - K(phi)`` is
-        stationary at the saddle point, so this leaves at most ``0.01^2 / 2
-        = 5e-5`` nats in it.
+        Safeguarded Newton in ``t = log phi`` from the normal guess ``phi_0 =
+        (s - mean) / var`` (``dK'/dt = phi K''``, steps capped at 2,
+        bisection of the bracket when a step leaves it). It stops when ``|K' - s| <= 0.1 sqrt(K'')`` and takes the last
+        Newton step in closed form: with ``m = K'(phi) - s`` and ``delta = -m
+        / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) - m^2 /
+        (2 K'')`` but for a term ``K3 delta^3 / 6`` (K3 the third cumulant:
+        at most ``0.1^3 / 6`` nats times the tilted skewness), and ``K''`` is
+        kept (its relative change, ``lambda_3 m / sqrt(K'')``, is at most
+        ``0.1 lambda_3``; ``lambda_3 ~ P^(-1/2)`` here).
         """
-        if self._coarse is None:
-            self._coarse = compressed_knots(self.N - self.P, COARSE_START, COARSE_EPS)
-        t0 = math.log(max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12))
-        phi_c, _, k2_c = self._newton(s, t0, self._coarse, 0.1, max_iter)
-        if k2_c > 0.0:  # else the coarse CGF is not convex there: start from the normal guess
-            t0 = math.log(phi_c)
-        return self._newton(s, t0, self.x, _SADDLE_TOL, max_iter)
-
-    def _newton(self, s, t, x, tol, max_iter):
+        phi0 = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
+        t = math.log(phi0)
         lo = hi = None
-        phi = k = k2 = math.nan
+        phi = k = k1 = k2 = math.nan
         for _ in range(max_iter):
             phi = math.exp(t)
-            self.passes += 1
-            lz, k1, k2 = accurate_cgf(self.P, phi, x, self.parallel)
-            k = lz - self.log_comb
+            k, k1, k2 = self.cgf(phi)
             g = k1 - s
-            if x is self.x:
-                self.fine_passes += 1
-            elif not k2 > 0.0:
-                return phi, k, -1.0  # the coarse knots are too coarse here
-            if k2 > 0.0 and abs(g) <= tol * math.sqrt(k2):
+            if k2 > 0.0 and abs(g) <= _SADDLE_TOL * math.sqrt(k2):
                 break
             if g < 0.0:
                 lo = t
@@ -200,7 +237,10 @@ class LargePSaddle:
                 assert lo is not None and hi is not None
                 new = 0.5 * (lo + hi)
             t = new
-        return phi, k, k2
+        m = k1 - s
+        if k2 > 0.0 and phi - m / k2 > 0.0:  # the last Newton step, in closed form
+            return phi - m / k2, phi * s - k - 0.5 * m * m / k2, k2
+        return phi, phi * s - k, k2
 
     def log_sf(self, s: float) -> float:
         """Natural log of the Lugannani–Rice ``P(S >= s)``."""
@@ -213,8 +253,9 @@ class LargePSaddle:
         z = (s - self.mean_s) / self.sd_s
         if s <= self.mean_s:
             return log_sf_lugannani_rice(z, 0.0, 0.0), 0.0  # at or below the mean: the normal tail
-        phi, k, k2 = self.saddle(s)
-        return self.log_sf_at(phi, s, k, k2), phi
+        phi, expo, k2 = self.saddle(s)
+        w = math.sqrt(max(2.0 * expo, 0.0))
+        return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2)), phi
 
     def log_sf_at(self, phi: float, s: float, k: float, k2: float) -> float:
         """Lugannani–Rice from the saddle point ``phi`` of ``s`` with ``K(phi) = k``, ``K''(phi) = k2``."""
