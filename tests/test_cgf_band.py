@@ -136,3 +136,21 @@ def test_default_against_importance_sampled_truths(row):
     assert math.log10(hi) - res.log10_pvalue == pytest.approx(LARGE_P_LOG10_BOUND)
     se = row["rse"] / math.log(10.0)
     assert abs(res.log10_pvalue - row["truth_log10"]) <= LARGE_P_LOG10_BOUND + 3.0 * se
+
+
+def test_a_pass_in_pieces_gives_the_same_bits():
+    """LargePSaddle.cgf runs the pass in pieces (Ctrl-C between them): the bits of one call."""
+    N, P = 30_000, 3_000
+    sd = LargePSaddle(N, P)
+    phi = 1.0
+    lo = sd.floors(phi)
+    whole = accurate_cgf_band(P, phi, sd.x, lo, False)
+    import pranker.null.saddle_large as module
+
+    old = module._CHUNK_BLOCKS
+    try:
+        module._CHUNK_BLOCKS = 7_000  # many pieces
+        pieces = sd.cgf(phi)
+    finally:
+        module._CHUNK_BLOCKS = old
+    assert pieces == (whole[0] - sd.log_comb, whole[1], whole[2])

@@ -403,6 +403,7 @@ def band_layers(P, phi, x, lo, parallel):
     where ``log G_{k-1}`` climbs at least :data:`FLOOR_MIN_RISE` nats from
     knot ``j0`` to ``j0 + 1`` (else the previous layer's floor is kept).
     With ``lo = 0`` in every layer this is the full pass, bit for bit.
+    The same pass in pieces: :func:`band_layers_range`.
 
     At a floor ``j0 > 0`` nothing below ``j0`` is read:
 
@@ -421,9 +422,24 @@ def band_layers(P, phi, x, lo, parallel):
     10^-300 tails.
     """
     B = x.shape[0]
-    g = np.zeros(B)
-    g1 = np.zeros(B)
-    g2 = np.zeros(B)
+    g, g1, g2, _ = band_layers_range(
+        1, P, phi, x, lo, parallel, np.zeros(B), np.zeros(B), np.zeros(B), 0
+    )
+    return g, g1, g2
+
+
+@njit(cache=True)
+def band_layers_range(k_from, k_to, phi, x, lo, parallel, g, g1, g2, j0):
+    """Layers ``k_from .. k_to`` of :func:`band_layers` from layer ``k_from - 1``'s ``(g, g1, g2)`` and floor ``j0``.
+
+    Returns the last layer's arrays and floor: calling it on consecutive
+    ranges gives the same bits as one call (the caller can then be
+    interrupted between ranges).
+    """
+    B = x.shape[0]
+    g = g.copy()
+    g1 = g1.copy()
+    g2 = g2.copy()
     ng = np.empty(B)
     ng1 = np.empty(B)
     ng2 = np.empty(B)
@@ -438,8 +454,7 @@ def band_layers(P, phi, x, lo, parallel):
             jb = j
             break
     js = max(jb - 3, 0)
-    j0 = 0  # the floor of the previous layer (G_0 = 1 at every knot)
-    for k in range(1, P + 1):
+    for k in range(k_from, k_to + 1):
         v = j0  # the previous layer has values from knot v up
         cand = min(max(lo[k - 1], v), max(B - 5, 0))
         if cand > v and g[cand + 1] - g[cand] >= FLOOR_MIN_RISE:
@@ -478,4 +493,4 @@ def band_layers(P, phi, x, lo, parallel):
         g, ng = ng, g
         g1, ng1 = ng1, g1
         g2, ng2 = ng2, g2
-    return g, g1, g2
+    return g, g1, g2, j0

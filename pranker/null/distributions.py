@@ -1038,7 +1038,7 @@ class SaddlepointNull(NullDistribution):
         from scipy.special import ndtr
 
         if large_p_region(self.N, self.P):  # the compressed CGF, one object per threshold
-            return LargePSaddle(self.N, self.P).log_sf(ap * self.P)
+            return LargePSaddle(self.N, self.P, progress=self.progress).log_sf(ap * self.P)
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
         z = (s - eng.mean_s) / eng.sd_s

@@ -41,10 +41,11 @@ import math
 
 import numpy as np
 
-from .._numba.cgf_accurate import accurate_cgf_band
+from .._numba.cgf_accurate import band_layers_range
 from .._numba.cgf_band import FLOOR_MARGIN, FLOOR_STRIDE, FLOOR_T, layer_floors
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
+from .._progress import progress_bar
 from .logspace import log_comb
 from .tilt import TailEstimate, log_sf_lugannani_rice
 
@@ -69,6 +70,11 @@ FLOOR_KNOT_START, FLOOR_KNOT_EPS = 16, 0.16
 # such tilt >= phi (valid there: a floor found at a tilt holds at every smaller one), so the
 # floors, and hence K, K' and K'', are a function of phi alone, whatever was computed before.
 _FLOOR_GRID = 4
+# A pass runs in pieces of this many blocks (about 0.25 s): Ctrl-C is seen between them.
+_CHUNK_BLOCKS = 500_000
+# A bar over the passes of a p-value whose passes are predicted to take more than ~2 s in all
+# (about 0.5 us per block, five passes).
+_BAR_BLOCKS = 800_000
 # Where the route was calibrated against the importance sampler (docs/calibration.md):
 # at least this many positives ...
 SADDLE_MIN_P = 1000
@@ -132,6 +138,7 @@ class LargePSaddle:
         knot_start: int = KNOT_START,
         knot_eps: float = KNOT_EPS,
         parallel: bool = False,
+        progress: bool | None = False,
     ):
         N, P = int(N), int(P)
         if not 2 <= P < N:
@@ -147,6 +154,8 @@ class LargePSaddle:
         self.sd_s = math.sqrt(var) * P
         self.x = compressed_knots(N - P, int(knot_start), float(knot_eps))
         self.parallel = bool(parallel)
+        self.progress = progress
+        self._bar = None
         self.passes = 0  # recursion passes made
         self.floor_passes = 0  # pairs of chord passes made to find the layers' floors
         self._floor_knots = compressed_knots(N - P, FLOOR_KNOT_START, FLOOR_KNOT_EPS)
@@ -198,15 +207,30 @@ class LargePSaddle:
             lo = np.zeros(self.P, np.int64)
         else:
             lo = self.floors(phi)
-        lz, d1, d2 = accurate_cgf_band(self.P, phi, self.x, lo, self.parallel)
-        return lz - self.log_comb, d1, d2
+        # in pieces of about _CHUNK_BLOCKS blocks, so that Ctrl-C is seen between them
+        B = self.x.shape[0]
+        g, g1, g2 = np.zeros(B), np.zeros(B), np.zeros(B)
+        j0 = 0
+        cost = np.cumsum(B - lo)
+        k = 1
+        while k <= self.P:
+            base = cost[k - 2] if k > 1 else 0
+            end = min(max(int(np.searchsorted(cost, base + _CHUNK_BLOCKS, "right")), k), self.P)
+            g, g1, g2, j0 = band_layers_range(k, end, phi, self.x, lo, self.parallel, g, g1, g2, j0)
+            k = end + 1
+        if self._bar is not None:
+            self._bar.update(1)
+        return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
 
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
         """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
 
         Safeguarded Newton in ``t = log phi`` from the normal guess ``phi_0 =
-        (s - mean) / var`` (``dK'/dt = phi K''``, steps capped at 2,
-        bisection of the bracket when a step leaves it). It stops when ``|K' - s| <= 0.1 sqrt(K'')`` and takes the last
+        (s - mean) / var``, at most ``log(N / P)`` (``dK'/dt = phi K''``;
+        a step is stretched by ``1 / (1 - r)`` when the residual shrank by
+        ``r`` without changing sign; steps capped
+        at 2 in ``log phi``, bisection of the bracket when a step leaves it).
+        It stops when ``|K' - s| <= 0.1 sqrt(K'')`` and takes the last
         Newton step in closed form: with ``m = K'(phi) - s`` and ``delta = -m
         / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) - m^2 /
         (2 K'')`` but for a term ``K3 delta^3 / 6`` (K3 the third cumulant:
@@ -215,8 +239,11 @@ class LargePSaddle:
         ``0.1 lambda_3``; ``lambda_3 ~ P^(-1/2)`` here).
         """
         phi0 = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
-        t = math.log(phi0)
+        # deep in the tail the normal guess overshoots by far: beyond phi = log(N / P) the tilt
+        # pins positives to the top ranks one after another (e^phi P / N > 1), so start there
+        t = math.log(min(phi0, max(math.log(self.N / self.P), 1e-12)))
         lo = hi = None
+        prev: tuple[float, float] | None = None
         phi = k = k1 = k2 = math.nan
         for _ in range(max_iter):
             phi = math.exp(t)
@@ -232,6 +259,14 @@ class LargePSaddle:
                 break
             dg = phi * max(k2, 0.0)
             step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
+            if prev is not None and 0.0 < g / prev[1] < 1.0:
+                # the residual shrank by r = g / g_prev but kept its sign: near the tilt
+                # that pins the top positives K'' falls steeply towards the saddle point and
+                # Newton creeps (5-7 passes at N = 1e6, P = 1e4); if it keeps shrinking by r,
+                # the remaining steps sum to step / (1 - r)
+                r = g / prev[1]
+                step /= 1.0 - min(r, 0.9)
+            prev = (phi, g)
             new = t + max(-2.0, min(2.0, step))
             if (lo is not None and new <= lo) or (hi is not None and new >= hi):
                 assert lo is not None and hi is not None
@@ -253,7 +288,13 @@ class LargePSaddle:
         z = (s - self.mean_s) / self.sd_s
         if s <= self.mean_s:
             return log_sf_lugannani_rice(z, 0.0, 0.0), 0.0  # at or below the mean: the normal tail
-        phi, expo, k2 = self.saddle(s)
+        slow = self.P * self.n_knots > _BAR_BLOCKS * 4  # about a quarter of the knots visited
+        with progress_bar(None, "saddlepoint passes", self.progress if slow else False) as bar:
+            self._bar = bar
+            try:
+                phi, expo, k2 = self.saddle(s)
+            finally:
+                self._bar = None
         w = math.sqrt(max(2.0 * expo, 0.0))
         return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2)), phi
 
