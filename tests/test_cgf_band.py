@@ -24,7 +24,9 @@ from pranker._numba.cgf_band import FLOOR_STRIDE, FLOOR_T, chord_floors
 from pranker._numba.compressed import compressed_knots
 from pranker.null.choice import (
     LARGE_P_LOG10_BOUND,
+    LARGE_P_LOG10_BOUND_WIDE,
     auto_method,
+    large_p_log10_bound,
     large_p_region,
 )
 from pranker.null.saddle_large import FLOOR_KNOT_EPS, FLOOR_KNOT_START, LargePSaddle
@@ -106,11 +108,17 @@ def test_region_of_many_positives():
     assert not large_p_region(19_999, 10_000)  # 1e8 cells: the exact recursion's saddlepoint
     assert not large_p_region(10**6 + 1, 10**4)  # more than 100 items per positive
     assert not large_p_region(10**6, 9_999)
-    assert auto_method(10**6, 10**4) == "saddlepoint"
-    assert auto_method(10**6 + 1, 10**4) == "tilt"
+    assert large_p_log10_bound(10**5, 10**4) == LARGE_P_LOG10_BOUND
+    assert large_p_log10_bound(10**5 + 1, 10**4) == LARGE_P_LOG10_BOUND_WIDE
+    assert large_p_log10_bound(10**6 + 1, 10**4) is None
+    assert auto_method(10**5, 10**4) == "saddlepoint"
     # the bound as a relative error is 3.5 %: within twice rtol from rtol = 0.0176
-    assert auto_method(10**6, 10**4, rtol=0.0176) == "saddlepoint"
-    assert auto_method(10**6, 10**4, rtol=0.0175) == "tilt"
+    assert auto_method(10**5, 10**4, rtol=0.0176) == "saddlepoint"
+    assert auto_method(10**5, 10**4, rtol=0.0175) == "tilt"
+    # beyond 10 items per positive the bound is 0.03 (7.2 %): the default takes the tilt
+    assert auto_method(10**6, 10**4) == "tilt"
+    assert auto_method(10**6, 10**4, rtol=0.036) == "saddlepoint"
+    assert auto_method(10**6 + 1, 10**4, rtol=0.1) == "tilt"
 
 
 def _truths():
@@ -128,29 +136,11 @@ def _truths():
 
 
 @pytest.mark.parametrize("row", _truths(), ids=lambda r: f"{r['N']}-{r['P']}-{r['target']}")
-def test_default_against_importance_sampled_truths(row):
-    """The default p-value is within its bound plus 3 standard errors of the stored truth."""
-    res = significance_from_ap(row["s"] / row["P"], row["N"], row["P"])
-    assert res.method == "saddlepoint"
+def test_saddlepoint_against_importance_sampled_truths(row):
+    """The saddlepoint's p-value is within its bound plus 3 standard errors of the stored truth."""
+    res = significance_from_ap(row["s"] / row["P"], row["N"], row["P"], method="saddlepoint")
+    bound = large_p_log10_bound(row["N"], row["P"])
     lo, hi = res.pvalue_interval
-    assert math.log10(hi) - res.log10_pvalue == pytest.approx(LARGE_P_LOG10_BOUND)
+    assert math.log10(hi) - res.log10_pvalue == pytest.approx(bound)
     se = row["rse"] / math.log(10.0)
-    assert abs(res.log10_pvalue - row["truth_log10"]) <= LARGE_P_LOG10_BOUND + 3.0 * se
-
-
-def test_a_pass_in_pieces_gives_the_same_bits():
-    """LargePSaddle.cgf runs the pass in pieces (Ctrl-C between them): the bits of one call."""
-    N, P = 30_000, 3_000
-    sd = LargePSaddle(N, P)
-    phi = 1.0
-    lo = sd.floors(phi)
-    whole = accurate_cgf_band(P, phi, sd.x, lo, False)
-    import pranker.null.saddle_large as module
-
-    old = module._CHUNK_BLOCKS
-    try:
-        module._CHUNK_BLOCKS = 7_000  # many pieces
-        pieces = sd.cgf(phi)
-    finally:
-        module._CHUNK_BLOCKS = old
-    assert pieces == (whole[0] - sd.log_comb, whole[1], whole[2])
+    assert abs(res.log10_pvalue - row["truth_log10"]) <= bound + 3.0 * se

@@ -141,16 +141,20 @@ SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
 
 # --- many positives beyond the exact CGF's reach ----------------------------------------
 # From this many positives, with at most LARGE_P_MAX_ITEMS_PER_POSITIVE items each and more
-# than SADDLEPOINT_MAX_CELLS cells (beyond the exact recursion), "auto" takes first-order
-# Lugannani-Rice on the accurate compressed CGF (pranker.null.saddle_large), each pass
-# computed only above the layers' floors (pranker._numba.cgf_band). Measured against the
-# importance sampler at 1 % rse (docs/calibration.md, docs/calibration_large_p_truth.jsonl),
-# P = 10^4 with N / P = 2-100 from 10^-3 to 10^-100: largest |log10 error| 0.0034 (0.9 se
-# of the truth); the bound reported leaves a margin of four times that. The importance
-# sampler there draws P positive-steps per draw: minutes per p-value.
+# than SADDLEPOINT_MAX_CELLS cells (beyond the exact recursion), the saddlepoint is
+# first-order Lugannani-Rice on the accurate compressed CGF (pranker.null.saddle_large), each
+# pass computed only above the layers' floors (pranker._numba.cgf_band). Measured against
+# the importance sampler at about 1 % rse at P = 10^4 (docs/calibration.md,
+# docs/calibration_large_p_truth.jsonl): with N / P = 2 and 10, from 10^-3 to 10^-300, the
+# largest |log10 error| was 0.009 (2.1 se of the truth), so the bound is LARGE_P_LOG10_BOUND;
+# with N / P = 100 it was -0.015 (3.8 se) at p = 10^-3, as in the earlier study at P = 1,000
+# - 3,000 (up to 0.047), so the bound there is LARGE_P_LOG10_BOUND_WIDE, which "auto" takes
+# only with rtol >= 0.036 (the importance sampler, minutes per p-value, answers the default).
 LARGE_P_MIN_POSITIVES = 10_000
 LARGE_P_MAX_ITEMS_PER_POSITIVE = 100
+LARGE_P_NARROW_ITEMS_PER_POSITIVE = 10
 LARGE_P_LOG10_BOUND = 0.015
+LARGE_P_LOG10_BOUND_WIDE = 0.03
 
 
 def large_p_region(n: int, n_pos: int) -> bool:
@@ -158,14 +162,27 @@ def large_p_region(n: int, n_pos: int) -> bool:
 
     ``P >= 10^4``, ``N <= 100 P`` and ``P (N - P + 1) > 1e8`` (beyond the
     exact recursion of :func:`saddlepoint_log10_bound` and
-    :func:`saddlepoint_pinned_region`). Its bound is
-    :data:`LARGE_P_LOG10_BOUND` up to :data:`SADDLEPOINT_MAX_DEPTH`.
+    :func:`saddlepoint_pinned_region`); its bound is :func:`large_p_log10_bound`
+    up to :data:`SADDLEPOINT_MAX_DEPTH`.
     """
     if n_pos < LARGE_P_MIN_POSITIVES or n_pos >= n:
         return False
     if n > LARGE_P_MAX_ITEMS_PER_POSITIVE * n_pos:
         return False
     return n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS
+
+
+def large_p_log10_bound(n: int, n_pos: int) -> float | None:
+    """The measured bound on the compressed-CGF saddlepoint's log10 error (None outside its region).
+
+    :data:`LARGE_P_LOG10_BOUND` (0.015) up to 10 items per positive,
+    :data:`LARGE_P_LOG10_BOUND_WIDE` (0.03) up to 100.
+    """
+    if not large_p_region(n, n_pos):
+        return None
+    if n <= LARGE_P_NARROW_ITEMS_PER_POSITIVE * n_pos:
+        return LARGE_P_LOG10_BOUND
+    return LARGE_P_LOG10_BOUND_WIDE
 
 
 def saddlepoint_pinned_region(n: int, n_pos: int) -> bool:
@@ -225,9 +242,10 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
       top ranks (deep in the tail); the tilt answers the others (each
       p-value's ``method`` says which);
     - ``"saddlepoint"`` also for many positives beyond the exact recursion
-      (``P >= 10^4``, ``N <= 100 P``, more than 1e8 cells), on a compressed
-      CGF accurate to about 1e-3 nats, where its bound (0.015 in log10, 3.5
-      %) is within twice ``rtol``: seconds instead of the tilt's minutes;
+      (``P >= 10^4``, more than 1e8 cells), on a compressed CGF accurate to
+      about 1e-3 nats, where its bound — 0.015 in log10 (3.5 %) up to
+      ``N = 10 P``, 0.03 (7.2 %) up to ``N = 100 P`` — is within twice
+      ``rtol``: seconds instead of the tilt's minutes;
     - ``"tilt"`` otherwise: the importance sampler with exact likelihood
       ratios, 2 % relative standard error, for any N (its tables take at
       most ~130 MB: exact layers while they fit, the compressed proposal of
@@ -269,8 +287,10 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     ('saddlepoint', 'tilt')
     >>> auto_method(10**6, 300), auto_method(10**10, 10**5)
     ('tilt', 'tilt')
-    >>> auto_method(10**6, 10**4)  # many positives: the saddlepoint on the compressed CGF
+    >>> auto_method(10**5, 10**4)  # many positives: the saddlepoint on the compressed CGF
     'saddlepoint'
+    >>> auto_method(10**6, 10**4), auto_method(10**6, 10**4, rtol=0.036)  # its bound is 0.03
+    ('tilt', 'saddlepoint')
     >>> auto_method(10**5, 100)  # the saddlepoint where the top positives are pinned
     'saddlepoint'
     """
@@ -292,6 +312,7 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
         return (
             "saddlepoint"  # for the thresholds whose top positives are pinned; the tilt the others
         )
-    if large_p_region(n, p) and 10.0**LARGE_P_LOG10_BOUND - 1.0 <= twice:
+    bound = large_p_log10_bound(n, p)
+    if bound is not None and 10.0**bound - 1.0 <= twice:
         return "saddlepoint"  # on the compressed CGF
     return "tilt"

@@ -49,11 +49,11 @@ from .._validation import check_count_pair
 from .beta import beta_fit
 from .choice import (
     DEFAULT_MC_DRAWS,
-    LARGE_P_LOG10_BOUND,
     SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
     SADDLEPOINT_PINNED_LOG10_BOUND,
     auto_method,
+    large_p_log10_bound,
     large_p_region,
     saddlepoint_log10_bound,
     saddlepoint_pinned_min_depth,
@@ -1016,7 +1016,9 @@ class SaddlepointNull(NullDistribution):
                 * _kernels.null_moments(float(self.N), float(self.P), float(self.N - self.P))[0]
             )
             depth = (ap * self.P - mean_s) / (self.P - mean_s)
-            return None, (LARGE_P_LOG10_BOUND if depth <= SADDLEPOINT_MAX_DEPTH else None)
+            return None, (
+                large_p_log10_bound(self.N, self.P) if depth <= SADDLEPOINT_MAX_DEPTH else None
+            )
         eng = tilt_engine(self.N, self.P, self.seed)
         depth = (ap * self.P - eng.mean_s) / (self.P - eng.mean_s)
         bound = saddlepoint_log10_bound(self.N, self.P)
