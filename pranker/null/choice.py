@@ -146,21 +146,18 @@ SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
 # pass computed only above the layers' floors (pranker._numba.cgf_band). Measured against
 # the importance sampler at about 1 % rse at P = 10^4 (docs/calibration.md,
 # docs/calibration_large_p_truth.jsonl): with N / P = 2 and 10, from 10^-3 to 10^-300, the
-# largest |log10 error| was 0.009 (2.1 se of the truth), so the bound is LARGE_P_LOG10_BOUND;
-# with N / P = 100 it was -0.015 (3.8 se) at p = 10^-3, as in the earlier study at P = 1,000
-# - 3,000 (up to 0.047), so the bound there is LARGE_P_LOG10_BOUND_WIDE, which "auto" takes
-# only with rtol >= 0.036 (the importance sampler, minutes per p-value, answers the default).
+# largest |log10 error| was 0.011 (2.7 se of the truth). With N / P = 100 it was -0.015 at
+# p = 10^-3 and -0.28 at 10^-29.7: near the tilt that pins the top positives (log(N / P))
+# S is lumpy, so the region stops at 10 items per positive.
 LARGE_P_MIN_POSITIVES = 10_000
-LARGE_P_MAX_ITEMS_PER_POSITIVE = 100
-LARGE_P_NARROW_ITEMS_PER_POSITIVE = 10
+LARGE_P_MAX_ITEMS_PER_POSITIVE = 10
 LARGE_P_LOG10_BOUND = 0.015
-LARGE_P_LOG10_BOUND_WIDE = 0.03
 
 
 def large_p_region(n: int, n_pos: int) -> bool:
     """Whether (N, P) is answered by the saddlepoint on the compressed CGF (upper tails).
 
-    ``P >= 10^4``, ``N <= 100 P`` and ``P (N - P + 1) > 1e8`` (beyond the
+    ``P >= 10^4``, ``N <= 10 P`` and ``P (N - P + 1) > 1e8`` (beyond the
     exact recursion of :func:`saddlepoint_log10_bound` and
     :func:`saddlepoint_pinned_region`); its bound is :func:`large_p_log10_bound`
     up to :data:`SADDLEPOINT_MAX_DEPTH`.
@@ -175,14 +172,9 @@ def large_p_region(n: int, n_pos: int) -> bool:
 def large_p_log10_bound(n: int, n_pos: int) -> float | None:
     """The measured bound on the compressed-CGF saddlepoint's log10 error (None outside its region).
 
-    :data:`LARGE_P_LOG10_BOUND` (0.015) up to 10 items per positive,
-    :data:`LARGE_P_LOG10_BOUND_WIDE` (0.03) up to 100.
+    :data:`LARGE_P_LOG10_BOUND` (0.015) inside :func:`large_p_region`.
     """
-    if not large_p_region(n, n_pos):
-        return None
-    if n <= LARGE_P_NARROW_ITEMS_PER_POSITIVE * n_pos:
-        return LARGE_P_LOG10_BOUND
-    return LARGE_P_LOG10_BOUND_WIDE
+    return LARGE_P_LOG10_BOUND if large_p_region(n, n_pos) else None
 
 
 def saddlepoint_pinned_region(n: int, n_pos: int) -> bool:
@@ -242,10 +234,9 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
       top ranks (deep in the tail); the tilt answers the others (each
       p-value's ``method`` says which);
     - ``"saddlepoint"`` also for many positives beyond the exact recursion
-      (``P >= 10^4``, more than 1e8 cells), on a compressed CGF accurate to
-      about 1e-3 nats, where its bound — 0.015 in log10 (3.5 %) up to
-      ``N = 10 P``, 0.03 (7.2 %) up to ``N = 100 P`` — is within twice
-      ``rtol``: seconds instead of the tilt's minutes;
+      (``P >= 10^4``, ``N <= 10 P``, more than 1e8 cells), on a compressed
+      CGF accurate to about 1e-3 nats, where its bound (0.015 in log10, 3.5
+      %) is within twice ``rtol``: seconds instead of the tilt's minutes;
     - ``"tilt"`` otherwise: the importance sampler with exact likelihood
       ratios, 2 % relative standard error, for any N (its tables take at
       most ~130 MB: exact layers while they fit, the compressed proposal of
@@ -289,8 +280,8 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     ('tilt', 'tilt')
     >>> auto_method(10**5, 10**4)  # many positives: the saddlepoint on the compressed CGF
     'saddlepoint'
-    >>> auto_method(10**6, 10**4), auto_method(10**6, 10**4, rtol=0.036)  # its bound is 0.03
-    ('tilt', 'saddlepoint')
+    >>> auto_method(10**6, 10**4)  # 100 items per positive: the tilt
+    'tilt'
     >>> auto_method(10**5, 100)  # the saddlepoint where the top positives are pinned
     'saddlepoint'
     """
