@@ -151,8 +151,8 @@ def chord_floors(P, phi, xc, stride, T):
 
     From the chord-rule marginals ``A_k H_k`` on knots ``xc`` at every
     ``stride``-th layer; a layer between two of them takes the floor of the
-    one above... of the last one at or before it: ``d_k >= d_k'`` for ``k' <=
-    k``, so a floor for ``d_k'`` holds for ``d_k``. Floors never decrease.
+    last one at or before it: ``d_k >= d_k'`` for ``k' <= k``, so a floor for
+    ``d_k'`` holds for ``d_k``. Floors never decrease.
     """
     B = xc.shape[0]
     ns = P // stride

@@ -158,7 +158,7 @@ class LargePSaddle:
         self.passes = 0  # recursion passes made
         self.floor_passes = 0  # pairs of chord passes made to find the layers' floors
         self._floor_knots = compressed_knots(N - P, FLOOR_KNOT_START, FLOOR_KNOT_EPS)
-        self._floors: dict[int, object] = {}
+        self._floors: dict[int | None, np.ndarray] = {}
 
     @property
     def n_knots(self) -> int:
