@@ -23,9 +23,9 @@ the recursion, independent of N, none of P times draws.
 
 Its error is not a standard error but a bound measured against the unbiased
 importance sampler (:func:`error_bound`: 0.03 in log10 up to 10 items per
-positive, 0.05 up to 100, for P >= 1000; docs/calibration.md). Outside that region —
-few positives among many items, where S is nearly a lattice of counts of
-positives at the top — the route must not be used.
+positive for P >= 1000; docs/calibration.md). Outside that region — more
+items per positive, where S is lumpy at the top (off by -0.28 at N = 10^6,
+P = 10^4, p = 10^-30) — the route must not be used.
 
 References
 ----------
@@ -46,6 +46,7 @@ from .._numba.cgf_band import FLOOR_MARGIN, FLOOR_STRIDE, FLOOR_T, layer_floors
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
 from .._progress import progress_bar
+from .choice import LARGE_P_MAX_ITEMS_PER_POSITIVE, LARGE_P_MIN_POSITIVES
 from .logspace import log_comb
 from .tilt import TailEstimate, log_sf_lugannani_rice
 
@@ -77,17 +78,15 @@ _BAR_BLOCKS = 800_000
 # Where the route was calibrated against the importance sampler (docs/calibration.md):
 # at least this many positives ...
 SADDLE_MIN_P = 1000
-# ... and at most this many items per positive: with 100 the error was up to 0.047 at P = 1000
-# but -0.28 at P = 10^4, p = 10^-29.7 (N = 10^6, against the sampler at 0.95 % rse; there the
-# saddle tilt is near log(N / P), where the tilted law starts pinning the top positives and S
-# is lumpy), and N / P = 300 and 1000 gave errors up to 0.28 at P = 1000.
-SADDLE_MAX_RATIO = 10.0
+# ... and at most this many items per positive (the default's region, where the measurements
+# are: pranker.null.choice; N / P = 100 was off by -0.28 at P = 10^4, p = 10^-30).
+SADDLE_MAX_RATIO = float(LARGE_P_MAX_ITEMS_PER_POSITIVE)
 # The bound on |log10 error| reported (largest measured 0.018 at P = 1000 - 3000, within two
 # standard errors of the sampler; 0.011 at P = 10^4).
 LOG10_ERROR_BOUND = 0.03
 # From this many positives on, the route is worth taking over the importance sampler (whose cost
 # grows like P x draws); the error bounds above hold from SADDLE_MIN_P.
-ROUTE_MIN_P = 10_000
+ROUTE_MIN_P = LARGE_P_MIN_POSITIVES
 # stop when |K'(phi) - s| is below this many tilted sd; the last Newton step is then taken in
 # closed form (LargePSaddle.saddle)
 _SADDLE_TOL = 0.02
