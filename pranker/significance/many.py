@@ -688,7 +688,7 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
                 if isinstance(null, TiltNull) and 1 < P < N and null.edge_pvalue(x) is None:
                     eng = null.engine
                     s = x * P
-                    index = None if eng.compressed else eng.grid_index(s, 1)
+                    index = None if eng.compressed else eng.sampling_point(s, 1)
                     pv = null.tail_pvalue(x, conf_level=conf_level, index=index)
                 else:
                     pv = null.pvalue(x, conf_level=conf_level)
