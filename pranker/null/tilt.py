@@ -50,10 +50,16 @@ A grid of tilts, shared
 The estimator is unbiased for any ``phi``; its variance grows only slowly as
 ``phi`` leaves the saddle point. The engine therefore tilts at the points of
 a fixed grid, in units of the null standard deviation ``sigma_0`` of S:
-``phi_j sigma_0 = 2^{(j - 1/2) / 16 - 12}``, sixteen cells per doubling of ``phi``. The grid
-point used for a threshold ``s`` is the one whose cell
-``[phi_{j-1/2}, phi_{j+1/2})`` contains the saddle point, decided by comparing
-``s`` with ``K'`` at the cell edges; ``j = 0`` is plain Monte Carlo. Draws at
+``phi_j sigma_0 = 2^{(j - 1/2) / 16 - 12}``, sixteen cells per doubling of ``phi``. The cell
+of a threshold ``s`` is the one, ``[phi_{j-1/2}, phi_{j+1/2})``, that contains
+the saddle point, decided by comparing ``s`` with ``K'`` at the cell edges;
+``j = 0`` is plain Monte Carlo. Near the bulk a cell is a small fraction of
+the tilted law's width ``sqrt(K'')``, and the cells are grouped: the aligned
+block of ``3^m`` cells around the threshold's cell (the largest ``m <= 4``
+whose span, ``3^m`` times the cell's width in tilted standard deviations,
+is at most 0.5) is estimated at its middle grid point
+(:meth:`TiltEngine.sampling_point`), so that nearby thresholds share
+draws; deep in the tail each cell keeps its own point. Draws at
 a grid point come from one reproducible stream keyed by (seed, N, P, j), and
 a threshold takes its first n draws, n growing from 4,096 until the relative
 standard error is below ``rtol`` (each step aims at the size the variance
