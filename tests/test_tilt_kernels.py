@@ -248,3 +248,21 @@ def test_count_of_the_top_two_against_a_double_loop():
             n1 = np.where(a <= 0, x + 1, np.minimum(x + 1, np.floor(1 / np.maximum(a, 1e-300))))
         n1[a > 1] = 0
         assert count_top_two(t, D, False) == float(n1.sum())
+
+
+def test_count_of_the_top_two_exact_at_attainable_thresholds():
+    """At thresholds the top two can attain exactly (no tolerance), the count by first
+    offsets decides each boundary by the sum itself: equal to the plain double loop, both
+    with ``>=`` and with ``>``."""
+    from pranker._numba.tilt import count_top_two
+
+    rng = np.random.default_rng(11)
+    for _ in range(600):
+        D = int(rng.integers(0, 250))
+        d1 = np.arange(D + 1)[:, None]
+        d2 = np.arange(D + 1)[None, :]
+        vals = (1 / (1 + d1) + 2 / (2 + d2))[d1 <= d2]
+        t = float(rng.choice(vals[vals >= 0.02])) if (vals >= 0.02).any() else 1.0
+        for strict in (False, True):
+            want = int(((vals > t) if strict else (vals >= t)).sum())
+            assert count_top_two(t, D, strict) == want, (D, t, strict)
