@@ -236,3 +236,26 @@ def test_long_searches_show_a_progress_bar(monkeypatch):
     shown = saddlepoint_tail(eng, s, True, progress=True)
     assert made[-1].enabled is True and made[-1].n == shown.passes
     assert shown.log_p == plain.log_p  # the bar changes nothing
+
+
+def test_by_name_beyond_the_exact_recursion_uses_the_compressed_cgf(monkeypatch):
+    """``method="saddlepoint"`` asked for beyond 1e8 cells, outside the calibrated regions,
+    takes its CGF from the compressed pass (cost independent of N) instead of the exact
+    recursion over P (N - P + 1) cells: at N = 60,000, P = 2,000 (1.16e8 cells, N / P = 30)
+    it agrees with the second-order saddlepoint on the exact CGF (an independent
+    recursion, checked against enumeration elsewhere) within 0.03 in log10 near 10^-6, and
+    like it reports no interval there."""
+    N, P = 60_000, 2_000
+    assert P * (N - P + 1) > 100_000_000
+    eng = TiltEngine(N, P)
+    s = eng.mean_s + 4.9 * eng.sd_s
+    want = saddlepoint_tail(eng, s, True, False).log_p / math.log(10.0)
+    assert -8.0 < want < -4.0
+
+    def no_exact_pass(*args, **kwargs):
+        raise AssertionError("the exact recursion was run")
+
+    monkeypatch.setattr("pranker.null.distributions.saddlepoint_tail", no_exact_pass)
+    got = pranker.significance_from_ap(s / P, N, P, method="saddlepoint")
+    assert got.method == "saddlepoint" and got.pvalue_interval is None
+    assert abs(got.log10_pvalue - want) < 0.03, (got.log10_pvalue, want)

@@ -49,6 +49,7 @@ from .._validation import check_count_pair
 from .beta import beta_fit
 from .choice import (
     DEFAULT_MC_DRAWS,
+    SADDLEPOINT_MAX_CELLS,
     SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
     SADDLEPOINT_PINNED_LOG10_BOUND,
@@ -919,6 +920,10 @@ class SaddlepointNull(NullDistribution):
     many items it is off by a factor up to about 8 at N = 10^5, P = 100
     near the bulk, and near the top of the support (a handful of
     placements) by up to 40 %. ``P = 1`` and ``P = N`` are exact.
+    Beyond ``1e8`` cells ``P (N - P + 1)`` the CGF comes from the accurate
+    compressed pass (:class:`pranker.null.saddle_large.LargePSaddle`, first
+    order; its cost does not grow with N) instead of the exact recursion,
+    whose passes would take minutes there.
 
     Parameters
     ----------
@@ -1039,7 +1044,9 @@ class SaddlepointNull(NullDistribution):
         """Natural log of the saddlepoint upper tail at ``ap``."""
         from scipy.special import ndtr
 
-        if large_p_region(self.N, self.P):  # the compressed CGF, one object per threshold
+        if large_p_region(self.N, self.P) or self.P * (self.N - self.P + 1) > SADDLEPOINT_MAX_CELLS:
+            # the compressed CGF (one object per threshold): its passes cost P B blocks
+            # whatever N, where the exact CGF's cost P (N - P + 1) cells (minutes at 10^10)
             return LargePSaddle(self.N, self.P, progress=self.progress).log_sf(ap * self.P)
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
