@@ -1044,7 +1044,7 @@ class SaddlepointNull(NullDistribution):
         """Natural log of the saddlepoint upper tail at ``ap``."""
         from scipy.special import ndtr
 
-        if large_p_region(self.N, self.P) or self.P * (self.N - self.P + 1) > SADDLEPOINT_MAX_CELLS:
+        if self.P * (self.N - self.P + 1) > SADDLEPOINT_MAX_CELLS:  # large_p_region included
             # the compressed CGF (one object per threshold): its passes cost P B blocks
             # whatever N, where the exact CGF's cost P (N - P + 1) cells (minutes at 10^10)
             return LargePSaddle(self.N, self.P, progress=self.progress).log_sf(ap * self.P)

@@ -427,13 +427,10 @@ class TiltEngine:
         tilted standard deviations, ``tau_j = (phi_{j+1/2} - phi_{j-1/2})
         max sqrt(K'')`` over its two edges, at most 0.5: the middle is then
         within about 0.25 tilted sd of any saddle point of the block, as long
-        as ``sqrt(K'')`` changes little across it. Measured (ten (N, P) from
-        (1000, 5) to (10^6, 10), 0.3 to 20 null sd, the split plan fixed,
-        16,384 draws each): at the 62 thresholds whose cell was grouped the
-        variance per draw at the block's middle was 0.52-1.49 times that at
-        the cell's own point, geometric mean 0.98. All thresholds of a block
-        share one grid point's draws (many rankings of one (N, P), per-query
-        p-values).
+        as ``sqrt(K'')`` changes little across it; the variance per draw this
+        costs was measured (docs/calibration.md, "Neighbouring cells share
+        draws near the bulk"). All thresholds of a block share one grid
+        point's draws (many rankings of one (N, P), per-query p-values).
         Deep in the tail a cell is already about that wide (``tau_j`` near
         ``0.044 phi sqrt(K'')``) and keeps its own draws. The rule reads
         only the edges :meth:`grid_index` computed, so the point is a function
