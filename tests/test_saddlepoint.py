@@ -137,6 +137,30 @@ def test_the_search_lands_on_the_saddle_point():
         assert sp.passes <= 8  # recursions of the full size, the four-derivative one included
 
 
+def test_deep_in_the_tail_one_pass_from_the_guess_is_enough():
+    """Where u = phi sqrt(K'') >= 20 at the guess, the search takes it within one tilted sd.
+
+    The answer stays that of the saddle point solved to 1e-10 (one four-derivative
+    pass there, written out here), and one pass of the full size is saved.
+    """
+    eng = TiltEngine(10_000, 1_000)
+    for depth in (0.3, 0.6):
+        s = eng.mean_s + depth * (eng.P - eng.mean_s)
+        phi, k, k2 = eng.saddle(s)  # tol 1e-10
+        log_zc, m1, m2, m3, m4 = tilt_moments(eng.N, eng.P, phi, s)
+        k3 = m3 - 3 * m1 * m2 + 2 * m1**3
+        k4 = m4 - 4 * m1 * m3 - 3 * m2 * m2 + 12 * m1 * m1 * m2 - 6 * m1**4
+        c2 = m2 - m1 * m1
+        w = math.sqrt(2 * (eng.log_comb - log_zc))
+        u = phi * math.sqrt(c2)
+        lam3, lam4 = k3 / c2**1.5, k4 / c2**2
+        want = log_sf_second_order(w, u, lam3, lam4)
+        sp = saddlepoint_tail(eng, s, True)
+        assert u >= 20.0 and sp.order == 2
+        assert abs(sp.log_p - want) / LN10 <= 2e-4, (sp, want / LN10)
+        assert sp.passes == 2  # the guess's pass and the four-derivative one
+
+
 def test_default_rule_boundaries():
     # inside: rho = N / P^2 <= 0.1, N <= 25 P, P >= 50, P (N - P + 1) <= 1e8, C(N, P) > 1e6
     assert pranker.auto_method(5000, 500) == "saddlepoint"

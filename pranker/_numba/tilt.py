@@ -424,37 +424,61 @@ def top_pinned(N, P, phi, out, chunk_cells=20_000_000):
     m = N - P
     h = np.ones(m + 1)
     log_h0 = np.zeros(P + 2)  # log H_k(0), k = 1..P+1
+    X = np.empty(N + 1)  # e^{phi (k / r - 1)} of the current layer, ranks r = k..k+m
+    B = np.exp(-float(phi) / np.arange(1, N + 1, dtype=np.float64))
+    B = np.concatenate((np.zeros(1), B))  # B[r] = e^{-phi / r}
     per = max(1, int(chunk_cells // (m + 1)))
     k = P
     while k >= 1:
         lo = max(1, k - per + 1)
-        top_pinned_layers(N, P, float(phi), k, lo, h, log_h0)
+        top_pinned_layers(N, P, float(phi), k, lo, h, log_h0, X, B)
         k = lo - 1
     ks = np.arange(1, P + 1, dtype=np.float64)
     out[:] = phi * ks + log_h0[2 : P + 2] - log_h0[1]
 
 
 @njit(cache=True)
-def top_pinned_layers(N, P, phi, k_hi, k_lo, h, log_h0):
+def top_pinned_layers(N, P, phi, k_hi, k_lo, h, log_h0, X, B):
     """Layers ``k_hi`` down to ``k_lo`` of :func:`top_pinned`'s backward pass, in place.
 
-    ``h`` holds ``H_{k_hi + 1}(a) / H_{k_hi + 1}(0)`` on entry and ``H_{k_lo}(a) /
-    H_{k_lo}(0)`` on exit; ``log_h0[k] = log H_k(0)``. ``H_k`` decreases in ``a``,
-    so each layer is divided by ``H_k(0)`` and the exponent by ``e^{phi}``:
-    entries below 1e-308 of the layer's largest underflow to 0, which changes
-    ``H_k(0)`` by at most ``m`` 1e-308 relative.
+    ``h`` holds ``c H_{k_hi + 1}(a) / H_{k_hi + 1}(0)`` on entry (any scale
+    ``c = h[0] > 0``) and the same for ``H_{k_lo}`` on exit; ``log_h0[k] =
+    log H_k(0)``. ``H_k`` decreases in ``a``; each layer reads the previous
+    one divided by its first entry and the exponent by ``e^{phi}``, so
+    entries below 1e-308 of the layer's largest underflow to 0, which
+    changes ``H_k(0)`` by at most ``m`` 1e-308 relative.
+
+    The factor ``e^{phi (k / r - 1)}`` of rank ``r = k + a`` is kept in
+    ``X[r]`` from layer to layer: going down one positive multiplies it by
+    ``B[r] = e^{-phi / r}``, and the rank that enters (``r = k``, offset 0)
+    has factor 1, so a cell costs a multiplication and an addition instead
+    of an ``exp`` (the forward recursion's trick, :func:`_layer_shift`;
+    rounding grows by at most one unit in the last place per layer, 1e-12
+    relative at P = 10^4). Layer P, and every layer when ``phi`` exceeds
+    ``_MULT_MAX_PHI`` (the factors would leave float64), use ``exp``.
     """
     m = N - P
+    mult = phi <= _MULT_MAX_PHI
     for k in range(k_hi, k_lo - 1, -1):
+        inv = 1.0 / h[0]
         acc = 0.0
-        for a in range(m, -1, -1):
-            acc += math.exp(phi * (k / (k + a) - 1.0)) * h[a]
-            h[a] = acc
-        top = h[0]
-        inv = 1.0 / top
-        for a in range(m + 1):
-            h[a] *= inv
-        log_h0[k] = log_h0[k + 1] + phi + math.log(top)
+        if mult and k < P:
+            for a in range(m, 0, -1):
+                r = k + a
+                x = X[r] * B[r]
+                X[r] = x
+                acc += x * (h[a] * inv)
+                h[a] = acc
+            X[k] = 1.0
+            acc += h[0] * inv
+            h[0] = acc
+        else:
+            for a in range(m, -1, -1):
+                x = math.exp(phi * (k / (k + a) - 1.0))
+                X[k + a] = x
+                acc += x * (h[a] * inv)
+                h[a] = acc
+        log_h0[k] = log_h0[k + 1] + phi + math.log(acc)
 
 
 @njit(cache=True)

@@ -328,6 +328,7 @@ class TiltEngine:
         max_iter: int = 100,
         phi0: float | None = None,
         bar: Any = None,
+        tol_u: float | None = None,
     ):
         """:meth:`saddle`'s search: ``(phi, K(phi), K'(phi), K''(phi), passes)`` at its last point.
 
@@ -335,14 +336,19 @@ class TiltEngine:
         the mean ``s`` lies) replaces the default first point; ``bar`` (a
         progress bar) is advanced by one per recursion. With a loose
         ``tol`` (in tilted standard deviations) the caller finishes the step itself
-        (:func:`pranker.null.saddlepoint.saddlepoint_tail`).
+        (:func:`pranker.null.saddlepoint.saddlepoint_tail`); with ``tol_u``
+        the tolerance is one tilted standard deviation at the first point,
+        ``phi0``, where ``u = |phi| sqrt(K'')`` is at least ``tol_u`` (later
+        points of a search may have large ``u`` far from the saddle point
+        where S is lumpy).
         """
         sign = 1.0 if s >= self.mean_s else -1.0
         if s == self.mean_s:
             k, k1, k2 = self.cgf(0.0)
             return 0.0, k, k1, k2, 1
         # t = log|phi|; K' is increasing in phi, so g(t) = sign (K'(sign e^t) - s) increases in t
-        if phi0 is not None and phi0 * sign > 0.0 and math.isfinite(phi0):
+        guessed = phi0 is not None and phi0 * sign > 0.0 and math.isfinite(phi0)
+        if guessed:
             t = math.log(abs(phi0))
         else:
             phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
@@ -357,7 +363,10 @@ class TiltEngine:
             if bar is not None:
                 bar.update(1)
             g = sign * (k1 - s)
-            if abs(g) <= tol * math.sqrt(k2):
+            sd = math.sqrt(k2)
+            loose = tol_u is not None and guessed and passes == 1 and abs(phi) * sd >= tol_u
+            tol_here = max(tol, 1.0) if loose else tol
+            if abs(g) <= tol_here * sd:
                 break
             if g < 0.0:
                 lo = (t, g)
