@@ -137,28 +137,43 @@ def test_the_search_lands_on_the_saddle_point():
         assert sp.passes <= 8  # recursions of the full size, the four-derivative one included
 
 
+def _second_order_at_the_saddle(eng, s):
+    """log P(S >= s) by the second-order formula at the saddle point solved to 1e-12."""
+    phi, _, _ = eng.saddle(s, tol=1e-12)
+    log_zc, m1, m2, m3, m4 = tilt_moments(eng.N, eng.P, phi, s)
+    c2 = m2 - m1 * m1
+    k3 = m3 - 3 * m1 * m2 + 2 * m1**3
+    k4 = m4 - 4 * m1 * m3 - 3 * m2 * m2 + 12 * m1 * m1 * m2 - 6 * m1**4
+    w = math.sqrt(2 * (eng.log_comb - log_zc))
+    u = phi * math.sqrt(c2)
+    return log_sf_second_order(w, u, k3 / c2**1.5, k4 / c2**2), u
+
+
 def test_deep_in_the_tail_one_pass_from_the_guess_is_enough():
     """Where u = phi sqrt(K'') >= 20 at the guess, the search takes it within one tilted sd.
 
-    The answer stays that of the saddle point solved to 1e-10 (one four-derivative
-    pass there, written out here), and one pass of the full size is saved.
+    The answer stays that of the saddle point solved to 1e-12 (written out
+    here), and one pass of the full size is saved.
     """
     eng = TiltEngine(10_000, 1_000)
     for depth in (0.3, 0.6):
         s = eng.mean_s + depth * (eng.P - eng.mean_s)
-        phi, k, k2 = eng.saddle(s)  # tol 1e-10
-        log_zc, m1, m2, m3, m4 = tilt_moments(eng.N, eng.P, phi, s)
-        k3 = m3 - 3 * m1 * m2 + 2 * m1**3
-        k4 = m4 - 4 * m1 * m3 - 3 * m2 * m2 + 12 * m1 * m1 * m2 - 6 * m1**4
-        c2 = m2 - m1 * m1
-        w = math.sqrt(2 * (eng.log_comb - log_zc))
-        u = phi * math.sqrt(c2)
-        lam3, lam4 = k3 / c2**1.5, k4 / c2**2
-        want = log_sf_second_order(w, u, lam3, lam4)
+        want, u = _second_order_at_the_saddle(eng, s)
         sp = saddlepoint_tail(eng, s, True)
         assert u >= 20.0 and sp.order == 2
         assert abs(sp.log_p - want) / LN10 <= 2e-4, (sp, want / LN10)
         assert sp.passes == 2  # the guess's pass and the four-derivative one
+
+
+def test_a_loose_first_pass_where_s_is_lumpy_searches_on():
+    """u >= 20 but S lumpy (N = 40,000, P = 200, 5 % of the way to the top): a pass 1 sd off
+    the saddle point moved log10 p by 0.056; the search goes on and lands on it."""
+    eng = TiltEngine(40_000, 200)
+    s = eng.mean_s + 0.05 * (eng.P - eng.mean_s)
+    want, u = _second_order_at_the_saddle(eng, s)
+    sp = saddlepoint_tail(eng, s, True)
+    assert u >= 20.0
+    assert abs(sp.log_p - want) / LN10 <= 2e-4, (sp, want / LN10)
 
 
 def test_default_rule_boundaries():
