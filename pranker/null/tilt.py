@@ -348,7 +348,7 @@ class TiltEngine:
             return 0.0, k, k1, k2, 1
         # t = log|phi|; K' is increasing in phi, so g(t) = sign (K'(sign e^t) - s) increases in t
         guessed = phi0 is not None and phi0 * sign > 0.0 and math.isfinite(phi0)
-        if guessed:
+        if phi0 is not None and guessed:
             t = math.log(abs(phi0))
         else:
             phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
