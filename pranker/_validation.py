@@ -709,6 +709,23 @@ def is_matrix(x) -> bool:
     return sum(d > 1 for d in shape) > 1
 
 
+def refuse_table(where: str, scores, y, what: str, note: str = "") -> None:
+    """A measure of one ranking given a 2-D (scores, y) table: an error naming the choices.
+
+    ``what`` says what the caller computes for one ranking ("curve", "AP");
+    the message offers the micro-averaged one of all entries
+    (``numpy.ravel``) or one column at a time; ``note`` is added after the
+    shapes.
+    """
+    if is_matrix(scores) or is_matrix(y):
+        raise InputError(
+            f"{where}: scores and y have shapes {np.shape(scores)} and {np.shape(y)}, a table "
+            f"rather than one ranking{note}. Pass "
+            f"numpy.ravel(scores), numpy.ravel(y) for the {what} of all entries ranked "
+            f"together (micro-averaged), or one column at a time for each class's {what}."
+        )
+
+
 def matrix_error(where: str, scores, y) -> ValueError:
     """The error for 2-D (scores, y) given to a measure of one ranking without ``average``."""
     return ValueError(

@@ -271,3 +271,18 @@ def test_one_vocabulary_with_pranker_result():
         assert r.n_pos == res.n_pos and r.n == res.n and r.conf_level == res.conf_level
         assert isinstance(r.auprc_interval, tuple) and r.auprc_interval._fields == ("low", "high")
     assert ap_interval(s, y).auprc == res.auprc  # both call the same AP function
+
+
+@pytest.mark.parametrize("fn", [ap_interval, auprc_trapezoid])
+def test_a_table_is_refused_not_flattened(fn):
+    """A 2-D (scores, y) table is not one ranking: an error naming the choices, not the
+    interval of the flattened entries (which it silently gave before)."""
+    rng = np.random.default_rng(3)
+    s = rng.random((3, 40))
+    y = rng.random((3, 40)) < 0.3
+    y[:, 0] = True
+    with pytest.raises(ValueError, match=r"shapes \(3, 40\) and \(3, 40\).*numpy\.ravel"):
+        fn(s, y)
+    # one column given as a column vector is one ranking: the same as the flat column
+    col = fn(s[:, :1], y[:, :1])
+    assert col.auprc == fn(s[:, 0], y[:, 0]).auprc

@@ -58,6 +58,7 @@ from .._validation import (
     check_weighted_pair,
     check_weighted_ties,
     is_matrix,
+    refuse_table,
     score_label_aliases,
 )
 from .ap import (
@@ -107,17 +108,6 @@ _CURVE_TIES = ("threshold", "stable", "optimistic", "pessimistic")
 
 # validated (scores, labels, weights or None), zero-weight and masked items left out
 _prepare = check_weighted_pair
-
-
-def _refuse_table(where: str, scores, y) -> None:
-    """A curve is of one ranking: a 2-D (scores, y) table is an error naming the choices."""
-    if is_matrix(scores) or is_matrix(y):
-        raise ValueError(
-            f"{where}: scores and y have shapes {np.shape(scores)} and {np.shape(y)}, a table "
-            "rather than one ranking (scikit-learn's curves refuse it too). Pass "
-            "numpy.ravel(scores), numpy.ravel(y) for the micro-averaged curve of all entries, "
-            "or one column at a time for each class's curve."
-        )
 
 
 def _drop_intermediate(thr, tp, fp, roc: bool):
@@ -267,7 +257,7 @@ def _curve_counts(
     Returns ``(thresholds, tp, fp, n_pos, n_neg, u, w)``: ``u`` the Mann-Whitney
     count of the threshold curve (None per item), ``w`` the checked weights or None.
     """
-    _refuse_table(where, scores, y)
+    refuse_table(where, scores, y, "curve", " (scikit-learn's curves refuse it too)")
     s, yb, w = _prepare(
         scores,
         y,

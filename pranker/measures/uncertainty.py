@@ -57,7 +57,13 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._results import DeprecatedAlias, deprecated
-from .._validation import check_scores, check_scores_labels, check_ties, score_label_aliases
+from .._validation import (
+    check_scores,
+    check_scores_labels,
+    check_ties,
+    refuse_table,
+    score_label_aliases,
+)
 from .ap import auprc_validated
 from .curves import _DOCS, _threshold_counts
 
@@ -247,6 +253,7 @@ def auprc_trapezoid(
     """
     _z(conf_level)  # refuse a bad level before any work
     conf_level = float(conf_level)
+    refuse_table("auprc_trapezoid", scores, y, "AUPRC")
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="auprc_trapezoid")
     if thresholds is None:
         _, tp, fp, _ = _threshold_counts(s, yb, None)
@@ -458,6 +465,7 @@ def ap_interval(
     _z(conf_level)
     if method not in ("logit", "binomial"):
         raise ValueError(f"method must be 'logit' or 'binomial'; got {method!r}.")
+    refuse_table("ap_interval", scores, y, "AP")
     s, yb = check_scores_labels(scores, y, pos_label=pos_label, where="ap_interval")
     ap = auprc_validated(s, yb, ties)
     r = boyd_interval(
