@@ -129,11 +129,8 @@ SADDLEPOINT_PINNED_LOG10_BOUND = 0.015
 # pass over the P (N - P + 1) cells) is skipped and the tilt answers: in that calibration
 # and the first one no threshold had its top positives pinned before about 20 / P of the
 # way (0.1-0.15 with P = 150-200, 0.2-0.5 with P = 50-100, 0.022-0.054 with P = 500-1,000).
-# A matter of speed only: a skipped threshold gets the tilt's answer. The floor was 0.02
-# until the check's backward pass lost its exp per cell (7 times cheaper); at N = 1e5,
-# P = 1,000 the top positives were pinned from 1.8 % of the way (2026-11-28), where the
-# tilt took 1.6 times a stable sort of 1e7 and the saddlepoint under one.
-SADDLEPOINT_PINNED_MIN_DEPTH = 0.015
+# A matter of speed only: a skipped threshold gets the tilt's answer.
+SADDLEPOINT_PINNED_MIN_DEPTH = 0.02
 SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE = 12.0
 # ... and only from this many cells P (N - P + 1) on: below, the tilted estimator's draws
 # (shared by the thresholds of one grid point) cost less than the saddlepoint's passes and
