@@ -104,18 +104,20 @@ _SEARCH_TOL = 0.05
 # the search goes on from there. Measured with _GUESS_TOL against the search of version
 # 0.3 (2026-11-28; 12 (N, P) from (1,000, 900) to (100,000, 1,000), 258 thresholds from
 # 0.5 to 2,900 sd, both tails): at the 179 thresholds the default answers by the
-# saddlepoint, full-size passes 648 -> 578 and log10 p moved by at most 1.2e-4, except
+# saddlepoint, full-size passes 648 -> 590 and log10 p moved by at most 1.2e-4, except
 # one threshold (N = 1e5, P = 1e3, 2 % of the way to the top) that moved by 0.0049 to
 # the value at the saddle point solved to 1e-12; elsewhere (S lumpy, where the default
-# takes the tilt) by up to 0.033.
+# takes the tilt) by up to 0.015.
 _SEARCH_TOL_U = 20.0
 # positives of the scaled-down problem that gives the search its first point
 _GUESS_POSITIVES = 64
 # ... solved to this many of its own tilted standard deviations (its passes cost 1/64 of
 # a full one): 0.3, as up to version 0.3, left the guess up to 4.8 sd of the full problem
 # off, 0.01 at most 1.3 sd (9 (N, P), 45 thresholds), so that deep in the tail the first
-# full pass is close enough more often (_SEARCH_TOL_U); 0.1 took the fewest passes
-_GUESS_TOL = 0.1
+# full pass is close enough more often (_SEARCH_TOL_U). Over the thresholds below, 0.1
+# and 0.2 took about as few passes; 0.2 took fewer where S is lumpy and at N = 5,000,
+# P = 500 (a newcomer's ranking: one or two full passes)
+_GUESS_TOL = 0.2
 # a progress bar when this many passes of this many ns per cell would pass _BAR_SECONDS
 _PASSES_TYPICAL = 5
 _NS_PER_CELL = 5.0
