@@ -571,3 +571,21 @@ def test_grouped_thresholds_share_draws_and_do_not_depend_on_order():
             want.rse,
             want.n_draws,
         )
+
+
+@pytest.mark.parametrize("N, P", [(12, 4), (30, 5)])
+def test_engine_tail_at_the_top_of_the_support_is_exact(N, P):
+    """At S = P (AP = 1) and between the second largest S and P only the perfect ranking
+    counts: p = 1 / C(N, P), counted here over every placement (it raised ZeroDivisionError)."""
+    sums = [
+        sum((k + 1) / r for k, r in enumerate(c))
+        for c in itertools.combinations(range(1, N + 1), P)
+    ]
+    second = sorted(set(round(x, 12) for x in sums))[-2]
+    eng = TiltEngine(N, P)
+    for s in (float(P), 0.5 * (second + P)):
+        want = sum(x >= s * (1 - 1e-12) for x in sums) / math.comb(N, P)
+        est = eng.tail(s)
+        assert want == 1 / math.comb(N, P)
+        assert est.rse == 0.0 and est.n_draws == 0
+        assert est.log10_pvalue == pytest.approx(math.log10(want), abs=1e-12)

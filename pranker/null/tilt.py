@@ -821,6 +821,11 @@ class TiltEngine:
         """
         if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
+        if upper and s * (1.0 - REL_TOL) > self.P - 1.0 / (self.P + 1.0):
+            # above the second largest S (the last positive one rank down): only the
+            # perfect ranking, p = 1 / C(N, P) exactly (no tilt reaches it: it would be infinite)
+            lp = -self.log_comb / math.log(10.0)
+            return TailEstimate(lp, 0.0, (lp, lp), 0, 0.0)
         if self.compressed and upper and s > self.mean_s:
             # about 8 passes of ~80 ns per table cell: a bar when that is long
             cz = self._cz
