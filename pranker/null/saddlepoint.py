@@ -101,22 +101,15 @@ _SEARCH_TOL = 0.05
 # _SEARCH_TOL_U, the search accepts it within one tilted standard deviation, and the
 # four-derivative pass follows one Newton step later. Where that pass lands more than
 # _SEARCH_TOL sd from the saddle point (S lumpy: a large u need not mean a smooth tail),
-# the search goes on from there. Measured with _GUESS_TOL against the search of version
-# 0.3 (2026-11-28; 12 (N, P) from (1,000, 900) to (100,000, 1,000), 258 thresholds from
-# 0.5 to 2,900 sd, both tails): at the 179 thresholds the default answers by the
-# saddlepoint, full-size passes 648 -> 590 and log10 p moved by at most 1.2e-4, except
-# one threshold (N = 1e5, P = 1e3, 2 % of the way to the top) that moved by 0.0049 to
-# the value at the saddle point solved to 1e-12; elsewhere (S lumpy, where the default
-# takes the tilt) by up to 0.015.
+# the search goes on from there. What this moved, against the stored calibration truths:
+# docs/calibration.md, "A shorter search".
 _SEARCH_TOL_U = 20.0
 # positives of the scaled-down problem that gives the search its first point
 _GUESS_POSITIVES = 64
 # ... solved to this many of its own tilted standard deviations (its passes cost 1/64 of
-# a full one): 0.3, as up to version 0.3, left the guess up to 4.8 sd of the full problem
-# off, 0.01 at most 1.3 sd (9 (N, P), 45 thresholds), so that deep in the tail the first
-# full pass is close enough more often (_SEARCH_TOL_U). Over the thresholds below, 0.1
-# and 0.2 took about as few passes; 0.2 took fewer where S is lumpy and at N = 5,000,
-# P = 500 (a newcomer's ranking: one or two full passes)
+# a full one): tighter than the 0.3 of version 0.3, so that deep in the tail the first
+# full pass is close enough more often (_SEARCH_TOL_U); docs/calibration.md, "A shorter
+# search"
 _GUESS_TOL = 0.2
 # a progress bar when this many passes of this many ns per cell would pass _BAR_SECONDS
 _PASSES_TYPICAL = 5
@@ -242,6 +235,17 @@ def from_pass(
     )
 
 
+def _newton_step(phi: float, s: float, k1: float, k2: float) -> float:
+    """``phi`` moved by one Newton step towards ``K'(phi) = s`` (quadratic convergence from
+    within the search's tolerance), unless the step would cross 0 or more than halve
+    ``phi`` (then ``phi`` itself)."""
+    if k2 > 0.0 and phi != 0.0:
+        step = (s - k1) / k2
+        if abs(step) <= 0.5 * abs(phi):
+            return phi + step
+    return phi
+
+
 def saddlepoint_tail(
     engine: TiltEngine, s: float, upper: bool = True, progress: bool | None = False
 ) -> SaddlepointTail:
@@ -260,12 +264,7 @@ def saddlepoint_tail(
         phi, _, k1, k2, passes = engine.saddle_search(
             s, tol=_SEARCH_TOL, phi0=phi0, bar=bar, tol_u=_SEARCH_TOL_U
         )
-        # one Newton step in phi from within _SEARCH_TOL standard deviations (quadratic
-        # convergence), unless the step would cross 0 or more than halve phi (then stay)
-        if k2 > 0.0 and phi != 0.0:
-            step = (s - k1) / k2
-            if abs(step) <= 0.5 * abs(phi):
-                phi += step
+        phi = _newton_step(phi, s, k1, k2)
         out = from_pass(engine, phi, s, upper, passes)
         bar.update(1)
         if k2 > 0.0 and abs(out.phi - phi) * math.sqrt(k2) > _SEARCH_TOL:
@@ -273,11 +272,7 @@ def saddlepoint_tail(
             # four-derivative pass landed farther than _SEARCH_TOL sd from the saddle
             # point (S is lumpy there): search on from the saddle point it found
             phi, _, k1, k2, more = engine.saddle_search(s, tol=_SEARCH_TOL, phi0=out.phi, bar=bar)
-            if k2 > 0.0 and phi != 0.0:
-                step = (s - k1) / k2
-                if abs(step) <= 0.5 * abs(phi):
-                    phi += step
-            out = from_pass(engine, phi, s, upper, out.passes + more)
+            out = from_pass(engine, _newton_step(phi, s, k1, k2), s, upper, out.passes + more)
             bar.update(1)
     return out
 
