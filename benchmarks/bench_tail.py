@@ -33,6 +33,8 @@ Cases
     (log10 p about -20, -73 and -290): a first ranking, in a process that has
     compiled the kernels but not seen it. Its bar is absolute (50 ms), so the
     table's "time (s)" column is the one to read.
+``large``  ``single`` at (N, P) = (1e6, 1e4): a hundred items per positive
+    with ten thousand positives, where the default is the importance sampler.
 ``quick``  one single p-value (N = 1e5, P = 100, p ~ 1e-3) and pranker() at
     N = 1e6, P = 100: a check of the script itself.
 
@@ -84,6 +86,7 @@ SINGLE_SHAPES = [
 ]
 TARGETS = (-3.0, -30.0, -100.0, -300.0)
 PRANKER_SHAPES = [(10**7, 1000), (10**7, 10**5)]
+LARGE_SHAPES = [(10**6, 10**4)]  # 100 items per positive at P = 10^4: the importance sampler
 NEWCOMER_SHIFTS = (0.5, 1.0, 2.0)  # N = 5,000, P = 500: log10 p about -20, -73, -290
 WARMUP_LIMIT = 1800.0  # seconds; a cold numba cache compiles everything here
 MAX_AP = 1.0 - 1e-9
@@ -339,6 +342,8 @@ def build_cases(sets, only, targets, signal):
         raw += [("single", N, P, t) for N, P in SINGLE_SHAPES for t in targets]
     if "pranker" in sets:
         raw += [("pranker", N, P, None) for N, P in PRANKER_SHAPES]
+    if "large" in sets:
+        raw += [("single", N, P, t) for N, P in LARGE_SHAPES for t in targets]
     if "newcomer" in sets:
         raw += [("pranker", 5000, 500, shift) for shift in NEWCOMER_SHIFTS]
     if only:
@@ -493,9 +498,10 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--cases",
         default="bars",
-        choices=["quick", "single", "pranker", "newcomer", "bars", "all"],
-        help="quick: two small cases; single / pranker / newcomer: one kind; bars: the three; "
-        "all: bars + quick",
+        choices=["quick", "single", "pranker", "newcomer", "large", "bars", "all"],
+        help="quick: two small cases; single / pranker / newcomer: one kind; large: single "
+        "p-values at N = 1e6, P = 1e4; bars: single + pranker + newcomer; all: bars + quick "
+        "+ large",
     )
     ap.add_argument("--quick", action="store_true", help="same as --cases quick")
     ap.add_argument(
@@ -531,8 +537,9 @@ def main(argv=None) -> int:
         "single": {"single"},
         "pranker": {"pranker"},
         "newcomer": {"newcomer"},
+        "large": {"large"},
         "bars": {"single", "pranker", "newcomer"},
-        "all": {"quick", "single", "pranker", "newcomer"},
+        "all": {"quick", "single", "pranker", "newcomer", "large"},
     }[name]
     repeats = args.sort_repeats or (3 if name == "quick" else 5)
     only = {_parse_pair(s) for s in args.only}

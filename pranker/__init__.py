@@ -48,6 +48,7 @@ _MODULES = (
     "significance.compare",
     "significance.mean_ap",
     "null.mean_ap",
+    "_validation",
 )
 _ALL_LIST = re.compile(r"^__all__\s*=\s*(\[.*?\]|\(.*?\))", re.S | re.M)
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from . import chunked as chunked  # not in __all__
     from . import compat as compat
     from . import dask as dask
+    from ._validation import *  # noqa: F403
     from .measures.ap import *  # noqa: F403
     from .measures.curves import *  # noqa: F403
     from .measures.retrieval import *  # noqa: F403

@@ -27,15 +27,39 @@ WEIGHTED_TIE_MODES = ("threshold", "stable")
 AVERAGES = ("micro", "macro", "weighted", "samples", None)
 
 
-class InputError(ValueError, TypeError):
-    """Input of the wrong kind (string labels without ``pos_label``, complex or
-    ragged arrays, a bad option value).
+__all__ = ["InputError"]  # the helpers below are shared inside the package only
 
-    A ValueError, which is what scikit-learn raises for the same mistakes (its
-    own ``InvalidParameterError`` is a ValueError and a TypeError too), and a
-    TypeError, which is what pranker raised for them before: ``except
-    ValueError`` and ``except TypeError`` both catch it.
+
+class InputError(ValueError, TypeError):
+    """Input of the wrong kind: what was wrong, where, and what to do instead.
+
+    Raised for string labels without ``pos_label``, complex or ragged
+    arrays, tables where one ranking is expected, a bad option value, and
+    the like. It is a ValueError, which is what scikit-learn raises for the
+    same mistakes (its own ``InvalidParameterError`` is a ValueError and a
+    TypeError too), and a TypeError, which is what pranker raised for them
+    before: ``except ValueError``, ``except TypeError`` and ``except
+    pranker.InputError`` all catch it.
+
+    Attributes
+    ----------
+    args : tuple
+        ``(message,)``. The message starts with the name of the function
+        that refused the input and says what to do instead.
+
+    Examples
+    --------
+    >>> import pranker
+    >>> try:
+    ...     pranker.auprc_ap([0.9, 0.1], ["spam", "ham"])
+    ... except pranker.InputError as err:
+    ...     print("pos_label" in str(err))
+    True
     """
+
+
+InputError.__module__ = "pranker"  # tracebacks and pickles name the public path
+__test__ = {"InputError": InputError.__doc__}  # its example, which doctest would skip as foreign
 
 
 def _masked_count(x) -> int:

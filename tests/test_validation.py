@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pranker import (
+    InputError,
     ap_interval,
     auprc_ap,
     auprc_trapezoid,
@@ -460,6 +461,8 @@ def test_string_labels_are_a_value_error_as_in_sklearn(f, where):
     with pytest.raises(ValueError, match=f"^{where}: y holds non-numeric labels") as info:
         f(s, words)
     assert isinstance(info.value, TypeError)  # what it was before: both still catch it
+    assert isinstance(info.value, InputError)  # the public name catches it too
+    assert type(info.value).__module__ + "." + type(info.value).__name__ == "pranker.InputError"
 
 
 @pytest.mark.parametrize("f, where", ALL)

@@ -554,7 +554,7 @@ def auprc_ap(
         ``sample_weight``, weights that are negative, not finite or not one
         per item, or a table without ``average``. String labels without
         ``pos_label``, complex or ragged input, non-numeric weights and an
-        unknown ``average`` raise :class:`~pranker._validation.InputError`,
+        unknown ``average`` raise :class:`~pranker.InputError`,
         a ValueError that is also a TypeError.
     TypeError
         Non-numeric scores, or ``None`` among them.

@@ -745,7 +745,7 @@ def pr_curve(
         one per item, or 2-D (table) input. String labels without
         ``pos_label``, complex or ragged input, non-numeric weights and a
         ``drop_intermediate`` that is not a bool raise
-        :class:`~pranker._validation.InputError`, a ValueError that is also
+        :class:`~pranker.InputError`, a ValueError that is also
         a TypeError.
     TypeError
         Non-numeric scores, or ``None`` among them.
@@ -926,7 +926,7 @@ def roc_curve(
         item, or 2-D (table) input. String labels without ``pos_label``,
         complex or ragged input, non-numeric weights and a
         ``drop_intermediate`` that is not a bool raise
-        :class:`~pranker._validation.InputError`, a ValueError that is also
+        :class:`~pranker.InputError`, a ValueError that is also
         a TypeError.
     TypeError
         Non-numeric scores, or ``None`` among them.
@@ -1073,7 +1073,7 @@ def roc_auc(
         that are negative, not finite or not one per item, or a table
         without ``average``. String labels without ``pos_label``, complex or
         ragged input, non-numeric weights, a ``max_fpr`` outside (0, 1] and
-        an unknown ``average`` raise :class:`~pranker._validation.InputError`,
+        an unknown ``average`` raise :class:`~pranker.InputError`,
         a ValueError that is also a TypeError (scikit-learn's
         ``InvalidParameterError`` is both too).
     TypeError
@@ -1203,7 +1203,7 @@ def average_precision_many(
         unknown tie mode, a tie mode that has no weighted meaning with
         ``sample_weight``, or weights that are negative or not finite.
         String labels without ``pos_label``, complex or ragged input and
-        non-numeric weights raise :class:`~pranker._validation.InputError`,
+        non-numeric weights raise :class:`~pranker.InputError`,
         a ValueError that is also a TypeError.
     TypeError
         Non-numeric scores, or ``None`` among them.
@@ -1260,7 +1260,7 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
         ``y`` of another shape, a row of ``y`` with one class, labels that
         are not binary (without ``pos_label``), arguments that look swapped,
         or masked entries. String labels without ``pos_label`` and complex or
-        ragged input raise :class:`~pranker._validation.InputError`, a
+        ragged input raise :class:`~pranker.InputError`, a
         ValueError that is also a TypeError.
     TypeError
         Non-numeric scores, or ``None`` among them.
