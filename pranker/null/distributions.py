@@ -22,7 +22,9 @@ The kinds, by ``method``:
   any depth of the tail. Quantiles (``ppf``, ``interval``) from 65,536 seeded
   random rankings.
 - ``"saddlepoint"`` (:class:`SaddlepointNull`): Lugannani–Rice on the exact
-  cumulant generating function; deterministic, no error estimate.
+  cumulant generating function (on an accurate compressed one beyond 10^8
+  recursion cells); deterministic, with the measured error bound as its
+  interval where one was measured, and none elsewhere.
 - ``"montecarlo"`` (:class:`MonteCarloNull`): random placements; resolves
   p-values down to about 1 / n_draws.
 - ``"beta"`` (:class:`BetaNull`): the two-moment beta of Lopes & Bontempi

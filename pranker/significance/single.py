@@ -250,8 +250,13 @@ def pranker(
         after ``max_nodes`` steps).
         ``"tilt"``: the exact-tilt estimator, unbiased at any depth of the
         tail, to relative standard error ``rtol``.
-        ``"saddlepoint"``: Lugannani–Rice on the exact CGF (deterministic, no
-        error estimate).
+        ``"saddlepoint"``: Lugannani–Rice on the exact CGF, or on an
+        accurate compressed CGF beyond 10^8 recursion cells (deterministic).
+        Where its error was measured against independent truths,
+        ``pvalue_interval`` is that bound; elsewhere it is None, and where
+        few positives sit among many items it can be off by up to two
+        orders of magnitude (docs/calibration.md). ``"auto"`` uses it only
+        where it was measured.
         ``"montecarlo"``: permutation p-value, resolves p >= ~1 / n_draws.
         ``"beta"``: the two-moment beta of Lopes & Bontempi, as in R (O(1),
         wrong by orders of magnitude in the tail when P is small).
