@@ -283,27 +283,34 @@ class CompressedProposal:
         """The tilt ``phi > 0`` with ``Khat'(phi) = s``, to :data:`SADDLE_TOL` tilted sd.
 
         ``Khat'`` is increasing and convex in ``phi`` and nearly flat then
-        steep where the positives crowd the top ranks, so the root is
-        bracketed on a coarse copy of the knots (``E = 256``, ``eps = 5 %``,
-        several times cheaper), then refined on the real knots by Illinois
-        steps in ``phi``, until ``|Khat'(phi) - s|`` is at most
-        :data:`SADDLE_TOL` times the tilted standard deviation
-        ``sqrt(Khat''(phi))`` (``Khat''`` from the secant of the last two
-        steps). A rule on the step in ``phi`` would be too loose where
-        ``Khat'`` is steep: at N = 1e8, P = 1e3, p = 1e-100, ``Khat'``
-        doubles for every 0.5 % of ``phi``, and an upper tilt 2 % below the
-        saddle multiplies the variance per draw by 30. The path depends on
-        ``s`` alone, so the tilt is a function of the threshold. ``bar``,
-        when given, is updated once per pass of the recursion on the real
-        knots.
+        steep where the positives crowd the top ranks. The root is first
+        found on a coarse copy of the knots (``E = 256``, ``eps = 5 %``,
+        several times cheaper), whose slope there starts the search on the
+        real knots (:func:`_fine_root`): Newton steps with the latest secant
+        slope until the root is bracketed, then Anderson–Björck steps with a
+        bisection in ``log phi`` whenever the bracket stops shrinking fast,
+        until ``|Khat'(phi) - s|`` is at most :data:`SADDLE_TOL` times the
+        tilted standard deviation ``sqrt(Khat''(phi))`` (``Khat''`` bounded
+        below by a secant from the left, ``Khat'`` being convex). A rule on
+        the step in ``phi`` would be too loose where ``Khat'`` is steep: at
+        N = 1e8, P = 1e3, p = 1e-100, ``Khat'`` doubles for every 0.5 % of
+        ``phi``, and an upper tilt 2 % below the saddle multiplies the
+        variance per draw by 30. The coarse copy is biased, so its root can
+        lie far from the real one (at N = 1e6, P = 1e4, p = 1e-3: 0.89
+        against 2.58). The path depends on ``s`` alone, so the tilt is a
+        function of the threshold. ``bar``, when given, is updated once per
+        pass of the recursion on the real knots.
         """
         coarse = self._coarse
         if coarse is None:
             coarse = compressed_knots(self.M, min(self.E, 256), max(self.eps, 0.05))
             self._coarse = coarse
+        seen: list[tuple[float, float]] = []
 
         def g_coarse(phi):
-            return compressed_cgf(self.N, self.P, phi, coarse)[1] - s
+            g = compressed_cgf(self.N, self.P, phi, coarse)[1] - s
+            seen.append((phi, g))
+            return g
 
         def g_fine(phi):
             if bar is not None:
@@ -314,8 +321,9 @@ class CompressedProposal:
         phi0 = min(max((s - mean_s) / (sd_s * sd_s), floor), 1.0)
         br = _bracket(g_coarse, phi0, floor)
         phi_c = floor if br is None else _illinois(g_coarse, *br, 0.02)
-        br = _bracket(g_fine, phi_c, floor, factor=1.05)
-        return floor if br is None else _illinois(g_fine, *br, 1e-9, SADDLE_TOL)
+        # a coarse root at the floor is the coarse copy's bias near the mean: start from the guess
+        x0 = phi_c if phi_c > floor else phi0
+        return _fine_root(g_fine, x0, _coarse_slope(seen, x0), s, floor, SADDLE_TOL, phi0)
 
     def state_dependent_tilts(self, s: float, phi_star: float):
         """``(phis, kc)`` for threshold ``s``, or None when their tables do not fit the budget.
@@ -415,18 +423,10 @@ def _bracket(g, phi, floor, factor=2.0) -> tuple[tuple[float, float], tuple[floa
     raise RuntimeError(f"no saddle point found near phi = {phi!r}")  # pragma: no cover
 
 
-def _illinois(g, a, b, rel, sd_tol=None):
-    """Root of increasing g in the bracket ``a = (x, g < 0)``, ``b = (x, g >= 0)``.
-
-    Stops when the bracket is narrower than ``rel`` (relative to x) or, with
-    ``sd_tol``, when ``|g(x)| <= sd_tol sqrt(g'(x))``: ``g`` is ``Khat' - s``
-    and ``g'`` the tilted variance, so the stop is in units of the tilted
-    standard deviation. ``g`` is convex, so the secant to the lower end of
-    the bracket underestimates ``g'(x)``: the stop is conservative. Returns
-    the evaluated point with the smallest ``|g|``.
-    """
+def _illinois(g, a, b, rel):
+    """Root of increasing g in the bracket ``a = (x, g < 0)``, ``b = (x, g >= 0)``, to a bracket
+    narrower than ``rel`` (relative to x); the evaluated point with the smallest ``|g|``."""
     (xa, ga), (xb, gb) = a, b
-    ga_true = ga  # the lower end's own value (Illinois halves ga)
     side = 0
     best = (xb, gb) if abs(gb) <= abs(ga) else (xa, ga)
     for _ in range(100):
@@ -438,13 +438,8 @@ def _illinois(g, a, b, rel, sd_tol=None):
         gx = g(x)
         if abs(gx) < abs(best[1]):
             best = (x, gx)
-        if sd_tol is not None:
-            slope = (gx - ga_true) / (x - xa)
-            if slope > 0.0 and abs(gx) <= sd_tol * math.sqrt(slope):
-                return x
         if gx < 0.0:
             xa, ga = x, gx
-            ga_true = gx
             if side == -1:
                 gb *= 0.5
             side = -1
@@ -454,3 +449,124 @@ def _illinois(g, a, b, rel, sd_tol=None):
                 ga *= 0.5
             side = 1
     return best[0]
+
+
+def _coarse_slope(seen, phi: float) -> float:
+    """The secant slope of the coarse ``g`` between the evaluations nearest ``phi`` on either side
+    (or the two nearest), ``nan`` when there is none."""
+    left = [p for p in seen if p[0] < phi]
+    right = [p for p in seen if p[0] >= phi]
+    if left and right:
+        a, b = max(left), min(right)
+    else:
+        near = sorted(seen, key=lambda p: abs(p[0] - phi))[:2]
+        if len(near) < 2:
+            return math.nan
+        a, b = sorted(near)
+    return (b[1] - a[1]) / (b[0] - a[0]) if b[0] > a[0] else math.nan
+
+
+def _fine_root(
+    g, x0: float, slope0: float, s: float, floor: float, sd_tol: float, scale: float, max_evals=60
+):
+    """Root of ``g = Khat' - s`` (increasing and convex in ``phi``) above ``floor``, from ``x0``.
+
+    The steps are taken on ``G = log(Khat' / s) = log1p(g / s)``, which has
+    the same root and is close to linear where ``Khat'`` is steep (there
+    ``Khat'`` grows about exponentially in ``phi``: at N = 1e8, P = 1e3,
+    p = 1e-30 it goes from 2.5 to 178 over 5 % of ``phi``, while ``log
+    Khat'`` has a slope between 7 and 11 throughout). ``slope0`` (a guess of
+    ``g'`` near ``x0``, e.g. from the coarse knots) sets the first Newton
+    step. Until the root is bracketed, Newton steps with the latest secant
+    slope of ``G``, at most a factor 4 in ``phi`` (from ``scale`` when
+    ``phi`` is smaller, e.g. at the floor); inside the bracket,
+    Anderson–Björck steps (the secant, with the stale end's value scaled by
+    how much the last step gained), and a bisection in ``log phi`` when two
+    steps have not halved the bracket; the Newton steps aim half the
+    tolerance past the root, so that one point can close the bracket and
+    stop the search. Stops when ``|g(x)| <= sd_tol sqrt(g'(x))``, ``g'(x)``
+    bounded below by the secant of ``g`` from the nearest point on its left
+    (``g`` convex), or by the smaller of the secants to the nearest points
+    on either side (``g`` convex or concave between them); without a point
+    on its left the search goes on. Returns ``floor`` when ``g(floor) >= 0`` (the root is
+    below it), and the evaluated point with the smallest ``|g|`` if
+    ``max_evals`` runs out.
+    """
+    pts: list[tuple[float, float]] = []  # (phi, g)
+
+    def ev(x):
+        gx = g(x)
+        pts.append((x, gx))
+        return gx, math.log1p(max(gx / s, -1.0 + 1e-300))
+
+    def stop(x, gx):
+        left = [p for p in pts if p[0] < x]
+        if not left:
+            return False
+        a = max(left)
+        slope = (gx - a[1]) / (x - a[0])
+        right = [p for p in pts if p[0] > x]
+        if right:  # the smaller secant: a lower bound where g is convex or concave between them
+            b = min(right)
+            slope = min(slope, (b[1] - gx) / (b[0] - x))
+        return slope > 0.0 and abs(gx) <= sd_tol * math.sqrt(slope)
+
+    x = max(x0, floor)
+    gx, Gx = ev(x)
+    lo = hi = None  # (phi, G) with G < 0 / G >= 0
+    m = slope0 / (s + gx) if slope0 > 0.0 else math.nan  # G' = g' / Khat'
+    while len(pts) < max_evals:
+        if Gx < 0.0:
+            lo = (x, Gx)
+        else:
+            hi = (x, Gx)
+            if x <= floor:
+                return floor
+        if stop(x, gx):
+            return x
+        if lo is not None and hi is not None:
+            break
+        # not bracketed: a Newton step with the latest slope, at most a factor 4, aimed half
+        # the tolerance past the root (so that the next point may close the bracket and stop)
+        if m > 0.0:
+            aim = 0.5 * sd_tol * math.sqrt(m * (s + gx))  # g' = G' Khat'
+            Gt = math.log1p(max(-aim if Gx >= 0.0 else aim, -0.5 * s) / s)
+            xn = x - (Gx - Gt) / m
+        else:
+            xn = 2.0 * x if Gx < 0.0 else 0.5 * x
+        xn = min(max(xn, 0.25 * x, floor), 4.0 * max(x, scale))
+        if xn == x:
+            xn = floor if Gx >= 0.0 else 4.0 * x
+        gn, Gn = ev(xn)
+        sec = (Gn - Gx) / (xn - x)
+        if sec > 0.0:
+            m = sec
+        x, gx, Gx = xn, gn, Gn
+    else:
+        return min(pts, key=lambda p: abs(p[1]))[0]
+    assert lo is not None and hi is not None
+    (xa, Ga), (xb, Gb) = lo, hi
+    side = 0
+    widths = [math.log(xb / xa)]
+    while len(pts) < max_evals and widths[-1] > 1e-12:
+        if len(widths) >= 3 and widths[-1] > 0.5 * widths[-3]:
+            xn = math.sqrt(xa * xb)  # two steps without halving the bracket
+        else:
+            xn = xb - Gb * (xb - xa) / (Gb - Ga) if Gb != Ga else math.sqrt(xa * xb)
+            if not xa < xn < xb:
+                xn = math.sqrt(xa * xb)
+        gn, Gn = ev(xn)
+        if stop(xn, gn):
+            return xn
+        if Gn < 0.0:
+            if side == -1:  # the same end moved twice: scale the stale one (Anderson–Björck)
+                f = 1.0 - Gn / Ga
+                Gb *= f if f > 0.0 else 0.5
+            xa, Ga, side = xn, Gn, -1
+        else:
+            if side == 1:
+                f = 1.0 - Gn / Gb
+                Ga *= f if f > 0.0 else 0.5
+            xb, Gb, side = xn, Gn, 1
+        widths.append(math.log(xb / xa))
+    return min(pts, key=lambda p: abs(p[1]))[0]
