@@ -488,16 +488,16 @@ def _fine_root(
     bounded below by the secant of ``g`` from the nearest point on its left
     (``g`` convex), or by the smaller of the secants to the nearest points
     on either side (``g`` convex or concave between them); without a point
-    on its left the search goes on. Returns ``floor`` when ``g(floor) >= 0`` (the root is
-    below it), and the evaluated point with the smallest ``|g|`` if
-    ``max_evals`` runs out.
+    on its left the search goes on. Returns ``floor`` when ``g(floor) >= 0``
+    (the root is below it), and the evaluated point with the smallest
+    ``|g|`` if ``max_evals`` runs out.
     """
     pts: list[tuple[float, float]] = []  # (phi, g)
 
     def ev(x):
         gx = g(x)
         pts.append((x, gx))
-        return gx, math.log1p(max(gx / s, -1.0 + 1e-300))
+        return gx, math.log1p(max(gx / s, -1.0 + 1e-15))  # Khat' > 0: a guard against rounding
 
     def stop(x, gx):
         left = [p for p in pts if p[0] < x]
