@@ -286,12 +286,10 @@ class CompressedProposal:
         steep where the positives crowd the top ranks. The root is first
         found on a coarse copy of the knots (``E = 256``, ``eps = 5 %``,
         several times cheaper), whose slope there starts the search on the
-        real knots (:func:`_fine_root`): Newton steps with the latest secant
-        slope until the root is bracketed, then Anderson–Björck steps with a
-        bisection in ``log phi`` whenever the bracket stops shrinking fast,
-        until ``|Khat'(phi) - s|`` is at most :data:`SADDLE_TOL` times the
-        tilted standard deviation ``sqrt(Khat''(phi))`` (``Khat''`` bounded
-        below by a secant from the left, ``Khat'`` being convex). A rule on
+        real knots (:func:`_fine_root`, which says how it steps), until
+        ``|Khat'(phi) - s|`` is at most :data:`SADDLE_TOL` times the tilted
+        standard deviation ``sqrt(Khat''(phi))``, ``Khat''`` bounded below
+        by secants of the evaluated points. A rule on
         the step in ``phi`` would be too loose where ``Khat'`` is steep: at
         N = 1e8, P = 1e3, p = 1e-100, ``Khat'`` doubles for every 0.5 % of
         ``phi``, and an upper tilt 2 % below the saddle multiplies the
