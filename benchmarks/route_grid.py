@@ -108,15 +108,17 @@ def rows():
         path = os.path.join(tmp, "s.csv")
         with open(path, "w") as fh:
             fh.write("score,label\n")
-            for s, y in zip(scores[5], labels[5]):
-                fh.write(f"{s!r},{y}\n")
+            for s, y in zip(scores[5], labels[5], strict=True):
+                fh.write(f"{float(s)!r},{int(y)}\n")
         out = subprocess.run(
             [sys.executable, "-m", "pranker.cli.main", "score", path, "--json"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
-        yield {"kind": "cli", "key": [5], "json": out.strip()}
+        answer = json.loads(out)
+        answer.pop("file", None)  # the temporary path
+        yield {"kind": "cli", "key": [5], "json": json.dumps(answer, sort_keys=True)}
 
 
 def main() -> None:
@@ -127,7 +129,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.rev:
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.rev], check=True)
+            subprocess.run(
+                ["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.rev], check=True
+            )
             try:
                 cmd = [sys.executable, os.path.join(tmp, "benchmarks", "route_grid.py")]
                 if not os.path.exists(cmd[1]):
@@ -135,7 +139,9 @@ def main() -> None:
                 env = dict(os.environ, PYTHONPATH=tmp)
                 subprocess.run(cmd + ["--out", args.out], check=True, cwd=tmp, env=env)
             finally:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], check=True)
+                subprocess.run(
+                    ["git", "-C", ROOT, "worktree", "remove", "--force", tmp], check=True
+                )
         return
     got = list(rows())
     if args.out:
@@ -145,7 +151,7 @@ def main() -> None:
     if args.against:
         with open(args.against) as fh:
             before = [json.loads(line) for line in fh]
-        changed = [(b, a) for b, a in zip(before, got) if b != a]
+        changed = [(b, a) for b, a in zip(before, got, strict=False) if b != a]
         if len(before) != len(got):
             print(f"different number of answers: {len(before)} before, {len(got)} now")
         for b, a in changed:

@@ -36,7 +36,7 @@ _MODULES = (
     "null.choice",
     "null.distributions",
     "null.exact",
-    "null.montecarlo",
+    "significance.montecarlo",
     "null.skewbeta",
     "scale.chunked",
     "null.curve",
@@ -68,13 +68,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .null.distributions import *  # noqa: F403
     from .null.exact import *  # noqa: F403
     from .null.mean_ap import *  # noqa: F403
-    from .null.montecarlo import *  # noqa: F403
     from .null.skewbeta import *  # noqa: F403
     from .null.tables import *  # noqa: F403
     from .scale.chunked import *  # noqa: F403
     from .significance.compare import *  # noqa: F403
     from .significance.many import *  # noqa: F403
     from .significance.mean_ap import *  # noqa: F403
+    from .significance.montecarlo import *  # noqa: F403
     from .significance.single import *  # noqa: F403
 
 

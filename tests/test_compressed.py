@@ -17,7 +17,8 @@ import pytest
 
 import pranker
 import pranker.null.compressed as compressed_module
-from pranker.null.tilt import EXACT_TABLE_CELLS, TiltEngine
+from pranker.null.choice import EXACT_TABLE_CELLS
+from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)
 

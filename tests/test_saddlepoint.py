@@ -25,11 +25,15 @@ from pranker._numba.tilt import tilt_forward, tilt_moments
 from pranker.null.choice import (
     SADDLEPOINT_LOG10_BOUND,
     SADDLEPOINT_MAX_DEPTH,
-    saddlepoint_log10_bound,
+    saddlepoint_region,
 )
-from pranker.null.distributions import SaddlepointNull
-from pranker.null.saddlepoint import log_sf_second_order, saddlepoint_tail
-from pranker.null.tilt import TiltEngine, log_sf_lugannani_rice
+from pranker.null.saddlepoint import (
+    SaddlepointNull,
+    log_sf_lugannani_rice,
+    log_sf_second_order,
+    saddlepoint_tail,
+)
+from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)
 
@@ -98,7 +102,7 @@ def _mc_tail(N, P, ap, n, seed):
 @pytest.mark.parametrize("N, P, z", [(200, 100, 2.0), (1000, 150, 2.5), (120, 60, 1.0)])
 def test_saddlepoint_against_plain_monte_carlo(N, P, z):
     """Inside the calibrated region, at p ~ 1e-1 .. 1e-2: within 4 Monte Carlo se plus the bound."""
-    assert saddlepoint_log10_bound(N, P) is not None
+    assert saddlepoint_region(N, P) == ("calibrated", SADDLEPOINT_LOG10_BOUND)
     null = SaddlepointNull(N, P)
     ap = null.mean + z * math.sqrt(null.var)
     pv = null.pvalue(ap)
@@ -186,7 +190,7 @@ def test_default_rule_boundaries():
     assert pranker.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
     assert pranker.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
     # more than 25 (the error grows): only thresholds whose top positives are pinned
-    assert saddlepoint_log10_bound(25_001, 1_000) is None
+    assert saddlepoint_region(25_001, 1_000) != ("calibrated", SADDLEPOINT_LOG10_BOUND)
     assert pranker.auto_method(52, 50) == "exact"  # C(52, 50) is small
     # the bound (2.3 %) must be within twice rtol
     assert pranker.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
@@ -294,7 +298,7 @@ def test_by_name_beyond_the_exact_recursion_uses_the_compressed_cgf(monkeypatch)
     def no_exact_pass(*args, **kwargs):
         raise AssertionError("the exact recursion was run")
 
-    monkeypatch.setattr("pranker.null.distributions.saddlepoint_tail", no_exact_pass)
+    monkeypatch.setattr("pranker.null.saddlepoint.saddlepoint_tail", no_exact_pass)
     got = pranker.significance_from_ap(s / P, N, P, method="saddlepoint")
     assert got.method == "saddlepoint" and got.pvalue_interval is None
     assert abs(got.log10_pvalue - want) < 0.03, (got.log10_pvalue, want)

@@ -469,7 +469,7 @@ def test_only_the_engine_in_use_keeps_its_tables():
     """A loop over rankings of different sizes holds one engine's layers and draws, not
     eight: switching to another (N, P) frees the previous engine's tables (its cheap CGF
     values stay), and the numbers do not change."""
-    from pranker.null.distributions import tilt_engine
+    from pranker.null.tilt import tilt_engine
 
     a = tilt_engine(3000, 40)
     s = a.mean_s + 5 * a.sd_s

@@ -101,6 +101,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._validation import check_query_counts
+from .base import NullDistribution, PValue
 from .choice import (
     AUTO_SADDLE_MAX_KURTOSIS,
     AUTO_TILT_MAX_QUERIES,
@@ -109,10 +110,9 @@ from .choice import (
     DEFAULT_SEED,
     FIRST_DRAWS,
     REL_TOL,
-    auto_method,
     next_draws,
 )
-from .distributions import ExactNull, NullDistribution, PValue, SaddlepointNull, TiltNull
+from .distributions import null_distribution
 from .logspace import log_comb, log_comb_array, pow10
 from .moments import min_auprc
 
@@ -350,7 +350,7 @@ def _saddlepoint_pvalue(t: _SharedTables, m: float) -> MeanAPPValue:
     """Lugannani–Rice at ``m``, with the relative size of the next term as ``pvalue_error``."""
     from scipy.special import ndtr
 
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     z = (m - t.mean) / math.sqrt(t.var)
     if abs(z) < 1e-4:
@@ -374,7 +374,7 @@ def _saddlepoint_error(t: _SharedTables, m: float, theta: float) -> float:
     Lugannani–Rice value is the error estimate reported (NaN where the
     expansion does not apply).
     """
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     k, _, k2, k3, k4 = t.cgf(theta, order=4, recentre=True)
     if not (k2 > 0.0 and theta != 0.0):
@@ -394,7 +394,7 @@ def _saddlepoint_error(t: _SharedTables, m: float, theta: float) -> float:
 def _log_sf_at(t: _SharedTables, theta: float):
     """``(K'(theta), log sf_LR(K'(theta)))``: the saddlepoint tail where ``theta`` is the
     saddle point, from one CGF evaluation (no search)."""
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     k, k1, k2 = t.cgf(theta)
     z = (k1 - t.mean) / math.sqrt(t.var)
@@ -560,16 +560,9 @@ def _check_queries(n, n_pos):
 
 def _single_null(N, P, method, seed, rtol, max_draws) -> NullDistribution:
     """The null of one ranking, built as :func:`pranker.significance_from_ap` builds it."""
-    beyond = method == "auto"  # the default: the tilt answers beyond the saddlepoint's region
-    if method == "auto":
-        method = auto_method(N, P, rtol)
-    if method == "tilt":
-        return TiltNull(N, P, rtol=rtol, seed=seed, max_draws=max_draws, progress=False)
-    if method == "saddlepoint":
-        return SaddlepointNull(
-            N, P, seed=seed, tilt_beyond=beyond, rtol=rtol, max_draws=max_draws, progress=False
-        )
-    return ExactNull(N, P)
+    return null_distribution(
+        N, P, method, seed=seed, rtol=rtol, max_draws=max_draws, progress=False
+    )
 
 
 @fill_doc()

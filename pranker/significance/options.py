@@ -98,26 +98,32 @@ class PValueOptions:
         return auto_method(n, n_pos, self.rtol) if self.method == "auto" else self.method
 
     def null(self, n: int, n_pos: int) -> NullDistribution:
-        """The null distribution these options name for n instances and n_pos positives."""
+        """The null distribution these options name for n instances and n_pos positives.
+
+        ``"auto"`` is built by :func:`pranker.null.distributions.null_distribution`,
+        whose plan (:func:`pranker.null.choice.plan`) picks the method.
+        """
+        rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
+        n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
+        every: dict[str, dict] = {
+            "exact": {"max_nodes": self.max_nodes},
+            "tilt": {"rtol": rtol, "seed": self.seed, "progress": self.progress},
+            "saddlepoint": {"seed": self.seed, "progress": self.progress},
+            "montecarlo": {
+                "n_draws": n_draws,
+                "seed": self.seed,
+                "alpha": self.alpha,
+                "progress": self.progress,
+            },
+            "beta": {"params": self.params},
+            "skewbeta": {},
+        }
         method = self.resolved_method(n, n_pos)
-        kwargs: dict = {}
-        if method == "exact":
-            kwargs = {"max_nodes": self.max_nodes}
-        elif method == "tilt":
-            rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
-            kwargs = {"rtol": rtol, "seed": self.seed, "progress": self.progress}
-        elif method == "saddlepoint":
-            kwargs = {"seed": self.seed, "progress": self.progress}
-            if self.method == "auto":  # the tilt answers beyond the calibrated region
-                rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
-                kwargs.update(tilt_beyond=True, rtol=rtol)
-        elif method == "montecarlo":
-            n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
-            kwargs = {"n_draws": n_draws, "seed": self.seed, "alpha": self.alpha}
-            kwargs["progress"] = self.progress
-        elif method == "beta":
-            kwargs = {"params": self.params}
-        null = null_distribution(n, n_pos, method, **kwargs)
+        if self.method == "auto":  # the factory keeps the options of the method it picks
+            kwargs: dict = {"rtol": rtol, **every[method]}
+        else:
+            kwargs = every[method]
+        null = null_distribution(n, n_pos, self.method, **kwargs)
         if self.params is not None and method != "beta":
             null.set_moments(self.params)
         return null
