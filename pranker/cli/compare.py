@@ -49,6 +49,8 @@ def run(args) -> int:
 
 
 def _summary(res, cols) -> None:
+    from ..significance.compare import draws_text
+
     ci = res.confidence_interval()
     lg = res.log10_pvalue
     p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
@@ -58,8 +60,7 @@ def _summary(res, cols) -> None:
     )
     how = f"{res.alternative}, {res.method}"
     if res.n_draws is not None:
-        what = "swap patterns" if res.method == "permutation" else "resamples"
-        how += f", {res.n_draws:,} {what}"
+        how += f", {draws_text(res)}"
     print(
         f"difference {res.statistic:+.4f}, {100 * res.conf_level:g}% CI "
         f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({how})"
