@@ -67,7 +67,7 @@ from .ap import (
     _rank_count_pays,
     _reference,
     ap_from_tie_groups,
-    ap_rows,
+    ap_of_rows,
     average_table,
 )
 
@@ -1229,7 +1229,7 @@ def average_precision_many(
         w = np.ascontiguousarray(check_row_weights(sample_weight, s.shape, where))
         ok = np.where(yb, w, 0.0).sum(axis=1) > 0
     check_each_row(ok, where, "has no positive (of nonzero weight): AP is undefined there")
-    return ap_rows(s, yb, ties, w)
+    return ap_of_rows(s, yb, ties, w)
 
 
 @fill_doc(_DOCS)
