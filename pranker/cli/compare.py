@@ -6,6 +6,7 @@ import math
 
 from .columns import default_columns, to_labels, to_scores
 from .errors import UserError
+from .main import library_options
 from .read import open_table
 from .write import check_writable, emit_results
 
@@ -31,15 +32,7 @@ def run(args) -> int:
 
     try:
         res = compare(
-            sa,
-            sb,
-            y,
-            method=args.method,
-            alternative=args.alternative,
-            ties=args.ties,
-            conf_level=args.conf_level,
-            seed=args.seed,
-            n_draws=args.resamples,
+            sa, sb, y, alternative=args.alternative, n_draws=args.resamples, **library_options(args)
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
