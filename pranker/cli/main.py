@@ -152,6 +152,17 @@ def _random_args(p, seed_help: str, level_help: str) -> None:
     )
 
 
+def library_options(args) -> dict:
+    """The options of score, compare and map that go to the library as they are: ``--method``
+    and those of :func:`_random_args`, as the library's keywords."""
+    return {
+        "method": args.method,
+        "ties": args.ties,
+        "seed": args.seed,
+        "conf_level": args.conf_level,
+    }
+
+
 def _rtol_arg(p) -> None:
     """--rtol: score, map."""
     p.add_argument(

@@ -358,28 +358,22 @@ def _weighted_threshold_ap(s: np.ndarray, yb: np.ndarray, w: np.ndarray) -> floa
     return float(np.dot(np.diff(tp), tp[1:] / (tp[1:] + fp[1:])) / tp[-1])
 
 
-def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
-    """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
-    order = np.argsort(-s, axis=1, kind="stable")
-    ys = np.take_along_axis(yb, order, axis=1)
-    k = np.cumsum(ys, axis=1)  # positives up to each rank
-    r = np.arange(1, s.shape[1] + 1, dtype=np.float64)
-    terms = np.where(ys, k / r, 0.0)
-    # cumsum adds in order, one term after the other (a sum would pair them)
-    return np.cumsum(terms, axis=1)[:, -1] / k[:, -1]
-
-
-def ap_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = None) -> np.ndarray:
+def ap_of_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = None) -> np.ndarray:
     """AP of each row of validated (R, N) float64 scores and bool labels.
 
     Every row holds a positive (of nonzero weight when weighted); ``ties`` is
     checked, and with weights ``(R, N)`` one of ``"threshold"``, ``"stable"``.
+    Weighted rows in numpy (:func:`_weighted_ap_rows`); the others by the row
+    kernel of ``pranker_many``, :func:`pranker._numba.rows.ap_rows` (no sort:
+    each row counted among its positives' scores), ``"stable"`` with its sum
+    added best rank first, as this function always has.
     """
     if w is not None:
         return _weighted_ap_rows(s, yb, w, ties)
     if ties == "stable":
-        return _stable_ap_rows(s, yb)
-    # the row kernel of pranker_many: no sort, each row counted among its positives' scores
+        mode = _k_rows.MODE_STABLE_BEST_FIRST
+    else:
+        mode = _k_tiegroups.MODE_CODES[ties]
     R = s.shape[0]
     ap = np.empty(R)
     n_valid = np.empty(R, dtype=np.int64)
@@ -390,7 +384,7 @@ def ap_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = Non
         np.ascontiguousarray(yb, dtype=np.bool_),
         np.ones((1, 1), dtype=np.bool_),
         False,
-        _k_tiegroups.MODE_CODES[ties],
+        mode,
         0,
         R,
         ap,
@@ -475,7 +469,7 @@ def _ap_table_rows(ties: str):
             f"it 0 with a warning); leave that {axis} out",
             axis,
         )
-        return ap_rows(S, Y, ties, None if W is None else np.ascontiguousarray(W))
+        return ap_of_rows(S, Y, ties, None if W is None else np.ascontiguousarray(W))
 
     return rows
 

@@ -67,7 +67,7 @@ from .ap import (
     _rank_count_pays,
     _reference,
     ap_from_tie_groups,
-    ap_rows,
+    ap_of_rows,
     average_table,
 )
 
@@ -92,6 +92,8 @@ _DOCS = {
         "pos_label : scalar, optional\n"
         "    The label of the positive class; every other label is a negative."
     ),
+    "input_error": ":class:`~pranker.InputError`, a ValueError that is also\na TypeError",
+    "type_error": "TypeError\n    Non-numeric scores, or ``None`` among them.",
     "sklearn_names": (
         "y_score, y_true : array_like, keyword only\n"
         "    scikit-learn's names for ``scores`` and ``y``."
@@ -679,6 +681,7 @@ class PRCurve:
         return _scalar_or_array(out, pp)
 
 
+@fill_doc(_DOCS)
 @score_label_aliases
 def pr_curve(
     scores,
@@ -745,10 +748,8 @@ def pr_curve(
         one per item, or 2-D (table) input. String labels without
         ``pos_label``, complex or ragged input, non-numeric weights and a
         ``drop_intermediate`` that is not a bool raise
-        :class:`~pranker.InputError`, a ValueError that is also
-        a TypeError.
-    TypeError
-        Non-numeric scores, or ``None`` among them.
+        %(input_error)s.
+    %(type_error)s
 
     See Also
     --------
@@ -926,10 +927,8 @@ def roc_curve(
         item, or 2-D (table) input. String labels without ``pos_label``,
         complex or ragged input, non-numeric weights and a
         ``drop_intermediate`` that is not a bool raise
-        :class:`~pranker.InputError`, a ValueError that is also
-        a TypeError.
-    TypeError
-        Non-numeric scores, or ``None`` among them.
+        %(input_error)s.
+    %(type_error)s
 
     See Also
     --------
@@ -1073,11 +1072,10 @@ def roc_auc(
         that are negative, not finite or not one per item, or a table
         without ``average``. String labels without ``pos_label``, complex or
         ragged input, non-numeric weights, a ``max_fpr`` outside (0, 1] and
-        an unknown ``average`` raise :class:`~pranker.InputError`,
-        a ValueError that is also a TypeError (scikit-learn's
+        an unknown ``average`` raise
+        %(input_error)s (scikit-learn's
         ``InvalidParameterError`` is both too).
-    TypeError
-        Non-numeric scores, or ``None`` among them.
+    %(type_error)s
 
     See Also
     --------
@@ -1203,10 +1201,9 @@ def average_precision_many(
         unknown tie mode, a tie mode that has no weighted meaning with
         ``sample_weight``, or weights that are negative or not finite.
         String labels without ``pos_label``, complex or ragged input and
-        non-numeric weights raise :class:`~pranker.InputError`,
-        a ValueError that is also a TypeError.
-    TypeError
-        Non-numeric scores, or ``None`` among them.
+        non-numeric weights raise
+        %(input_error)s.
+    %(type_error)s
 
     See Also
     --------
@@ -1232,7 +1229,7 @@ def average_precision_many(
         w = np.ascontiguousarray(check_row_weights(sample_weight, s.shape, where))
         ok = np.where(yb, w, 0.0).sum(axis=1) > 0
     check_each_row(ok, where, "has no positive (of nonzero weight): AP is undefined there")
-    return ap_rows(s, yb, ties, w)
+    return ap_of_rows(s, yb, ties, w)
 
 
 @fill_doc(_DOCS)
@@ -1260,10 +1257,9 @@ def roc_auc_many(scores, y, *, pos_label=None) -> np.ndarray:
         ``y`` of another shape, a row of ``y`` with one class, labels that
         are not binary (without ``pos_label``), arguments that look swapped,
         or masked entries. String labels without ``pos_label`` and complex or
-        ragged input raise :class:`~pranker.InputError`, a
-        ValueError that is also a TypeError.
-    TypeError
-        Non-numeric scores, or ``None`` among them.
+        ragged input raise
+        %(input_error)s.
+    %(type_error)s
 
     See Also
     --------

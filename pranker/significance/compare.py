@@ -407,8 +407,7 @@ class CompareResult(ResultDisplay, Plottable):
         )
         note = f"standard error of the difference {_fmt.sig(self.standard_error, 3)}"
         if self.n_draws is not None:
-            what = "swap patterns" if self.method == "permutation" else "resamples"
-            note += f"; {self.n_draws:,} {what}, seed {self.seed}"
+            note += f"; {draws_text(self)}, seed {self.seed}"
         if self.decision is not None:
             note += f"; at alpha = {self.alpha:g}: {self.decision}"
         return caption, headers, [row], note
@@ -421,6 +420,13 @@ class CompareResult(ResultDisplay, Plottable):
         d["confidence_interval"] = [ci.low, ci.high]
         d["null_interval"] = self.null_interval
         return jsonable(d)
+
+
+def draws_text(res: CompareResult) -> str:
+    """The draws of a resampling test, e.g. ``"9,999 swap patterns"`` or ``"1,999 resamples"``
+    (``res.n_draws`` is not None)."""
+    what = "swap patterns" if res.method == "permutation" else "resamples"
+    return f"{res.n_draws:,} {what}"
 
 
 def _check_level(c) -> float:
@@ -740,21 +746,12 @@ def _influence_test(sa, sb, yb, d, common):
             and d > 0
         ):
             p, lg = 1.0, 0.0
-        return CompareResult(
-            pvalue=p,
-            log10_pvalue=lg,
-            seed=None,
-            standard_error=se,
-            n_draws=None,
-            df=math.inf,
-            null_mean=0.0,
-            null_var=se * se,
-            **common,
-        )
-    df = _welch_df(dif, yb)
-    p, lg = _tails(d / se, common["alternative"], df)
-    # the null law is se times Student's t on df degrees of freedom
-    nvar = se * se * (df / (df - 2.0) if math.isfinite(df) else 1.0) if df > 2.0 else math.inf
+        df, nvar = math.inf, se * se
+    else:
+        df = _welch_df(dif, yb)
+        p, lg = _tails(d / se, common["alternative"], df)
+        # the null law is se times Student's t on df degrees of freedom
+        nvar = se * se * (df / (df - 2.0) if math.isfinite(df) else 1.0) if df > 2.0 else math.inf
     return CompareResult(
         pvalue=p,
         log10_pvalue=lg,
