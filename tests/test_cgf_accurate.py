@@ -16,11 +16,18 @@ import math
 import numpy as np
 import pytest
 
-from pranker._numba.cgf_accurate import accurate_cgf_band, kappa4
+from pranker._numba.cgf_knots import band_layers, kappa4
 from pranker._numba.compressed import compressed_knots
 from pranker.null.choice import LARGE_P_LOG10_BOUND
 from pranker.null.saddlepoint import LargePSaddle
 from pranker.null.tilt import TiltEngine
+
+
+def accurate_cgf_band(P, phi, x, lo, parallel):
+    """``(log Z, K', K'')``: the last layer of ``band_layers`` (each layer from knot ``lo[k - 1]`` up)."""
+    g, g1, g2 = band_layers(P, phi, x, lo, parallel)
+    B = x.shape[0]
+    return g[B - 1], g1[B - 1], g2[B - 1]
 
 
 def _kappa(s):

@@ -19,8 +19,7 @@ import numpy as np
 import pytest
 
 from pranker import significance_from_ap
-from pranker._numba.cgf_accurate import accurate_cgf_band
-from pranker._numba.cgf_band import FLOOR_STRIDE, FLOOR_T, chord_floors
+from pranker._numba.cgf_knots import FLOOR_STRIDE, FLOOR_T, band_layers, chord_floors
 from pranker._numba.compressed import compressed_knots
 from pranker.null.choice import (
     LARGE_P_LOG10_BOUND,
@@ -30,6 +29,13 @@ from pranker.null.choice import (
 from pranker.null.saddlepoint import LargePSaddle
 
 TRUTHS = Path(__file__).resolve().parents[1] / "docs" / "calibration_large_p_truth.jsonl"
+
+
+def accurate_cgf_band(P, phi, x, lo, parallel):
+    """``(log Z, K', K'')``: the last layer of ``band_layers`` (each layer from knot ``lo[k - 1]`` up)."""
+    g, g1, g2 = band_layers(P, phi, x, lo, parallel)
+    B = x.shape[0]
+    return g[B - 1], g1[B - 1], g2[B - 1]
 
 
 def _log_marginals(N, P, phi):

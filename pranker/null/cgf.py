@@ -14,7 +14,7 @@ interface (``N``, ``P``, ``mean_s``, ``sd_s``, ``log_comb`` and
 - :class:`KnotsCGF`: the same recursion on compressed knots (every offset
   below ``knot_start``, then a geometric grid), with a cubic rule and
   Gauss-Legendre block sums accurate to about 1e-3 nats, each pass started
-  at each layer's floor (:mod:`pranker._numba.cgf_accurate`); its cost is
+  at each layer's floor (:mod:`pranker._numba.cgf_knots`); its cost is
   ``P B`` blocks (``B`` about 250-420 knots) whatever N. The saddlepoint for
   many positives beyond the exact recursion's reach stands on it.
 """
@@ -26,8 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from .._numba.cgf_accurate import band_layers_range
-from .._numba.cgf_band import FLOOR_MARGIN, FLOOR_STRIDE, FLOOR_T, layer_floors
+from .._numba.cgf_knots import (
+    FLOOR_MARGIN,
+    FLOOR_STRIDE,
+    FLOOR_T,
+    band_layers_range,
+    layer_floors,
+)
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
 from .._numba.tilt import tilt_forward
@@ -37,7 +42,7 @@ __all__ = ["LayersCGF", "KnotsCGF"]
 
 KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
 KNOT_EPS = 0.04  # geometric growth of the knots above it
-# The knots of the chord-rule passes that find each layer's floor (pranker._numba.cgf_band):
+# The knots of the chord-rule passes that find each layer's floor (pranker._numba.cgf_knots):
 # at 0.16 the floors gave the same K, K', K'' to 5e-7 as at 0.08, at half the cost.
 FLOOR_KNOT_START, FLOOR_KNOT_EPS = 16, 0.16
 # Floors are found at the tilts 2^(i / 4) (and 0): a pass at phi uses those of the smallest
@@ -211,7 +216,7 @@ class KnotsCGF:
     def floors(self, phi: float):
         """The layers' lowest knots for a pass at ``phi >= 0``.
 
-        By the FKG argument of :mod:`pranker._numba.cgf_band`, floors found
+        By the FKG argument of :mod:`pranker._numba.cgf_knots`, floors found
         at one tilt hold at every smaller one. They are found at tilts
         ``2^(i/4)``; a pass at ``phi`` takes those of the smallest such tilt
         already found within three grid steps above ``phi``, else finds them

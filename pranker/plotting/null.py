@@ -42,7 +42,8 @@ def _null_of(N, P, null, method, params):
     """The null to draw: the one given, else ``null_distribution(N, P, method)``."""
     if null is not None:
         return null
-    from pranker import auto_method, null_distribution
+    from ..null.choice import auto_method
+    from ..null.distributions import null_distribution
 
     if method is None:
         method = "beta" if params is not None else auto_method(N, P)
@@ -470,7 +471,7 @@ def plot_null_from_result(result, *, samples=None, **kwargs):
     """
     null = getattr(result, "null", None)
     if null is None:
-        from pranker import null_distribution
+        from ..null.distributions import null_distribution
 
         opts = {"params": (result.null_mean, result.null_var)} if result.method == "beta" else {}
         null = null_distribution(result.n, result.n_pos, result.method, **opts)

@@ -209,7 +209,7 @@ def _plot_montecarlo_result(result, **kwargs):
     """A Monte Carlo p-value on its null: :func:`plot_null_distribution` with the null of
     the result's draws (:class:`pranker.MonteCarloNull`, same draws and seed) and the
     p-value as the result states it (with its Clopper-Pearson interval)."""
-    from pranker import MonteCarloNull
+    from ..null.montecarlo import MonteCarloNull
 
     null = MonteCarloNull(result.n, result.n_pos, n_draws=result.n_draws, seed=result.seed)
     return plot_null_distribution(
