@@ -298,6 +298,22 @@ def saddlepoint_pinned_min_depth(n_pos: int) -> float:
     return max(SADDLEPOINT_PINNED_MIN_DEPTH, SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE / n_pos)
 
 
+def mean_ap_method(n_queries: int, cumulants) -> str:
+    """The method of ``"auto"`` for the mean AP of Q >= 2 queries (one query: :func:`plan`).
+
+    The tilted estimator for at most :data:`AUTO_TILT_MAX_QUERIES` queries;
+    beyond, the saddlepoint where the null mean AP's excess kurtosis
+    ``k4 / k2^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS`, the tilted
+    estimator elsewhere (docs/mean_ap.md). ``cumulants()`` returns the null
+    CGF and its derivatives at 0 (``k[2]``, ``k[4]`` are the second and
+    fourth cumulants); it is called only when needed.
+    """
+    if n_queries <= AUTO_TILT_MAX_QUERIES:
+        return "tilt"
+    k = cumulants()
+    return "saddlepoint" if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2] else "tilt"
+
+
 @renamed_parameters(N="n", P="n_pos")
 def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     """The method ``method="auto"`` uses for N instances and P positives.

@@ -12,7 +12,7 @@ One query
 ---------
 With Q = 1 the null is that of one ranking, and :class:`MeanAPNull` is the
 null :func:`pranker.significance_from_ap` uses, built the same way
-(``method="auto"``: :func:`pranker.auto_method`; ``"tilt"``: the exact-tilt
+(``method="auto"``: :func:`pranker.null.choice.plan`; ``"tilt"``: the exact-tilt
 estimator; ``"saddlepoint"``: Lugannani–Rice): the same p-value, method and
 interval.
 
@@ -67,9 +67,9 @@ Two ways to a tail probability (Q >= 2)
     standard error is below ``rtol``. Its cost is Q times the
     number of draws times the mean P, so it is the choice for few queries.
 
-``method="auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
+``method="auto"`` takes ``"tilt"`` for at most :data:`pranker.null.choice.AUTO_TILT_MAX_QUERIES`
 queries, and beyond that the saddlepoint where the null mAP's excess kurtosis
-``K''''(0) / K''(0)^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS` (else
+``K''''(0) / K''(0)^2`` is at most :data:`pranker.null.choice.AUTO_SADDLE_MAX_KURTOSIS` (else
 ``"tilt"``): measured, the saddlepoint was within 1 % of the unbiased
 estimate there and off by up to 11 % at a kurtosis near 4 (docs/mean_ap.md).
 The rule depends on the queries' (N_q, P_q) only, never on the observed mAP.
@@ -103,13 +103,12 @@ from .._docs import fill_doc
 from .._validation import check_query_counts
 from .base import NullDistribution, PValue
 from .choice import (
-    AUTO_SADDLE_MAX_KURTOSIS,
-    AUTO_TILT_MAX_QUERIES,
     DEFAULT_MAX_DRAWS_PER_QUERY,
     DEFAULT_RTOL,
     DEFAULT_SEED,
     FIRST_DRAWS,
     REL_TOL,
+    mean_ap_method,
     next_draws,
 )
 from .distributions import null_distribution
@@ -585,7 +584,8 @@ class MeanAPNull(NullDistribution):
         default of :class:`TiltNull`).
     method : {"auto", "saddlepoint", "tilt"}
         How p-values are computed (module documentation). For one query,
-        ``"auto"`` is :func:`pranker.auto_method` (exact or tilt).
+        ``"auto"`` is the plan of :func:`pranker.null.choice.plan` for one
+        query, :func:`pranker.null.choice.mean_ap_method` for more.
 
     Attributes
     ----------
@@ -678,10 +678,7 @@ class MeanAPNull(NullDistribution):
             return "exact"  # every query has P = N: mAP = 1 always
         if method != "auto":
             return method
-        if self.n_queries <= AUTO_TILT_MAX_QUERIES:
-            return "tilt"
-        k = t.cgf0()
-        return "saddlepoint" if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2] else "tilt"
+        return mean_ap_method(self.n_queries, t.cgf0)
 
     def __repr__(self) -> str:
         return f"MeanAPNull(n_queries={self.n_queries}, method={self.method!r})"
