@@ -44,6 +44,7 @@ _MODULES = (
     "null.tables",
     "measures.retrieval",
     "measures.curves",
+    "measures.roc",
     "measures.uncertainty",
     "significance.compare",
     "significance.mean_ap",
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .measures.ap import *  # noqa: F403
     from .measures.curves import *  # noqa: F403
     from .measures.retrieval import *  # noqa: F403
+    from .measures.roc import *  # noqa: F403
     from .measures.uncertainty import *  # noqa: F403
     from .null import *  # noqa: F403
     from .null.beta import *  # noqa: F403

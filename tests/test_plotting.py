@@ -290,7 +290,8 @@ def test_long_curves_are_thinned_keeping_ends():
 
 
 def test_wrappers_take_curve_objects(curve):
-    from pranker.measures.curves import pr_curve, roc_curve
+    from pranker.measures.curves import pr_curve
+    from pranker.measures.roc import roc_curve
 
     s, y, rec, prec, fpr = curve  # loop oracle (continuous scores: no ties)
     pr, roc = pr_curve(s, y), roc_curve(s, y)

@@ -33,6 +33,7 @@ import os
 
 import numpy as np
 
+from .._docs import MEASURE_DOCS, fill_doc
 from .._numba import curves as _k_curves
 from .._numba import rankcount
 from .._numba import rows as _k_rows
@@ -53,7 +54,7 @@ from .._validation import (
     score_label_aliases,
 )
 
-__all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
+__all__ = ["auprc_ap", "average_precision_many", "tie_groups", "ap_from_tie_groups"]
 
 
 def tie_groups(scores: np.ndarray, y: np.ndarray):
@@ -619,3 +620,76 @@ def auprc_ap(
     if ties == "threshold":
         return _weighted_threshold_ap(s, yb, w)
     return float(_weighted_ap_rows(s[None, :], yb[None, :], w[None, :], ties)[0])
+
+
+@fill_doc(MEASURE_DOCS)
+@score_label_aliases
+def average_precision_many(
+    scores, y, *, ties: str = "average", pos_label=None, sample_weight=None
+) -> np.ndarray:
+    """Average precision of each row of a 2-D score array (one ranking per row).
+
+    Parameters
+    ----------
+    scores : array_like, shape (R, N)
+    y : array_like, shape (N,) shared by all rows, or (R, N)
+        %(binary_labels)s.
+    ties : str
+        As in :func:`pranker.auprc_ap` (default ``"average"``).
+    %(pos_label)s
+    sample_weight : array_like of float >= 0, shape (N,) or (R, N), optional
+        Item weights (shared by all rows, or one row of weights per ranking),
+        as in :func:`pranker.auprc_ap`: with ``ties="threshold"``
+        scikit-learn's weighted AP, with ``ties="stable"`` each item one
+        operating point; the other tie modes have no weighted meaning and
+        raise.
+
+    Masked arrays with masked entries are refused (a row cannot drop items
+    here); compute such rows one at a time with :func:`pranker.auprc_ap`.
+    Rows are rankings: for scikit-learn's layout (n_samples, n_classes) use
+    :func:`pranker.auprc_ap` with ``average=None``, or pass the transposes.
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        ``auprc_ap(scores[r], y[r], ties=ties)`` for each row.
+
+    Raises
+    ------
+    ValueError
+        Scores that are not 2-D or are empty, NaN scores, a missing label,
+        ``y`` or ``sample_weight`` of another shape, a row of ``y`` with no
+        positive (of nonzero weight), labels that are not binary (without
+        ``pos_label``), arguments that look swapped, masked entries, an
+        unknown tie mode, a tie mode that has no weighted meaning with
+        ``sample_weight``, or weights that are negative or not finite.
+        String labels without ``pos_label``, complex or ragged input and
+        non-numeric weights raise
+        %(input_error)s.
+    %(type_error)s
+
+    See Also
+    --------
+    auprc_ap : One ranking.
+    pranker_many : The same APs with their p-values.
+
+    Examples
+    --------
+    >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1])
+    array([0.83333333, 0.83333333])
+    >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1], sample_weight=[1, 2, 1], ties="threshold")
+    array([0.75, 0.75])
+    """
+    where = "average_precision_many"
+    check_ties(ties, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    s, yb = check_rows(scores, y, where, pos_label)
+    w = None
+    if sample_weight is None:
+        ok = yb.any(axis=1)
+    else:
+        w = np.ascontiguousarray(check_row_weights(sample_weight, s.shape, where))
+        ok = np.where(yb, w, 0.0).sum(axis=1) > 0
+    check_each_row(ok, where, "has no positive (of nonzero weight): AP is undefined there")
+    return ap_of_rows(s, yb, ties, w)

@@ -55,6 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import MEASURE_DOCS as _DOCS
 from .._docs import fill_doc
 from .._results import DeprecatedAlias, deprecated
 from .._validation import (
@@ -65,7 +66,7 @@ from .._validation import (
     score_label_aliases,
 )
 from .ap import auprc_validated
-from .curves import _DOCS, _threshold_counts
+from .curves import _threshold_counts
 
 __all__ = [
     "ConfidenceInterval",

@@ -155,6 +155,12 @@ class Plan:
         tilt answers (by name: the saddlepoint without a bound).
     region : str
         The region of the plan, in words (docs/calibration.md).
+
+    Examples
+    --------
+    >>> p = plan(10**5, 100, ap=0.3)  # deep in the tail, 1,000 items per positive
+    >>> p.method, p.backend, p.log10_bound, p.check_pinning
+    ('saddlepoint', 'layers', 0.015, True)
     """
 
     method: str
