@@ -38,7 +38,7 @@ from .._numba.moments import null_moments
 from .._numba.tilt import tilt_forward
 from .logspace import log_comb
 
-__all__ = ["LayersCGF", "KnotsCGF"]
+__all__ = ["LayersCGF", "KnotsCGF", "solve_slope"]
 
 KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
 KNOT_EPS = 0.04  # geometric growth of the knots above it
@@ -131,36 +131,17 @@ class LayersCGF:
         else:
             phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
             t = math.log(min(phi_n, 0.5 / self.sd_s))
-        lo = hi = None  # (t, g) at the bracket ends
-        phi = k = k1 = k2 = math.nan
-        passes = 0
-        for _ in range(max_iter):
-            phi = sign * math.exp(t)
-            k, k1, k2 = self.cgf(phi)
-            passes += 1
-            if bar is not None:
-                bar.update(1)
-            g = sign * (k1 - s)
-            sd = math.sqrt(k2)
-            loose = tol_u is not None and guessed and passes == 1 and abs(phi) * sd >= tol_u
-            tol_here = max(tol, 1.0) if loose else tol
-            if abs(g) <= tol_here * sd:
-                break
-            if g < 0.0:
-                lo = (t, g)
-            else:
-                hi = (t, g)
-            if lo is not None and hi is not None and hi[0] - lo[0] < tol:
-                break
-            dg = abs(phi) * k2  # dg/dt
-            step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
-            step = max(-2.0, min(2.0, step))
-            new = t + step
-            if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
-                assert lo is not None and hi is not None
-                new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
-            t = new
-        return phi, k, k1, k2, passes
+        return solve_slope(
+            self.cgf,
+            s,
+            t,
+            sign,
+            tol=tol,
+            bracket_tol=tol,
+            max_iter=max_iter,
+            loose_u=tol_u if guessed else None,
+            bar=bar,
+        )
 
 
 class KnotsCGF:
@@ -269,3 +250,75 @@ class KnotsCGF:
         if self._bar is not None:
             self._bar.update(1)
         return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
+
+
+def solve_slope(
+    cgf,
+    s: float,
+    t: float,
+    sign: float,
+    *,
+    tol: float,
+    bracket_tol: float,
+    max_iter: int,
+    loose_u: float | None = None,
+    stretch: bool = False,
+    bar: Any = None,
+):
+    """The saddle point ``K'(phi) = s``: safeguarded Newton steps in ``t = log |phi|``.
+
+    The one root finder of the CGFs' slope (:class:`LayersCGF` and
+    :class:`pranker.null.saddlepoint.LargePSaddle` on :class:`KnotsCGF`).
+    ``cgf(phi)`` returns ``(K, K', K'')``; ``sign`` is the side of the mean
+    ``s`` lies on (``phi = sign e^t``) and ``t`` the first point. Since K' is
+    increasing in phi, ``g(t) = sign (K'(phi) - s)`` increases in t with
+    ``dg/dt = |phi| K''``. Each Newton step is capped at 2 in t; a step that
+    leaves the bracket of points seen on either side of the root is replaced
+    by its bisection. With ``stretch``, a step is divided by ``1 - r`` when
+    the residual shrank by ``r`` (``0 < r < 1``, capped at 0.9) without
+    changing sign: where K'' falls steeply towards the root, Newton creeps,
+    and if the residual keeps shrinking by r the remaining steps sum to
+    ``step / (1 - r)``. The search stops when ``|K' - s| <= tol sqrt(K'')``
+    (``tol`` in tilted standard deviations; with ``loose_u``, one standard
+    deviation at the first point when ``u = |phi| sqrt(K'')`` is at least
+    ``loose_u`` there), when the bracket is narrower than ``bracket_tol`` in
+    t, or after ``max_iter`` evaluations. ``bar``, a progress bar, advances
+    by one per evaluation.
+
+    Returns
+    -------
+    (phi, K, K', K'', evaluations) at the last point.
+    """
+    lo = hi = None  # (t, g) at the bracket ends
+    prev_g = None
+    phi = k = k1 = k2 = math.nan
+    passes = 0
+    for _ in range(max_iter):
+        phi = sign * math.exp(t)
+        k, k1, k2 = cgf(phi)
+        passes += 1
+        if bar is not None:
+            bar.update(1)
+        g = sign * (k1 - s)
+        sd = math.sqrt(max(k2, 0.0))
+        loose = loose_u is not None and passes == 1 and abs(phi) * sd >= loose_u
+        tol_here = max(tol, 1.0) if loose else tol
+        if abs(g) <= tol_here * sd and (k2 > 0.0 or g == 0.0):
+            break
+        if g < 0.0:
+            lo = (t, g)
+        else:
+            hi = (t, g)
+        if lo is not None and hi is not None and hi[0] - lo[0] < bracket_tol:
+            break
+        dg = abs(phi) * max(k2, 0.0)  # dg/dt
+        step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
+        if stretch and prev_g is not None and 0.0 < g / prev_g < 1.0:
+            step /= 1.0 - min(g / prev_g, 0.9)
+        prev_g = g
+        new = t + max(-2.0, min(2.0, step))
+        if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
+            assert lo is not None and hi is not None
+            new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
+        t = new
+    return phi, k, k1, k2, passes

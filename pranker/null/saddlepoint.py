@@ -100,7 +100,7 @@ from .._numba.tilt import tilt_moments, top_pinned
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
-from .cgf import KnotsCGF
+from .cgf import KnotsCGF, solve_slope
 from .choice import (
     DEFAULT_RTOL,
     DEFAULT_SEED,
@@ -435,36 +435,16 @@ class LargePSaddle(KnotsCGF):
         # deep in the tail the normal guess overshoots by far: beyond phi = log(N / P) the tilt
         # pins positives to the top ranks one after another (e^phi P / N > 1), so start there
         t = math.log(min(phi0, max(math.log(self.N / self.P), 1e-12)))
-        lo = hi = None
-        prev: tuple[float, float] | None = None
-        phi = k = k1 = k2 = math.nan
-        for _ in range(max_iter):
-            phi = math.exp(t)
-            k, k1, k2 = self.cgf(phi)
-            g = k1 - s
-            if k2 > 0.0 and abs(g) <= _SADDLE_TOL * math.sqrt(k2):
-                break
-            if g < 0.0:
-                lo = t
-            else:
-                hi = t
-            if lo is not None and hi is not None and hi - lo < 1e-12:
-                break
-            dg = phi * max(k2, 0.0)
-            step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
-            if prev is not None and 0.0 < g / prev[1] < 1.0:
-                # the residual shrank by r = g / g_prev but kept its sign: near the tilt
-                # that pins the top positives K'' falls steeply towards the saddle point and
-                # Newton creeps (5-7 passes at N = 1e6, P = 1e4); if it keeps shrinking by r,
-                # the remaining steps sum to step / (1 - r)
-                r = g / prev[1]
-                step /= 1.0 - min(r, 0.9)
-            prev = (phi, g)
-            new = t + max(-2.0, min(2.0, step))
-            if (lo is not None and new <= lo) or (hi is not None and new >= hi):
-                assert lo is not None and hi is not None
-                new = 0.5 * (lo + hi)
-            t = new
+        phi, k, k1, k2, _ = solve_slope(
+            self.cgf,
+            s,
+            t,
+            1.0,
+            tol=_SADDLE_TOL,
+            bracket_tol=1e-12,
+            max_iter=max_iter,
+            stretch=True,
+        )
         m = k1 - s
         if k2 > 0.0 and phi - m / k2 > 0.0:  # the last Newton step, in closed form
             return phi - m / k2, phi * s - k - 0.5 * m * m / k2, k2
