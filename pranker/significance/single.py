@@ -5,8 +5,9 @@ of the same N instances with P positives. Every entry point of the package
 (``pranker``, ``significance_from_ap``, ``pranker_many``, the out-of-core and
 Dask versions, the command line) computes it through the same null
 distributions (:mod:`pranker.null.distributions`) with the same default rule
-(:func:`auto_method`): exact where counting the placements is instant, the
-exact-tilt estimator otherwise, with a fixed default seed.
+(:func:`pranker.null.choice.plan`): exact where counting the placements is
+instant, the saddlepoint where its error has been measured, the exact-tilt
+estimator otherwise, with a fixed default seed.
 
 Differences from the R package, on purpose:
 
@@ -244,8 +245,10 @@ def pranker(
         Tie mode of the observed AUPRC; see :func:`auprc_ap`. The null is
         always untied random ranking.
     method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
-        ``"auto"`` (default): exact when counting is instant, the exact-tilt
-        estimator otherwise, for every N and P (:func:`auto_method`).
+        ``"auto"`` (default): exact when counting is instant, the
+        saddlepoint where its error has been measured (the bound is its
+        interval), the exact-tilt estimator otherwise, for every N and P
+        (:func:`pranker.null.choice.plan`; the table in docs/calibration.md).
         ``"exact"``: the exact tail count (raises ``ExactBudgetExceeded``
         after ``max_nodes`` steps).
         ``"tilt"``: the exact-tilt estimator, unbiased at any depth of the
