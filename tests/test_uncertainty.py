@@ -256,7 +256,7 @@ def test_deprecated_names_point_at_the_caller():
         (w,) = caught
         assert w.category is DeprecationWarning and w.filename == __file__
         assert str(w.message) == (
-            f"{type(r).__name__}.{old} is deprecated and will be removed in pranker 0.4.0; "
+            f"{type(r).__name__}.{old} is deprecated and will be removed in pranker 0.5.0; "
             f"use {new}."
         )
         with pytest.raises(AttributeError):

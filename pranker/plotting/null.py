@@ -42,7 +42,8 @@ def _null_of(N, P, null, method, params):
     """The null to draw: the one given, else ``null_distribution(N, P, method)``."""
     if null is not None:
         return null
-    from pranker import auto_method, null_distribution
+    from pranker import null_distribution
+    from pranker.null.choice import auto_method
 
     if method is None:
         method = "beta" if params is not None else auto_method(N, P)
@@ -414,7 +415,7 @@ def plot_null_distribution(
         The null that gave the p-value (``result.null``); default
         ``pranker.null_distribution(N, P, method)``.
     method : str, optional
-        Method of the default null (default: ``pranker.auto_method(N, P)``,
+        Method of the default null (default: ``pranker.null.choice.auto_method(N, P)``,
         or ``"beta"`` when ``params`` is given).
     params : (mean, var), optional
         Null moments for the beta null.
