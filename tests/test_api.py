@@ -149,3 +149,38 @@ def test_import_pranker_stays_light():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+def _doc_texts():
+    """README, the docs pages, the API reference and the notebooks' cells, as text."""
+    import json
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    pages += sorted((ROOT / "docs" / "api").glob("*.rst"))
+    for page in pages:
+        if page.name != "CHANGELOG.md":  # the changelog names the old spellings on purpose
+            yield page.name, page.read_text(encoding="utf-8")
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        yield nb.name, "\n".join("".join(cell["source"]) for cell in cells)
+
+
+def _old_spellings(text: str) -> list[str]:
+    import re
+
+    moved = "|".join(sorted(pranker._MOVED))
+    found = re.findall(rf"\b(?:pranker|pk)\.({moved})\b", text)
+    for names in re.findall(r"\bfrom pranker import (\([^)]*\)|[^\n]*)", text):
+        found += [n for n in re.findall(r"\w+", names) if n in pranker._MOVED]
+    return found
+
+
+def test_docs_and_notebooks_use_the_new_paths():
+    offenders = {name: _old_spellings(text) for name, text in _doc_texts()}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_old_spelling_check_can_fail():
+    text = "x = pranker.exact_pvalue(0.5, 20, 3)\nfrom pranker import (\n    pranker,\n    TiltNull,\n)\n"
+    assert _old_spellings(text) == ["exact_pvalue", "TiltNull"]
+    assert _old_spellings("pranker.null.exact.exact_pvalue; from pranker import pranker") == []

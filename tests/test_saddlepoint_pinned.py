@@ -86,11 +86,11 @@ def test_region_rule():
     assert not saddlepoint_pinned_region(5000, 500)  # the calibrated region proper
     assert saddlepoint_pinned_region(50_000, 1000)  # N / P = 50 > 25 at rho = 0.05
     assert not saddlepoint_pinned_region(200_000, 49)  # too few positives
-    assert pranker.auto_method(100_000, 100) == "saddlepoint"
-    assert pranker.auto_method(10_000, 100) == "tilt"
+    assert pranker.null.choice.auto_method(100_000, 100) == "saddlepoint"
+    assert pranker.null.choice.auto_method(10_000, 100) == "tilt"
     # the bound there (10^0.015 - 1 = 3.51 %) must be within twice rtol
-    assert pranker.auto_method(100_000, 100, rtol=0.0176) == "saddlepoint"
-    assert pranker.auto_method(100_000, 100, rtol=0.0175) == "tilt"
+    assert pranker.null.choice.auto_method(100_000, 100, rtol=0.0176) == "saddlepoint"
+    assert pranker.null.choice.auto_method(100_000, 100, rtol=0.0175) == "tilt"
 
 
 @pytest.mark.parametrize("depth", [0.2, 0.5])

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import pranker
-from pranker import ap_interval, auprc_trapezoid, boyd_interval
+from pranker import ap_interval
+from pranker.measures.uncertainty import auprc_trapezoid, boyd_interval
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
 SEEDS = range(8)
