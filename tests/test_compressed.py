@@ -415,7 +415,7 @@ def test_every_entry_point_gives_the_compressed_answer():
     assert one.method == "tilt" and TiltEngine(n, p).compressed
     assert one.log10_pvalue < -3 and 0.0 < one.pvalue_rse <= 0.02
     many = pranker.pranker_many(scores[None, :], y[None, :])
-    chunked = pranker.pranker_chunked(scores, y, chunk_size=2**17)
+    chunked = pranker.chunked.pranker_chunked(scores, y, chunk_size=2**17)
     for other_log10, other_rse in (
         (many.log10_pvalue[0], many.pvalue_rse[0]),
         (chunked.log10_pvalue, chunked.pvalue_rse),

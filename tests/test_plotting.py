@@ -19,14 +19,9 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
-from pranker import (  # noqa: E402
-    null_ap_samples,
-    null_distribution,
-    plotting,
-    pranker,
-    significance_from_ap,
-)
+from pranker import null_distribution, plotting, pranker, significance_from_ap  # noqa: E402
 from pranker._format import pvalue_text  # noqa: E402
+from pranker.null import null_ap_samples  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

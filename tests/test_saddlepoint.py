@@ -182,22 +182,22 @@ def test_a_loose_first_pass_where_s_is_lumpy_searches_on():
 
 def test_default_rule_boundaries():
     # inside: rho = N / P^2 <= 0.1, N <= 25 P, P >= 50, P (N - P + 1) <= 1e8, C(N, P) > 1e6
-    assert pranker.auto_method(5000, 500) == "saddlepoint"
-    assert pranker.auto_method(250, 50) == "saddlepoint"
-    assert pranker.auto_method(251, 50) == "tilt"  # rho just above 0.1
-    assert pranker.auto_method(100, 49) == "tilt"  # too few positives
-    assert pranker.auto_method(40_000, 3_999) == "tilt"  # 1.44e8 cells: more than 1e8
-    assert pranker.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
-    assert pranker.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
+    assert pranker.null.choice.auto_method(5000, 500) == "saddlepoint"
+    assert pranker.null.choice.auto_method(250, 50) == "saddlepoint"
+    assert pranker.null.choice.auto_method(251, 50) == "tilt"  # rho just above 0.1
+    assert pranker.null.choice.auto_method(100, 49) == "tilt"  # too few positives
+    assert pranker.null.choice.auto_method(40_000, 3_999) == "tilt"  # 1.44e8 cells: more than 1e8
+    assert pranker.null.choice.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
+    assert pranker.null.choice.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
     # more than 25 (the error grows): only thresholds whose top positives are pinned
     assert saddlepoint_region(25_001, 1_000) != ("calibrated", SADDLEPOINT_LOG10_BOUND)
-    assert pranker.auto_method(52, 50) == "exact"  # C(52, 50) is small
+    assert pranker.null.choice.auto_method(52, 50) == "exact"  # C(52, 50) is small
     # the bound (2.3 %) must be within twice rtol
-    assert pranker.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
-    assert pranker.auto_method(5000, 500, rtol=0.0115) == "tilt"
+    assert pranker.null.choice.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
+    assert pranker.null.choice.auto_method(5000, 500, rtol=0.0115) == "tilt"
     for bad in (-1, 0, 1.5, float("nan")):
         with pytest.raises(ValueError, match=r"auto_method: rtol must be in \(0, 1\)"):
-            pranker.auto_method(5000, 500, rtol=bad)
+            pranker.null.choice.auto_method(5000, 500, rtol=bad)
 
 
 def test_default_hands_thresholds_beyond_the_calibrated_depth_to_the_tilt():
@@ -242,7 +242,7 @@ def test_every_entry_point_gives_the_saddlepoint_answer(n, p, shift):
     one = pranker.pranker(scores, y)
     assert one.method == "saddlepoint"
     many = pranker.pranker_many(np.stack([scores, scores[::-1]]), np.stack([y, y[::-1]]))
-    chunked = pranker.pranker_chunked(scores, y, chunk_size=512)
+    chunked = pranker.chunked.pranker_chunked(scores, y, chunk_size=512)
     assert many.method[0] == "saddlepoint"
     # the same computation on the same AP: equal up to the last bits of the AP
     assert many.log10_pvalue[0] == pytest.approx(one.log10_pvalue, rel=1e-9)

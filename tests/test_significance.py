@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pranker import auprc_ap, beta_fit, min_auprc, null_ap_samples, null_params, pranker
+from pranker import auprc_ap, null_params, pranker
+from pranker.null import min_auprc, null_ap_samples
+from pranker.null.beta import beta_fit
 
 Y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
 S = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]

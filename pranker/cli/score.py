@@ -38,9 +38,9 @@ def curves(s: np.ndarray, y: np.ndarray):
 
 def null_curve(N: int, P: int):
     """Expected precision of a random ranking at recall k/P
-    (:func:`pranker.expected_null_pr_curve`), or None where that
+    (:func:`pranker.null.curve.expected_null_pr_curve`), or None where that
     would be slow (very large N with few positives; the figure then shows P/N)."""
-    from pranker import expected_null_pr_curve
+    from pranker.null.curve import expected_null_pr_curve
 
     try:
         return expected_null_pr_curve(N, P)

@@ -409,7 +409,7 @@ def plot_null_distribution(
         The null that gave the p-value (``result.null``); default
         ``pranker.null_distribution(N, P, method)``.
     method : str, optional
-        Method of the default null (default: ``pranker.auto_method(N, P)``,
+        Method of the default null (default: ``pranker.null.choice.auto_method(N, P)``,
         or ``"beta"`` when ``params`` is given).
     params : (mean, var), optional
         Null moments for the beta null.
