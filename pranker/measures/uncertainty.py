@@ -165,7 +165,7 @@ class TrapezoidAUPRC:
         z = _z(self.conf_level)
         return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
-    # deprecated names (one release)
+    # deprecated names (until 0.5.0)
     estimate = DeprecatedAlias("auprc")
     se = DeprecatedAlias("auprc_se")
 
@@ -339,7 +339,7 @@ class APInterval:
     def __iter__(self):
         return iter(self.auprc_interval)
 
-    # deprecated names (one release)
+    # deprecated names (until 0.5.0)
     estimate = DeprecatedAlias("auprc")
     low = DeprecatedAlias("auprc_interval.low")
     high = DeprecatedAlias("auprc_interval.high")

@@ -83,7 +83,7 @@ def null_distribution(n: int, n_pos: int, method: str = "auto", **options) -> Nu
     See Also
     --------
     pranker.pranker : The p-value of a ranking, ``method="auto"`` by default.
-    pranker.auto_method : The default rule.
+    pranker.null.choice.plan : The default rule.
 
     References
     ----------

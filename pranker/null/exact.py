@@ -162,7 +162,7 @@ class ExactNullDistribution:
     n: int
     n_pos: int
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     N = DeprecatedAlias("n")
     P = DeprecatedAlias("n_pos")
 
@@ -360,7 +360,7 @@ class ExactNull(NullDistribution):
         Number of instances N and of positives P, ``1 <= P <= N``.
     max_nodes : int, optional
         Budget of the tail count (default ``EXACT_MAX_NODES``); beyond it
-        :class:`pranker.ExactBudgetExceeded` is raised.
+        :class:`pranker.null.exact.ExactBudgetExceeded` is raised.
 
     Attributes
     ----------

@@ -1,7 +1,7 @@
 r"""Monte Carlo (permutation) null of AP under random ranking: the estimator with early stopping.
 
 Each draw places the P positives uniformly at random among N ranks (only the
-positives' ranks are drawn, O(P) expected; :func:`pranker.null_ap_samples`).
+positives' ranks are drawn, O(P) expected; :func:`pranker.null.null_ap_samples`).
 Draw j depends only on ``(seed, j)``, so batches are reproducible whatever the
 number of threads and however the draws are split.
 

@@ -332,7 +332,7 @@ def skew_beta_fit(n: int, n_pos: int) -> SkewBetaFit:
 
 @fill_doc(NULL_DOCS)
 class SkewBetaNull(FittedNull):
-    """A beta matched to the exact mean, variance and skewness (:func:`pranker.skew_beta_fit`).
+    """A beta matched to the exact mean, variance and skewness (:func:`pranker.null.skewbeta.skew_beta_fit`).
 
     Parameters
     ----------

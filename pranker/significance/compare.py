@@ -269,7 +269,7 @@ class CompareResult(ResultDisplay, Plottable):
         replicates or of the centred bootstrap replicates otherwise.
 
     The earlier names ``confidence_level`` and ``n_resamples`` still work
-    for one release (with a ``DeprecationWarning``), as keywords of
+    until 0.5.0 (with a ``DeprecationWarning``), as keywords of
     :func:`compare` and :meth:`confidence_interval` and as attributes.
     See Also
     --------
@@ -316,7 +316,7 @@ class CompareResult(ResultDisplay, Plottable):
     _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     confidence_level = DeprecatedAlias("conf_level")
     n_resamples = DeprecatedAlias("n_draws")
 

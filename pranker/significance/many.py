@@ -213,7 +213,7 @@ class ManyResult(ResultDisplay, Plottable):
             low[rows], high[rows] = ends[which.ravel(), 0], ends[which.ravel(), 1]
         return low.reshape(self.shape), high.reshape(self.shape)
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     pvalue_low = DeprecatedAlias("pvalue_interval", 0)
     pvalue_high = DeprecatedAlias("pvalue_interval", 1)
 

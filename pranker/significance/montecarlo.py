@@ -74,7 +74,7 @@ class MonteCarloPvalue(ResultDisplay):
         Central ``conf_level`` interval of the null AP: quantiles of the
         first ``min(n_draws, 200_000)`` of the draws behind the p-value
         (computed on first use; the quantiles of
-        :class:`pranker.MonteCarloNull` with the same draws and seed).
+        :class:`pranker.null.distributions.MonteCarloNull` with the same draws and seed).
 
     See Also
     --------
@@ -116,7 +116,7 @@ class MonteCarloPvalue(ResultDisplay):
     null_var: float
     method: str = "montecarlo"
 
-    # earlier name, kept for one release
+    # earlier name, kept until 0.5.0
     pvalue_ci = DeprecatedAlias("pvalue_interval")
 
     @functools.cached_property

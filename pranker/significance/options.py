@@ -5,7 +5,7 @@ Every entry point (:func:`pranker.pranker`, :func:`pranker.significance_from_ap`
 line) takes the same keywords, checks them once into a :class:`PValueOptions`
 and hands that object down; the null is built from it by
 :func:`pranker.null_distribution`, the package's one factory, with the default
-rule ``method="auto"`` of :func:`pranker.auto_method`. So the same ranking gets
+rule ``method="auto"`` of :func:`pranker.null.choice.auto_method`. So the same ranking gets
 the same p-value everywhere.
 """
 

@@ -168,7 +168,7 @@ class PrankerResult(ResultDisplay, Plottable):
             _k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0]
         )
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     conf_int = DeprecatedAlias("null_interval")
     pvalue_ci = DeprecatedAlias("pvalue_interval")
 
