@@ -227,8 +227,8 @@ def test_patterns_do_not_depend_on_threads(monkeypatch):
 
     rng = np.random.default_rng(30)
     a, b, y = _pair(rng, n=3000, prev=0.05)
-    (cp, cn, bp, bn, tp, tn), mode, _ = _swap_setup(a, b, y, "average")
-    args = (cp, cn, bp, bn, tp, tn, int(y.sum()), mode, 9)
+    cells, mode, _ = _swap_setup(a, b, y, "average")
+    args = (kernels.swap_layout(*cells), int(y.sum()), mode, 9)
     serial = kernels.swap_diffs(*args, 0, 300)
     monkeypatch.setattr(kernels, "_PARALLEL_MIN_WORK", 0)
     parallel = kernels.swap_diffs(*args, 0, 300)

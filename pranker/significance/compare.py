@@ -913,7 +913,7 @@ def _looks(n_draws: int, sequential: bool) -> list[int]:
 
 
 def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
-    from .._numba.compare import swap_diffs
+    from .._numba.compare import swap_diffs, swap_layout
     from ..null.montecarlo import clopper_pearson as _cp
 
     max_m = int(max_m)
@@ -923,7 +923,8 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
         )
     ties = common["ties"]
     alt = common["alternative"]
-    (cp, cn, bp, bn, tp, tn), mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    cells, mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    layout = swap_layout(*cells)
     n_pos = common["n_pos"]
     looks = _looks(max_m, alpha is not None)
     stop_level = 1.0 - _STOP_RISK / len(looks)
@@ -932,7 +933,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
     b = 0
     decision = None
     for look in looks:
-        reps = swap_diffs(cp, cn, bp, bn, tp, tn, n_pos, mode, seed, m, look - m)
+        reps = swap_diffs(layout, n_pos, mode, seed, m, look - m)
         chunks.append(reps)
         b += _exceed(reps, d_kernel, alt)  # the observed difference as the kernel computes it
         m = look
