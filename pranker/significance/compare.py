@@ -133,9 +133,13 @@ many positives and negatives each slot holds. Each instance has one slot per
 model; swapping moves it between the two. Instances with the same pair of
 slots form a *cell*; a pattern sends a Binomial(n, 1/2) share of a cell's n
 instances one way, drawn exactly as the set bits of n random bits, and model
-B's counts are the totals minus model A's. One pattern costs O(cells + K +
-N/64) (:func:`pranker._numba.compare.swap_diffs`), after one pass that finds
-the cells.
+B's counts are the totals minus model A's. Which bits of a pattern's stream
+each cell reads depends only on the cells' sizes, so it is worked out once per
+call (:func:`pranker._numba.compare.swap_layout`); a pattern then makes its
+N/64 words and counts each slot's set bits with popcounts, with no store per
+instance. One pattern costs O(cells + K + N/64)
+(:func:`pranker._numba.compare.swap_diffs`), after one pass that finds the
+cells.
 
 *Sequential stopping.* With ``alpha`` given, the p-value is looked at after
 999 patterns, then 1,999, 3,999, ... up to ``n_draws``; drawing stops at the
