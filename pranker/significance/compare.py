@@ -133,9 +133,13 @@ many positives and negatives each slot holds. Each instance has one slot per
 model; swapping moves it between the two. Instances with the same pair of
 slots form a *cell*; a pattern sends a Binomial(n, 1/2) share of a cell's n
 instances one way, drawn exactly as the set bits of n random bits, and model
-B's counts are the totals minus model A's. One pattern costs O(cells + K +
-N/64) (:func:`pranker._numba.compare.swap_diffs`), after one pass that finds
-the cells.
+B's counts are the totals minus model A's. Which bits of a pattern's stream
+each cell reads depends only on the cells' sizes, so it is worked out once per
+call (:func:`pranker._numba.compare.swap_layout`); a pattern then makes its
+N/64 words and counts each slot's set bits with popcounts, with no store per
+instance. One pattern costs O(cells + K + N/64)
+(:func:`pranker._numba.compare.swap_diffs`), after one pass that finds the
+cells.
 
 *Sequential stopping.* With ``alpha`` given, the p-value is looked at after
 999 patterns, then 1,999, 3,999, ... up to ``n_draws``; drawing stops at the
@@ -913,7 +917,7 @@ def _looks(n_draws: int, sequential: bool) -> list[int]:
 
 
 def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
-    from .._numba.compare import swap_diffs
+    from .._numba.compare import swap_diffs, swap_layout
     from ..null.montecarlo import clopper_pearson as _cp
 
     max_m = int(max_m)
@@ -923,7 +927,8 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
         )
     ties = common["ties"]
     alt = common["alternative"]
-    (cp, cn, bp, bn, tp, tn), mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    cells, mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    layout = swap_layout(*cells)
     n_pos = common["n_pos"]
     looks = _looks(max_m, alpha is not None)
     stop_level = 1.0 - _STOP_RISK / len(looks)
@@ -932,7 +937,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
     b = 0
     decision = None
     for look in looks:
-        reps = swap_diffs(cp, cn, bp, bn, tp, tn, n_pos, mode, seed, m, look - m)
+        reps = swap_diffs(layout, n_pos, mode, seed, m, look - m)
         chunks.append(reps)
         b += _exceed(reps, d_kernel, alt)  # the observed difference as the kernel computes it
         m = look
