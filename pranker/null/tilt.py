@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -110,15 +111,27 @@ from .._numba.tilt import (
 )
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
+from .._validation import check_positive
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
 from .cgf import LayersCGF
 from .choice import (
     DEFAULT_MAX_DRAWS,
+    DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
     DEFAULT_SEED,
     DRAW_STEP,
     FIRST_DRAWS,
+    MIN_CAPPED_DRAWS,
     REL_TOL,
+    WORK_KNOT_CELL,
+    WORK_KNOT_STEP,
+    WORK_LAYER_CELL,
+    WORK_LAYER_STEP,
+    WORK_MC_STEP,
+    WORK_SADDLE_SHARE,
+    WORK_SD_STEP,
+    WORK_SEARCH_PASSES,
+    WorkBudgetWarning,
     next_draws,
     tilt_backend,
 )
@@ -168,6 +181,12 @@ class TailEstimate:
         Draws used (0 when exact).
     phi : float
         Tilt used (0: plain Monte Carlo).
+    work : int
+        Work units the estimate was charged (passes and draw steps, weighted as in
+        :mod:`pranker.null.choice`; a function of the call, not of the machine).
+    capped : bool
+        True when the work budget stopped the draws (or the saddle search)
+        before the relative standard error reached ``rtol``.
     """
 
     log10_pvalue: float
@@ -175,6 +194,8 @@ class TailEstimate:
     log10_interval: tuple
     n_draws: int
     phi: float
+    work: int = 0
+    capped: bool = False
 
     @property
     def pvalue(self) -> float:
@@ -205,6 +226,30 @@ def _mix_seed(seed: int, n: int, p: int, j: int) -> int:
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
     return x ^ (x >> 31)
+
+
+@dataclass(frozen=True)
+class _Cost:
+    """The nominal work of an estimate: ``spent`` before its draws, then ``per_draw`` per draw
+    and ``per_chunk`` per batch of draws (the checkpointed tables' recomputed rows)."""
+
+    spent: int
+    per_draw: int
+    per_chunk: int = 0
+
+    def of(self, n: int) -> int:
+        """Units charged for ``n`` draws in all."""
+        chunks = -(-n // DRAW_CHUNK) + 1 if self.per_chunk else 0
+        return self.spent + n * self.per_draw + chunks * self.per_chunk
+
+    def affordable(self, max_work: int) -> int:
+        """The most draws within ``max_work`` (at least :data:`MIN_CAPPED_DRAWS`)."""
+        left = max_work - self.spent - self.per_chunk
+        per = self.per_draw + self.per_chunk / DRAW_CHUNK
+        n = int(left // per) if left > 0 else 0
+        while n > 0 and self.of(n) > max_work:
+            n -= 1
+        return max(n, MIN_CAPPED_DRAWS)
 
 
 def _z_of(conf_level: float) -> float:
@@ -678,6 +723,7 @@ class TiltEngine(LayersCGF):
         conf_level: float = 0.95,
         index: int | None = None,
         progress: bool | None = None,
+        max_work: int | None = None,
     ) -> TailEstimate:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator.
 
@@ -691,6 +737,13 @@ class TiltEngine(LayersCGF):
         within about a second. When the first draws predict more than about
         2 s, a tqdm progress bar is shown if ``progress`` is True, or with
         None (the default) when stderr is a terminal.
+
+        ``max_work`` (None: no bound) caps the work in the units of
+        :mod:`pranker.null.choice` (``WORK_*``): the passes of the saddle
+        search (at most half of it; then the best tilt found so far), the
+        tables, and the draws times the positives each walks. The charge is
+        nominal — what the estimate costs from scratch, whatever the caches
+        hold — so a threshold gets the same number alone or among many.
         """
         if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
@@ -704,42 +757,71 @@ class TiltEngine(LayersCGF):
             cz = self._cz
             assert cz is not None  # made whenever self.compressed
             slow = 8 * 80e-9 * self.P * cz.n_knots > BAR_SECONDS
+            share = None if max_work is None else int(WORK_SADDLE_SHARE * max_work)
             with progress_bar(8, "finding the tilt", progress if slow else False) as bar:
-                phi_star = cz.saddle(s, self.mean_s, self.sd_s, bar)
+                phi_star, spent, cut = cz.saddle_within(s, self.mean_s, self.sd_s, bar, share)
             plan = cz.state_dependent_tilts(s, phi_star)
+            pass_ = self.P * cz.n_knots * WORK_KNOT_CELL  # one pass of the compressed rows
+            per_chunk = pass_ if cz.checkpointed else 0  # the rows recomputed for each batch
             if plan is not None:
                 phis, kc = plan
                 seeds = tuple(
                     _mix_seed(self.seed, self.N, self.P, _SD_STREAM + i) for i in range(2)
                 )
+                tables = len(phis) * (kc + 1) * cz.n_knots * WORK_KNOT_CELL
+                per_draw = (kc - 1) * WORK_SD_STEP
+                if kc < self.P:
+                    tables += pass_
+                    per_draw += (self.P - kc) * WORK_KNOT_STEP
+                else:
+                    per_chunk = 0
 
                 def contributions(n, estimate=True):
                     return cz.state_dependent(s, phis, kc, phi_star, seeds, n, REL_TOL, estimate)
 
             else:  # the tilts' tables would not fit: one tilt, at the saddle point
+                tables = pass_
+                per_draw = (self.P - 1) * WORK_KNOT_STEP
 
                 def contributions(n, estimate=True):
                     return cz.contributions(phi_star, self.seed, n, s, True, REL_TOL, estimate)
 
-            est = self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
+            cost = _Cost(spent + tables, per_draw, per_chunk)
+            est = self._run(
+                contributions, phi_star, rtol, max_draws, conf_level, progress, cost, max_work, cut
+            )
             return self._positive(est, s, upper)
         sign = 1 if upper else -1
         if index is None:
             index = self.sampling_point(s, sign)
-        est = self._estimate(s, sign * index, upper, rtol, max_draws, conf_level, progress)
+        est = self._estimate(
+            s, sign * index, upper, rtol, max_draws, conf_level, progress, max_work
+        )
         return self._positive(est, s, upper)
 
     def _positive(self, est: TailEstimate, s: float, upper: bool) -> TailEstimate:
-        """``est``, unless no draw reached a threshold inside the support: then an error, never p = 0.
+        """``est``, unless no draw reached a threshold inside the support: then a bound, or an error.
 
         Inside the support the tail holds at least one placement, so ``p >=
-        1 / C(N, P) > 0``; an estimate of 0 there means the sampler failed,
-        and a silent 0 would be a wrong answer.
+        1 / C(N, P) > 0``. An estimate of 0 there from an estimate stopped
+        by its work budget becomes an upper bound: the smaller of the
+        Chernoff bound of its tilt (when it has one) and the one-sided
+        Chebyshev (Cantelli) bound from the exact mean and variance, with
+        the interval ``[1 / C(N, P), bound]`` and an infinite rse. From an
+        estimate that was not stopped it means the sampler failed, and a
+        silent 0 would be a wrong answer: an error.
         """
         if est.log10_pvalue > -math.inf:
             return est
         s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
         inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
+        if inside and est.capped:
+            gap = (s - self.mean_s) if upper else (self.mean_s - s)
+            var = self.sd_s * self.sd_s
+            cantelli = math.log10(var / (var + gap * gap)) if gap > 0.0 else 0.0
+            hi = min(est.log10_interval[1], cantelli)
+            lo = min(-self.log_comb / math.log(10.0), hi)
+            return TailEstimate(hi, math.inf, (lo, hi), est.n_draws, est.phi, est.work, True)
         if inside:
             raise RuntimeError(
                 f"tilted estimator: none of {est.n_draws} draws reached S = {s!r} for N = "
@@ -747,16 +829,58 @@ class TiltEngine(LayersCGF):
                 "(p >= 1/C(N, P)); this is a defect of the estimator, please report it. "
                 "method='saddlepoint' gives an approximation meanwhile."
             )
+        if est.capped:
+            return TailEstimate(
+                -math.inf, 0.0, (-math.inf, -math.inf), est.n_draws, est.phi, est.work
+            )
         return est
 
-    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None):
+    def _cost(self, j: int, upper: bool, rtol: float) -> _Cost:
+        """The nominal work of an estimate at grid point j (not the state-dependent route).
+
+        The search for the grid point is charged :data:`WORK_SEARCH_PASSES`
+        passes (it is shared by the thresholds of one (N, P), so what it
+        actually costs depends on what was asked before).
+        """
+        P = self.P
+        if self.compressed:
+            cz = self._cz
+            assert cz is not None  # made whenever self.compressed
+            pass_ = P * cz.n_knots * WORK_KNOT_CELL
+            return _Cost(
+                (WORK_SEARCH_PASSES + 1) * pass_,
+                (P - 1) * WORK_KNOT_STEP,
+                pass_ if cz.checkpointed else 0,
+            )
+        pass_ = P * (self.N - P + 1) * WORK_LAYER_CELL
+        if j == 0:
+            return _Cost(WORK_SEARCH_PASSES * pass_, P * WORK_MC_STEP)
+        k0, M = self._split_plan(j, upper, rtol)
+        pilot = sum(P - a + b * (a - 2) + 4 * b for a, b in self.split_plans())
+        spent = (WORK_SEARCH_PASSES + 1) * pass_ + _PILOT_DRAWS * pilot * WORK_LAYER_STEP
+        return _Cost(spent, (P - k0 + M * (k0 - 2) + 4 * M) * WORK_LAYER_STEP)
+
+    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None, max_work=None):
         def contributions(n, estimate=True):
             return self._contributions(s, j, n, upper, estimate, rtol)
 
-        return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress)
+        cost = self._cost(j, upper, rtol)
+        return self._run(
+            contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress, cost, max_work
+        )
 
     @staticmethod
-    def _run(contributions, phi, rtol, max_draws, conf_level, progress=None):
+    def _run(
+        contributions,
+        phi,
+        rtol,
+        max_draws,
+        conf_level,
+        progress=None,
+        cost: _Cost | None = None,
+        max_work: int | None = None,
+        capped: bool = False,
+    ):
         """Draws growing from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
 
         The sizes follow :func:`pranker.null.choice.next_draws` (aimed at the
@@ -765,8 +889,17 @@ class TiltEngine(LayersCGF):
         ``contributions(n)`` returns ``(log offset, c)`` for the first n
         draws (the estimate is ``e^offset mean(c)``, carried in log space);
         ``contributions(n, False)`` only makes sure they are drawn.
+
+        With ``max_work``, the draws stop at the most that ``cost`` affords
+        within it (at least :data:`MIN_CAPPED_DRAWS`): the same sizes as
+        without it up to there, so an estimate that reaches ``rtol`` within
+        the budget is the same number. ``capped`` (the saddle search was
+        already cut short) is passed on to the result.
         """
-        n = FIRST_DRAWS
+        cap_n = max_draws
+        if max_work is not None and cost is not None:
+            cap_n = min(max_draws, cost.affordable(max_work))
+        n = min(FIRST_DRAWS, cap_n)
         z = _z_of(conf_level)
         bar = None
         t0 = time.perf_counter()
@@ -778,13 +911,13 @@ class TiltEngine(LayersCGF):
                     rse = 0.0  # every draw the same (P = 2: nothing random is left)
                 else:
                     rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
-                if rse <= rtol or n >= max_draws:
+                if rse <= rtol or n >= cap_n:
                     break
-                target = next_draws(n, rse, rtol, max_draws)
+                target = next_draws(n, rse, rtol, cap_n)
                 if bar is None and progress is not False:
                     # predicted draws: the variance per draw stays about the same
-                    want = max_draws if not math.isfinite(rse) else (rse / rtol) ** 2 * n
-                    want = min(max_draws, max(target, want))
+                    want = cap_n if not math.isfinite(rse) else (rse / rtol) ** 2 * n
+                    want = min(cap_n, max(target, want))
                     per = (time.perf_counter() - t0) / n
                     if per * want > BAR_SECONDS:
                         bar = progress_bar(want, "tail draws", progress)
@@ -799,6 +932,8 @@ class TiltEngine(LayersCGF):
         finally:
             if bar is not None:
                 bar.close()
+        work = 0 if cost is None else cost.of(n)
+        capped = (capped or cap_n < max_draws and n >= cap_n) and rse > rtol
         ln10 = math.log(10.0)
         if mu > 0.0:
             log_p = log_off + math.log(mu)
@@ -809,8 +944,34 @@ class TiltEngine(LayersCGF):
             hi = min(log10_p + math.log10(hi_f), 0.0)
         else:
             log10_p = -math.inf
-            lo, hi = -math.inf, -math.inf
-        return TailEstimate(log10_p, rse, (lo, hi), n, phi)
+            # no draw in the tail: the offset e^{K(phi) - phi s} of a tilted grid point is a
+            # Chernoff bound on the tail (every contribution is at most 1); 0 elsewhere
+            lo, hi = -math.inf, (min(log_off / ln10, 0.0) if capped else -math.inf)
+        return TailEstimate(log10_p, rse, (lo, hi), n, phi, work, capped)
+
+
+def check_work(max_work, where: str | None = None) -> int:
+    """``max_work`` as a positive integer (work units), or a ValueError that names it."""
+    if max_work is None:
+        raise ValueError(f"{where + ': ' if where else ''}max_work must not be None here.")
+    return int(check_positive(max_work, "max_work", where, integer=True))
+
+
+def warn_capped(N: int, P: int, rtol: float, max_work: int, est: TailEstimate) -> None:
+    """The :class:`WorkBudgetWarning` of an estimate stopped by its work budget."""
+    what = (
+        "no draw reached the threshold yet: the p-value is an upper bound"
+        if math.isinf(est.rse)
+        else "the result reports the relative standard error it reached (pvalue_rse) "
+        "and the wider interval that goes with it"
+    )
+    warnings.warn(
+        f"the tilted p-value for N = {N}, P = {P} stopped at its work budget max_work="
+        f"{max_work} before reaching rtol={rtol}; {what}. Pass a larger max_work= (the rse "
+        "falls about as 1 / sqrt(max_work)) or a larger rtol= for a precise answer.",
+        WorkBudgetWarning,
+        stacklevel=4,
+    )
 
 
 _ENGINES: OrderedDict = OrderedDict()
@@ -866,6 +1027,15 @@ class TiltNull(NullDistribution):
         same number).
     max_draws : int
         Upper bound on draws per p-value (2**20 by default).
+    max_work : int
+        Budget of work per p-value, in deterministic units (about 1 ns each
+        on the reference machine; default 1.5e9, about a stable sort of 10^7
+        numbers): the passes of the recursions and the positives each draw
+        walks. A p-value that reaches it before ``rtol`` reports the
+        relative standard error it reached, with the wider interval that
+        goes with it (with no draw in the tail yet, an upper bound), and
+        warns with :class:`~pranker.null.choice.WorkBudgetWarning`. The same
+        call gives the same number on every machine.
     progress : bool or None
         A progress bar (tqdm) for p-values whose draws are predicted to take
         more than about 2 s: always (True), never (False), or only when
@@ -874,8 +1044,8 @@ class TiltNull(NullDistribution):
     Attributes
     ----------
     %(null_attributes)s
-    rtol, seed, max_draws
-        As given (``seed`` filled in with the fixed default).
+    rtol, seed, max_draws, max_work
+        As given (``seed``, ``max_work`` filled in with the defaults).
 
     See Also
     --------
@@ -916,6 +1086,7 @@ class TiltNull(NullDistribution):
         seed: int | None = None,
         max_draws: int | None = None,
         progress: bool | None = None,
+        max_work: int | None = None,
     ):
         N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
@@ -927,6 +1098,7 @@ class TiltNull(NullDistribution):
         self.max_draws = DEFAULT_MAX_DRAWS if max_draws is None else int(max_draws)
         if self.max_draws < 1:
             raise ValueError(f"max_draws must be >= 1; got {max_draws!r}.")
+        self.max_work = DEFAULT_MAX_WORK if max_work is None else check_work(max_work)
 
     @property
     def engine(self) -> TiltEngine:
@@ -948,7 +1120,10 @@ class TiltNull(NullDistribution):
             conf_level=conf_level,
             index=index,
             progress=self.progress,
+            max_work=self.max_work,
         )
+        if est.capped:
+            warn_capped(self.N, self.P, self.rtol, self.max_work, est)
         lo, hi = est.log10_interval
         return PValue(
             pvalue=est.pvalue,
