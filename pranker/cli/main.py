@@ -272,7 +272,7 @@ def _score_args(p) -> None:
         type=_work_units,
         default=None,
         help="work budget of an estimated (tilt) p-value in deterministic units, about 1 ns "
-        "each on a 2020s server core (default 1.5e9, as in the library's max_work=); a "
+        "each on a 2020s server core (default 1.8e9, as in the library's max_work=); a "
         "p-value that reaches it reports the wider interval it reached",
     )
     _random_args(

@@ -42,13 +42,13 @@ DRAW_STEP = 4096
 
 # --- the tilt's work budget (docs/calibration.md, "A bound on the work of every p-value") ----
 # Work is counted in units, not seconds, so the same call gives the same number on every
-# machine: each pass of a recursion and each positive a draw walks costs the units below
-# (weights measured so that one unit is about 1 ns on the reference machine).
-# Default budget of one tilted p-value: about one stable sort of 10^7 float64 there.
-DEFAULT_MAX_WORK = 1_500_000_000
+# machine: each pass of a recursion and each positive a draw walks costs the units below,
+# weighted so that a unit takes about the same time on every route (1.1-1.7 ns measured).
+# Default budget of one tilted p-value: about one stable sort of 10^7 float64 (1.0-1.2 T).
+DEFAULT_MAX_WORK = 1_800_000_000
 WORK_LAYER_CELL = 2  # one cell of the exact recursion (P (N - P + 1) per pass)
-WORK_LAYER_STEP = 40  # one positive walked by a draw from the exact layers
-WORK_MC_STEP = 10  # one positive placed by an untilted draw
+WORK_LAYER_STEP = 80  # one positive walked by a draw from the exact layers
+WORK_MC_STEP = 20  # one positive placed by an untilted draw
 WORK_KNOT_CELL = 50  # one cell of a compressed pass (P times the knots per pass)
 WORK_KNOT_STEP = 250  # one positive walked by a draw from the compressed proposal
 WORK_SD_STEP = 400  # one positive walked by a state-dependent draw

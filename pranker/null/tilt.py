@@ -1029,7 +1029,7 @@ class TiltNull(NullDistribution):
         Upper bound on draws per p-value (2**20 by default).
     max_work : int
         Budget of work per p-value, in deterministic units (about 1 ns each
-        on the reference machine; default 1.5e9, about a stable sort of 10^7
+        on the reference machine; default 1.8e9, about a stable sort of 10^7
         numbers): the passes of the recursions and the positives each draw
         walks. A p-value that reaches it before ``rtol`` reports the
         relative standard error it reached, with the wider interval that

@@ -507,7 +507,7 @@ def pranker_many(
         the step budget of the exact count.
     max_work : int, optional
         Work budget of each estimated (tilt) p-value, in deterministic units
-        (about 1 ns each on the reference machine; default 1.5e9, about a
+        (about 1 ns each on the reference machine; default 1.8e9, about a
         stable sort of 10^7 numbers). A p-value that reaches it before
         ``rtol`` reports the relative standard error it reached and the
         wider interval that goes with it, and warns
