@@ -92,10 +92,7 @@ recall curve", ECML PKDD 2014.
 from __future__ import annotations
 
 import math
-import time
-import warnings
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -111,8 +108,16 @@ from .._numba.tilt import (
 )
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
-from .._validation import check_positive
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
+from .budget import (
+    TailEstimate,
+    check_work,
+    compressed_cost,
+    grid_cost,
+    no_hit_bound,
+    run_draws,
+    warn_capped,
+)
 from .cgf import LayersCGF
 from .choice import (
     DEFAULT_MAX_DRAWS,
@@ -121,18 +126,8 @@ from .choice import (
     DEFAULT_SEED,
     DRAW_STEP,
     FIRST_DRAWS,
-    MIN_CAPPED_DRAWS,
     REL_TOL,
-    WORK_KNOT_CELL,
-    WORK_KNOT_STEP,
-    WORK_LAYER_CELL,
-    WORK_LAYER_STEP,
-    WORK_MC_STEP,
     WORK_SADDLE_SHARE,
-    WORK_SD_STEP,
-    WORK_SEARCH_PASSES,
-    WorkBudgetWarning,
-    next_draws,
     tilt_backend,
 )
 from .compressed import CompressedProposal
@@ -164,44 +159,6 @@ _PILOT_DRAWS = 512  # draws per candidate in that pilot
 _STATE_BUDGET = 1 << 21
 
 
-@dataclass(frozen=True)
-class TailEstimate:
-    """A tail probability carried in log space, with its uncertainty.
-
-    Attributes
-    ----------
-    log10_pvalue : float
-        log10 of the estimate (finite even where ``pvalue`` underflows to 0).
-    rse : float
-        Relative standard error of the estimate (0 when exact).
-    log10_interval : (float, float)
-        log10 of the ends of the normal-theory interval ``p (1 -+ z rse)``
-        (``-inf`` for a lower end at or below 0).
-    n_draws : int
-        Draws used (0 when exact).
-    phi : float
-        Tilt used (0: plain Monte Carlo).
-    work : int
-        Work units the estimate was charged (passes and draw steps, weighted as in
-        :mod:`pranker.null.choice`; a function of the call, not of the machine).
-    capped : bool
-        True when the work budget stopped the draws (or the saddle search)
-        before the relative standard error reached ``rtol``.
-    """
-
-    log10_pvalue: float
-    rse: float
-    log10_interval: tuple
-    n_draws: int
-    phi: float
-    work: int = 0
-    capped: bool = False
-
-    @property
-    def pvalue(self) -> float:
-        return 10.0**self.log10_pvalue if self.log10_pvalue > -320.0 else 0.0
-
-
 def _grown(buf, have: int, need: int, cap: int | None = None, tail=(), dtype=np.float64):
     """``buf`` (its first ``have`` rows kept) with room for ``need`` rows.
 
@@ -226,30 +183,6 @@ def _mix_seed(seed: int, n: int, p: int, j: int) -> int:
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
     return x ^ (x >> 31)
-
-
-@dataclass(frozen=True)
-class _Cost:
-    """The nominal work of an estimate: ``spent`` before its draws, then ``per_draw`` per draw
-    and ``per_chunk`` per batch of draws (the checkpointed tables' recomputed rows)."""
-
-    spent: int
-    per_draw: int
-    per_chunk: int = 0
-
-    def of(self, n: int) -> int:
-        """Units charged for ``n`` draws in all."""
-        chunks = -(-n // DRAW_CHUNK) + 1 if self.per_chunk else 0
-        return self.spent + n * self.per_draw + chunks * self.per_chunk
-
-    def affordable(self, max_work: int) -> int:
-        """The most draws within ``max_work`` (at least :data:`MIN_CAPPED_DRAWS`)."""
-        left = max_work - self.spent - self.per_chunk
-        per = self.per_draw + self.per_chunk / DRAW_CHUNK
-        n = int(left // per) if left > 0 else 0
-        while n > 0 and self.of(n) > max_work:
-            n -= 1
-        return max(n, MIN_CAPPED_DRAWS)
 
 
 def _z_of(conf_level: float) -> float:
@@ -761,32 +694,21 @@ class TiltEngine(LayersCGF):
             with progress_bar(8, "finding the tilt", progress if slow else False) as bar:
                 phi_star, spent, cut = cz.saddle_within(s, self.mean_s, self.sd_s, bar, share)
             plan = cz.state_dependent_tilts(s, phi_star)
-            pass_ = self.P * cz.n_knots * WORK_KNOT_CELL  # one pass of the compressed rows
-            per_chunk = pass_ if cz.checkpointed else 0  # the rows recomputed for each batch
             if plan is not None:
                 phis, kc = plan
                 seeds = tuple(
                     _mix_seed(self.seed, self.N, self.P, _SD_STREAM + i) for i in range(2)
                 )
-                tables = len(phis) * (kc + 1) * cz.n_knots * WORK_KNOT_CELL
-                per_draw = (kc - 1) * WORK_SD_STEP
-                if kc < self.P:
-                    tables += pass_
-                    per_draw += (self.P - kc) * WORK_KNOT_STEP
-                else:
-                    per_chunk = 0
 
                 def contributions(n, estimate=True):
                     return cz.state_dependent(s, phis, kc, phi_star, seeds, n, REL_TOL, estimate)
 
             else:  # the tilts' tables would not fit: one tilt, at the saddle point
-                tables = pass_
-                per_draw = (self.P - 1) * WORK_KNOT_STEP
 
                 def contributions(n, estimate=True):
                     return cz.contributions(phi_star, self.seed, n, s, True, REL_TOL, estimate)
 
-            cost = _Cost(spent + tables, per_draw, per_chunk)
+            cost = compressed_cost(cz, plan, spent)
             est = self._run(
                 contributions, phi_star, rtol, max_draws, conf_level, progress, cost, max_work, cut
             )
@@ -816,12 +738,7 @@ class TiltEngine(LayersCGF):
         s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
         inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
         if inside and est.capped:
-            gap = (s - self.mean_s) if upper else (self.mean_s - s)
-            var = self.sd_s * self.sd_s
-            cantelli = math.log10(var / (var + gap * gap)) if gap > 0.0 else 0.0
-            hi = min(est.log10_interval[1], cantelli)
-            lo = min(-self.log_comb / math.log(10.0), hi)
-            return TailEstimate(hi, math.inf, (lo, hi), est.n_draws, est.phi, est.work, True)
+            return no_hit_bound(est, s, upper, self.mean_s, self.sd_s, self.log_comb)
         if inside:
             raise RuntimeError(
                 f"tilted estimator: none of {est.n_draws} draws reached S = {s!r} for N = "
@@ -835,143 +752,20 @@ class TiltEngine(LayersCGF):
             )
         return est
 
-    def _cost(self, j: int, upper: bool, rtol: float) -> _Cost:
-        """The nominal work of an estimate at grid point j (not the state-dependent route).
-
-        The search for the grid point is charged :data:`WORK_SEARCH_PASSES`
-        passes (it is shared by the thresholds of one (N, P), so what it
-        actually costs depends on what was asked before).
-        """
-        P = self.P
-        if self.compressed:
-            cz = self._cz
-            assert cz is not None  # made whenever self.compressed
-            pass_ = P * cz.n_knots * WORK_KNOT_CELL
-            return _Cost(
-                (WORK_SEARCH_PASSES + 1) * pass_,
-                (P - 1) * WORK_KNOT_STEP,
-                pass_ if cz.checkpointed else 0,
-            )
-        pass_ = P * (self.N - P + 1) * WORK_LAYER_CELL
-        if j == 0:
-            return _Cost(WORK_SEARCH_PASSES * pass_, P * WORK_MC_STEP)
-        k0, M = self._split_plan(j, upper, rtol)
-        pilot = sum(P - a + b * (a - 2) + 4 * b for a, b in self.split_plans())
-        spent = (WORK_SEARCH_PASSES + 1) * pass_ + _PILOT_DRAWS * pilot * WORK_LAYER_STEP
-        return _Cost(spent, (P - k0 + M * (k0 - 2) + 4 * M) * WORK_LAYER_STEP)
-
     def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None, max_work=None):
         def contributions(n, estimate=True):
             return self._contributions(s, j, n, upper, estimate, rtol)
 
-        cost = self._cost(j, upper, rtol)
+        plans = None if self.compressed or j == 0 else self.split_plans()
+        chosen = None if plans is None else self._split_plan(j, upper, rtol)
+        cost = grid_cost(
+            self.N, self.P, self._cz if self.compressed else None, plans, chosen, _PILOT_DRAWS
+        )
         return self._run(
             contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress, cost, max_work
         )
 
-    @staticmethod
-    def _run(
-        contributions,
-        phi,
-        rtol,
-        max_draws,
-        conf_level,
-        progress=None,
-        cost: _Cost | None = None,
-        max_work: int | None = None,
-        capped: bool = False,
-    ):
-        """Draws growing from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
-
-        The sizes follow :func:`pranker.null.choice.next_draws` (aimed at the
-        size the variance measured so far asks for).
-
-        ``contributions(n)`` returns ``(log offset, c)`` for the first n
-        draws (the estimate is ``e^offset mean(c)``, carried in log space);
-        ``contributions(n, False)`` only makes sure they are drawn.
-
-        With ``max_work``, the draws stop at the most that ``cost`` affords
-        within it (at least :data:`MIN_CAPPED_DRAWS`): the same sizes as
-        without it up to there, so an estimate that reaches ``rtol`` within
-        the budget is the same number. ``capped`` (the saddle search was
-        already cut short) is passed on to the result.
-        """
-        cap_n = max_draws
-        if max_work is not None and cost is not None:
-            cap_n = min(max_draws, cost.affordable(max_work))
-        n = min(FIRST_DRAWS, cap_n)
-        z = _z_of(conf_level)
-        bar = None
-        t0 = time.perf_counter()
-        try:
-            while True:
-                log_off, w = contributions(n)
-                mu = float(w.mean())
-                if mu > 0.0 and w.min() == w.max():
-                    rse = 0.0  # every draw the same (P = 2: nothing random is left)
-                else:
-                    rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
-                if rse <= rtol or n >= cap_n:
-                    break
-                target = next_draws(n, rse, rtol, cap_n)
-                if bar is None and progress is not False:
-                    # predicted draws: the variance per draw stays about the same
-                    want = cap_n if not math.isfinite(rse) else (rse / rtol) ** 2 * n
-                    want = min(cap_n, max(target, want))
-                    per = (time.perf_counter() - t0) / n
-                    if per * want > BAR_SECONDS:
-                        bar = progress_bar(want, "tail draws", progress)
-                        bar.update(n)
-                done = n
-                while done < target:
-                    m = min(done + DRAW_CHUNK, target)
-                    contributions(m, False)
-                    bar is not None and bar.update(m - done)
-                    done = m
-                n = target
-        finally:
-            if bar is not None:
-                bar.close()
-        work = 0 if cost is None else cost.of(n)
-        capped = (capped or cap_n < max_draws and n >= cap_n) and rse > rtol
-        ln10 = math.log(10.0)
-        if mu > 0.0:
-            log_p = log_off + math.log(mu)
-            log10_p = min(log_p / ln10, 0.0)
-            lo_f = 1.0 - z * rse
-            hi_f = 1.0 + z * rse
-            lo = log10_p + math.log10(lo_f) if lo_f > 0.0 else -math.inf
-            hi = min(log10_p + math.log10(hi_f), 0.0)
-        else:
-            log10_p = -math.inf
-            # no draw in the tail: the offset e^{K(phi) - phi s} of a tilted grid point is a
-            # Chernoff bound on the tail (every contribution is at most 1); 0 elsewhere
-            lo, hi = -math.inf, (min(log_off / ln10, 0.0) if capped else -math.inf)
-        return TailEstimate(log10_p, rse, (lo, hi), n, phi, work, capped)
-
-
-def check_work(max_work, where: str | None = None) -> int:
-    """``max_work`` as a positive integer (work units), or a ValueError that names it."""
-    if max_work is None:
-        raise ValueError(f"{where + ': ' if where else ''}max_work must not be None here.")
-    return int(check_positive(max_work, "max_work", where, integer=True))
-
-
-def warn_capped(N: int, P: int, rtol: float, max_work: int, est: TailEstimate) -> None:
-    """The :class:`WorkBudgetWarning` of an estimate stopped by its work budget."""
-    what = (
-        "no draw reached the threshold yet: the p-value is an upper bound"
-        if math.isinf(est.rse)
-        else "the result reports the relative standard error it reached (pvalue_rse) "
-        "and the wider interval that goes with it"
-    )
-    warnings.warn(
-        f"the tilted p-value for N = {N}, P = {P} stopped at its work budget max_work="
-        f"{max_work} before reaching rtol={rtol}; {what}. Pass a larger max_work= (the rse "
-        "falls about as 1 / sqrt(max_work)) or a larger rtol= for a precise answer.",
-        WorkBudgetWarning,
-        stacklevel=4,
-    )
+    _run = staticmethod(run_draws)  # the draw loop and its stopping rule (pranker.null.budget)
 
 
 _ENGINES: OrderedDict = OrderedDict()
@@ -1123,7 +917,7 @@ class TiltNull(NullDistribution):
             max_work=self.max_work,
         )
         if est.capped:
-            warn_capped(self.N, self.P, self.rtol, self.max_work, est)
+            warn_capped(self.N, self.P, self.rtol, self.max_work, est.rse)
         lo, hi = est.log10_interval
         return PValue(
             pvalue=est.pvalue,
