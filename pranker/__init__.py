@@ -6,7 +6,8 @@ A Python port and extension of the R package pranker (Lopes & Bontempi,
 The top level holds what the main jobs need: the measures (AP, PR and ROC
 curves, the interval of an AUPRC, retrieval by radius), the p-value of one
 ranking, of many, of two models compared and of a mean AP, the result of each,
-the null's moments and its one distribution interface, and :class:`InputError`.
+the null's moments and its one distribution interface, :class:`InputError`, and
+:class:`WorkBudgetWarning` (a p-value capped by its work budget).
 Every other public name lives in its submodule (``pranker.null.exact``,
 ``pranker.chunked``, ...).
 """
@@ -64,8 +65,9 @@ _PUBLIC = {
     "MapGroup": "significance.mean_ap",
     "map_significance": "significance.mean_ap",
     "map_significance_from_ap": "significance.mean_ap",
-    # errors
+    # errors and warnings
     "InputError": "_validation",
+    "WorkBudgetWarning": "null.choice",
 }
 
 __all__ = list(_PUBLIC)
@@ -138,6 +140,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .measures.uncertainty import APInterval as APInterval
     from .measures.uncertainty import ap_interval as ap_interval
     from .null import NullParams as NullParams
+    from .null.choice import WorkBudgetWarning as WorkBudgetWarning
     from .null import null_params as null_params
     from .null.distributions import NullDistribution as NullDistribution
     from .null.distributions import PValue as PValue

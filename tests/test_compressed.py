@@ -393,7 +393,7 @@ def test_n_1e7_to_1e8_state_dependent_against_one_tilt(N, P, ap, monkeypatch):
     The one-tilt estimator is forced by asking for more tilts than fit, and
     uses other knots and another seed: the two share no draw and no table.
     """
-    a = pranker.significance_from_ap(ap, N, P)
+    a = pranker.significance_from_ap(ap, N, P, max_work=10**13)  # beyond the default budget
     assert a.method == "tilt" and a.pvalue_rse <= 0.02
     monkeypatch.setattr(compressed_module, "SD_MIN_TILTS", 10**9)
     eng = TiltEngine(N, P, seed=11, compressed=True, knot_start=64, knot_ratio=0.02)

@@ -95,6 +95,7 @@ def score_arrays(score_cols, s_list, y, args):
                             y,
                             draws=args.draws,
                             rtol=args.rtol,
+                            max_work=args.max_work,
                             progress=False if several else args.progress,
                             **library_options(args),
                         )

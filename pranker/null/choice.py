@@ -26,7 +26,7 @@ from .._results import renamed_parameters
 from .._validation import check_counts
 
 # The public functions; the defaults are imported by name where they are used.
-__all__ = ["auto_method", "plan", "Plan"]
+__all__ = ["auto_method", "plan", "Plan", "WorkBudgetWarning"]
 
 # Seed of every random draw when the caller gives none: the same call gives the
 # same number (results record it).
@@ -39,6 +39,37 @@ FIRST_DRAWS = 4096
 DEFAULT_MAX_DRAWS = 1 << 20
 # Draws are added in multiples of this (the tilt's chunk: Ctrl-C is seen between chunks).
 DRAW_STEP = 4096
+
+# --- the tilt's work budget (docs/calibration.md, "A bound on the work of every p-value") ----
+# Work is counted in units, not seconds, so the same call gives the same number on every
+# machine: each pass of a recursion and each positive a draw walks costs the units below,
+# weighted so that a unit takes about the same time on every route (1.1-1.7 ns measured).
+# Default budget of one tilted p-value: about one stable sort of 10^7 float64 (1.0-1.2 T).
+DEFAULT_MAX_WORK = 1_800_000_000
+WORK_LAYER_CELL = 2  # one cell of the exact recursion (P (N - P + 1) per pass)
+WORK_LAYER_STEP = 80  # one positive walked by a draw from the exact layers
+WORK_MC_STEP = 20  # one positive placed by an untilted draw
+WORK_KNOT_CELL = 50  # one cell of a compressed pass (P times the knots per pass)
+WORK_KNOT_STEP = 250  # one positive walked by a draw from the compressed proposal
+WORK_SD_STEP = 400  # one positive walked by a state-dependent draw
+# Nominal passes of the search for a grid point (exact layers, or compressed below the mean).
+WORK_SEARCH_PASSES = 8
+# At most this share of the budget goes to the compressed proposal's saddle search; the rest
+# to its tables and draws (when it is spent, the search keeps the best tilt found so far).
+WORK_SADDLE_SHARE = 0.5
+# A capped estimate still makes at least this many draws (its rse then says how rough it is).
+MIN_CAPPED_DRAWS = 64
+
+
+class WorkBudgetWarning(UserWarning):
+    """A p-value stopped at its work budget (``max_work``) before reaching ``rtol``.
+
+    The result still carries an unbiased estimate with its honest relative
+    standard error (above ``rtol``) and the wider interval that goes with
+    it. Pass a larger ``max_work=`` (or a larger ``rtol=``) for more
+    precision; filter it with ``warnings.simplefilter("ignore",
+    pranker.WorkBudgetWarning)``.
+    """
 
 
 def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:

@@ -517,7 +517,7 @@ class SaddlepointNull(NullDistribution):
         twice ``rtol``, answer with the tilted estimator (:class:`TiltNull`)
         instead; ``method`` on each p-value says which answered. This is
         what ``method="auto"`` uses (default False: the saddlepoint everywhere).
-    rtol, max_draws
+    rtol, max_draws, max_work
         Passed to the tilted estimator with ``tilt_beyond``.
     progress : bool or None
         A progress bar (tqdm) for p-values predicted to take more than about
@@ -567,6 +567,7 @@ class SaddlepointNull(NullDistribution):
         tilt_beyond: bool = False,
         rtol: float | None = None,
         max_draws: int | None = None,
+        max_work: int | None = None,
         progress: bool | None = None,
     ):
         N, P = n, n_pos  # the paper's notation in the formulas below
@@ -575,6 +576,7 @@ class SaddlepointNull(NullDistribution):
         self.tilt_beyond = bool(tilt_beyond)
         self.rtol = DEFAULT_RTOL if rtol is None else float(rtol)
         self.max_draws = max_draws
+        self.max_work = max_work
         self.progress = progress
 
     @property
@@ -652,6 +654,7 @@ class SaddlepointNull(NullDistribution):
                 rtol=self.rtol,
                 seed=self.seed,
                 max_draws=self.max_draws,
+                max_work=self.max_work,
                 progress=self.progress,
             )
             return tilt.pvalue(ap, conf_level=conf_level)

@@ -92,9 +92,7 @@ recall curve", ECML PKDD 2014.
 from __future__ import annotations
 
 import math
-import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -111,15 +109,25 @@ from .._numba.tilt import (
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
+from .budget import (
+    TailEstimate,
+    check_work,
+    compressed_cost,
+    grid_cost,
+    no_hit_bound,
+    run_draws,
+    warn_capped,
+)
 from .cgf import LayersCGF
 from .choice import (
     DEFAULT_MAX_DRAWS,
+    DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
     DEFAULT_SEED,
     DRAW_STEP,
     FIRST_DRAWS,
     REL_TOL,
-    next_draws,
+    WORK_SADDLE_SHARE,
     tilt_backend,
 )
 from .compressed import CompressedProposal
@@ -149,36 +157,6 @@ _PILOT_STREAM = 1 << 41  # stream keys of the pilots choosing how to split (plus
 _PILOT_DRAWS = 512  # draws per candidate in that pilot
 # inner draws whose states (16 bytes each) a grid point keeps for its thresholds: 32 MB
 _STATE_BUDGET = 1 << 21
-
-
-@dataclass(frozen=True)
-class TailEstimate:
-    """A tail probability carried in log space, with its uncertainty.
-
-    Attributes
-    ----------
-    log10_pvalue : float
-        log10 of the estimate (finite even where ``pvalue`` underflows to 0).
-    rse : float
-        Relative standard error of the estimate (0 when exact).
-    log10_interval : (float, float)
-        log10 of the ends of the normal-theory interval ``p (1 -+ z rse)``
-        (``-inf`` for a lower end at or below 0).
-    n_draws : int
-        Draws used (0 when exact).
-    phi : float
-        Tilt used (0: plain Monte Carlo).
-    """
-
-    log10_pvalue: float
-    rse: float
-    log10_interval: tuple
-    n_draws: int
-    phi: float
-
-    @property
-    def pvalue(self) -> float:
-        return 10.0**self.log10_pvalue if self.log10_pvalue > -320.0 else 0.0
 
 
 def _grown(buf, have: int, need: int, cap: int | None = None, tail=(), dtype=np.float64):
@@ -678,6 +656,7 @@ class TiltEngine(LayersCGF):
         conf_level: float = 0.95,
         index: int | None = None,
         progress: bool | None = None,
+        max_work: int | None = None,
     ) -> TailEstimate:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator.
 
@@ -691,6 +670,13 @@ class TiltEngine(LayersCGF):
         within about a second. When the first draws predict more than about
         2 s, a tqdm progress bar is shown if ``progress`` is True, or with
         None (the default) when stderr is a terminal.
+
+        ``max_work`` (None: no bound) caps the work in the units of
+        :mod:`pranker.null.choice` (``WORK_*``): the passes of the saddle
+        search (at most half of it; then the best tilt found so far), the
+        tables, and the draws times the positives each walks. The charge is
+        nominal — what the estimate costs from scratch, whatever the caches
+        hold — so a threshold gets the same number alone or among many.
         """
         if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
@@ -704,8 +690,9 @@ class TiltEngine(LayersCGF):
             cz = self._cz
             assert cz is not None  # made whenever self.compressed
             slow = 8 * 80e-9 * self.P * cz.n_knots > BAR_SECONDS
+            share = None if max_work is None else int(WORK_SADDLE_SHARE * max_work)
             with progress_bar(8, "finding the tilt", progress if slow else False) as bar:
-                phi_star = cz.saddle(s, self.mean_s, self.sd_s, bar)
+                phi_star, spent, cut = cz.saddle_within(s, self.mean_s, self.sd_s, bar, share)
             plan = cz.state_dependent_tilts(s, phi_star)
             if plan is not None:
                 phis, kc = plan
@@ -721,25 +708,37 @@ class TiltEngine(LayersCGF):
                 def contributions(n, estimate=True):
                     return cz.contributions(phi_star, self.seed, n, s, True, REL_TOL, estimate)
 
-            est = self._run(contributions, phi_star, rtol, max_draws, conf_level, progress)
+            cost = compressed_cost(cz, plan, spent)
+            est = self._run(
+                contributions, phi_star, rtol, max_draws, conf_level, progress, cost, max_work, cut
+            )
             return self._positive(est, s, upper)
         sign = 1 if upper else -1
         if index is None:
             index = self.sampling_point(s, sign)
-        est = self._estimate(s, sign * index, upper, rtol, max_draws, conf_level, progress)
+        est = self._estimate(
+            s, sign * index, upper, rtol, max_draws, conf_level, progress, max_work
+        )
         return self._positive(est, s, upper)
 
     def _positive(self, est: TailEstimate, s: float, upper: bool) -> TailEstimate:
-        """``est``, unless no draw reached a threshold inside the support: then an error, never p = 0.
+        """``est``, unless no draw reached a threshold inside the support: then a bound, or an error.
 
         Inside the support the tail holds at least one placement, so ``p >=
-        1 / C(N, P) > 0``; an estimate of 0 there means the sampler failed,
-        and a silent 0 would be a wrong answer.
+        1 / C(N, P) > 0``. An estimate of 0 there from an estimate stopped
+        by its work budget becomes an upper bound: the smaller of the
+        Chernoff bound of its tilt (when it has one) and the one-sided
+        Chebyshev (Cantelli) bound from the exact mean and variance, with
+        the interval ``[1 / C(N, P), bound]`` and an infinite rse. From an
+        estimate that was not stopped it means the sampler failed, and a
+        silent 0 would be a wrong answer: an error.
         """
         if est.log10_pvalue > -math.inf:
             return est
         s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
         inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
+        if inside and est.capped:
+            return no_hit_bound(est, s, upper, self.mean_s, self.sd_s, self.log_comb)
         if inside:
             raise RuntimeError(
                 f"tilted estimator: none of {est.n_draws} draws reached S = {s!r} for N = "
@@ -747,70 +746,26 @@ class TiltEngine(LayersCGF):
                 "(p >= 1/C(N, P)); this is a defect of the estimator, please report it. "
                 "method='saddlepoint' gives an approximation meanwhile."
             )
+        if est.capped:
+            return TailEstimate(
+                -math.inf, 0.0, (-math.inf, -math.inf), est.n_draws, est.phi, est.work
+            )
         return est
 
-    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None):
+    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None, max_work=None):
         def contributions(n, estimate=True):
             return self._contributions(s, j, n, upper, estimate, rtol)
 
-        return self._run(contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress)
+        plans = None if self.compressed or j == 0 else self.split_plans()
+        chosen = None if plans is None else self._split_plan(j, upper, rtol)
+        cost = grid_cost(
+            self.N, self.P, self._cz if self.compressed else None, plans, chosen, _PILOT_DRAWS
+        )
+        return self._run(
+            contributions, self.grid_phi(j), rtol, max_draws, conf_level, progress, cost, max_work
+        )
 
-    @staticmethod
-    def _run(contributions, phi, rtol, max_draws, conf_level, progress=None):
-        """Draws growing from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
-
-        The sizes follow :func:`pranker.null.choice.next_draws` (aimed at the
-        size the variance measured so far asks for).
-
-        ``contributions(n)`` returns ``(log offset, c)`` for the first n
-        draws (the estimate is ``e^offset mean(c)``, carried in log space);
-        ``contributions(n, False)`` only makes sure they are drawn.
-        """
-        n = FIRST_DRAWS
-        z = _z_of(conf_level)
-        bar = None
-        t0 = time.perf_counter()
-        try:
-            while True:
-                log_off, w = contributions(n)
-                mu = float(w.mean())
-                if mu > 0.0 and w.min() == w.max():
-                    rse = 0.0  # every draw the same (P = 2: nothing random is left)
-                else:
-                    rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
-                if rse <= rtol or n >= max_draws:
-                    break
-                target = next_draws(n, rse, rtol, max_draws)
-                if bar is None and progress is not False:
-                    # predicted draws: the variance per draw stays about the same
-                    want = max_draws if not math.isfinite(rse) else (rse / rtol) ** 2 * n
-                    want = min(max_draws, max(target, want))
-                    per = (time.perf_counter() - t0) / n
-                    if per * want > BAR_SECONDS:
-                        bar = progress_bar(want, "tail draws", progress)
-                        bar.update(n)
-                done = n
-                while done < target:
-                    m = min(done + DRAW_CHUNK, target)
-                    contributions(m, False)
-                    bar is not None and bar.update(m - done)
-                    done = m
-                n = target
-        finally:
-            if bar is not None:
-                bar.close()
-        ln10 = math.log(10.0)
-        if mu > 0.0:
-            log_p = log_off + math.log(mu)
-            log10_p = min(log_p / ln10, 0.0)
-            lo_f = 1.0 - z * rse
-            hi_f = 1.0 + z * rse
-            lo = log10_p + math.log10(lo_f) if lo_f > 0.0 else -math.inf
-            hi = min(log10_p + math.log10(hi_f), 0.0)
-        else:
-            log10_p = -math.inf
-            lo, hi = -math.inf, -math.inf
-        return TailEstimate(log10_p, rse, (lo, hi), n, phi)
+    _run = staticmethod(run_draws)  # the draw loop and its stopping rule (pranker.null.budget)
 
 
 _ENGINES: OrderedDict = OrderedDict()
@@ -866,6 +821,15 @@ class TiltNull(NullDistribution):
         same number).
     max_draws : int
         Upper bound on draws per p-value (2**20 by default).
+    max_work : int
+        Budget of work per p-value, in deterministic units (about 1 ns each
+        on the reference machine; default 1.8e9, about a stable sort of 10^7
+        numbers): the passes of the recursions and the positives each draw
+        walks. A p-value that reaches it before ``rtol`` reports the
+        relative standard error it reached, with the wider interval that
+        goes with it (with no draw in the tail yet, an upper bound), and
+        warns with :class:`~pranker.null.choice.WorkBudgetWarning`. The same
+        call gives the same number on every machine.
     progress : bool or None
         A progress bar (tqdm) for p-values whose draws are predicted to take
         more than about 2 s: always (True), never (False), or only when
@@ -874,8 +838,8 @@ class TiltNull(NullDistribution):
     Attributes
     ----------
     %(null_attributes)s
-    rtol, seed, max_draws
-        As given (``seed`` filled in with the fixed default).
+    rtol, seed, max_draws, max_work
+        As given (``seed``, ``max_work`` filled in with the defaults).
 
     See Also
     --------
@@ -916,6 +880,7 @@ class TiltNull(NullDistribution):
         seed: int | None = None,
         max_draws: int | None = None,
         progress: bool | None = None,
+        max_work: int | None = None,
     ):
         N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
@@ -927,6 +892,7 @@ class TiltNull(NullDistribution):
         self.max_draws = DEFAULT_MAX_DRAWS if max_draws is None else int(max_draws)
         if self.max_draws < 1:
             raise ValueError(f"max_draws must be >= 1; got {max_draws!r}.")
+        self.max_work = DEFAULT_MAX_WORK if max_work is None else check_work(max_work)
 
     @property
     def engine(self) -> TiltEngine:
@@ -948,7 +914,10 @@ class TiltNull(NullDistribution):
             conf_level=conf_level,
             index=index,
             progress=self.progress,
+            max_work=self.max_work,
         )
+        if est.capped:
+            warn_capped(self.N, self.P, self.rtol, self.max_work, est.rse)
         lo, hi = est.log10_interval
         return PValue(
             pvalue=est.pvalue,

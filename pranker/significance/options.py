@@ -56,6 +56,9 @@ class PValueOptions:
         Step budget of the exact tail count.
     progress : bool or None
         A progress bar for long p-values (None: on a terminal only).
+    max_work : int or None
+        Work budget of each tilt p-value in deterministic units (None: the
+        default of :mod:`pranker.null.choice`, about a sort of 10^7 numbers).
     """
 
     method: str = "auto"
@@ -67,6 +70,7 @@ class PValueOptions:
     alpha: float | None = None
     max_nodes: int | None = None
     progress: bool | None = None
+    max_work: int | None = None
 
     @classmethod
     def checked(cls, where: str | None = None, **options) -> PValueOptions:
@@ -78,7 +82,7 @@ class PValueOptions:
             o["params"] = check_params(o["params"])
         o["rtol"] = check_positive(o.get("rtol"), "rtol", where)
         o["alpha"] = check_positive(o.get("alpha"), "alpha", where)
-        for name in ("n_draws", "max_nodes"):
+        for name in ("n_draws", "max_nodes", "max_work"):
             o[name] = check_positive(o.get(name), name, where, integer=True)
         return cls(**o)
 
@@ -107,8 +111,17 @@ class PValueOptions:
         n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
         every: dict[str, dict] = {
             "exact": {"max_nodes": self.max_nodes},
-            "tilt": {"rtol": rtol, "seed": self.seed, "progress": self.progress},
-            "saddlepoint": {"seed": self.seed, "progress": self.progress},
+            "tilt": {
+                "rtol": rtol,
+                "seed": self.seed,
+                "progress": self.progress,
+                "max_work": self.max_work,
+            },
+            "saddlepoint": {
+                "seed": self.seed,
+                "progress": self.progress,
+                "max_work": self.max_work,
+            },
             "montecarlo": {
                 "n_draws": n_draws,
                 "seed": self.seed,

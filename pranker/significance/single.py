@@ -218,6 +218,7 @@ def pranker(
     alpha: float | None = None,
     max_nodes: int | None = None,
     progress: bool | None = None,
+    max_work: int | None = None,
 ) -> PrankerResult:
     """AUPRC of a ranking and its p-value against random ranking.
 
@@ -279,6 +280,14 @@ def pranker(
         A progress bar (tqdm) for long p-values: Monte Carlo, or tilt draws
         predicted to take more than about 2 s. True, False, or None (the
         default): only when stderr is a terminal and tqdm is installed.
+    max_work : int, optional
+        Work budget of each estimated (tilt) p-value, in deterministic units
+        (about 1 ns each on the reference machine; default 1.8e9, about a
+        stable sort of 10^7 numbers). A p-value that reaches it before
+        ``rtol`` reports the relative standard error it reached and the
+        wider interval that goes with it, and warns
+        (:class:`pranker.WorkBudgetWarning`); the same call gives the same
+        number on every machine.
 
     Returns
     -------
@@ -329,6 +338,7 @@ def significance_from_ap(
     alpha: float | None = None,
     max_nodes: int | None = None,
     progress: bool | None = None,
+    max_work: int | None = None,
 ) -> PrankerResult:
     """The :class:`PrankerResult` of an AP computed elsewhere: the null needs only N and P.
 
@@ -341,7 +351,7 @@ def significance_from_ap(
         The observed average precision, in [min_auprc(n, n_pos), 1].
     n, n_pos : int
         Number of instances N and of positives P of the ranking it scores.
-    params, conf_level, ties, method, rtol, n_draws, seed, alpha, max_nodes, progress
+    params, conf_level, ties, method, rtol, n_draws, seed, alpha, max_nodes, progress, max_work
         As in :func:`pranker` (``ties`` is only recorded on the result).
 
     Returns
