@@ -95,6 +95,9 @@ class PrankerResult(ResultDisplay, Plottable):
         Random draws behind the p-value (estimators only).
     seed : int or None
         Seed of those draws (estimators only).
+    log10_pvalue_interval : (float, float) or None
+        ``pvalue_interval`` in log10, finite where the linear values underflow
+        float64 (p-values below about 1e-308).
     null : NullDistribution
         The null distribution that produced the p-value; ``null_interval``,
         ``null.sf``, ``null.ppf`` ... come from it.
@@ -131,6 +134,7 @@ class PrankerResult(ResultDisplay, Plottable):
     ties: str = "average"
     n_draws: int | None = None
     seed: int | None = None
+    log10_pvalue_interval: tuple | None = None
     null: NullDistribution | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -412,5 +416,6 @@ def result_from_pvalue(
         ties=ties,
         n_draws=pv.n_draws,
         seed=pv.seed,
+        log10_pvalue_interval=pv.log10_pvalue_interval,
         null=null,
     )
