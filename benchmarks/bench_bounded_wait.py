@@ -11,13 +11,13 @@ from the null mean to AP = 1 (a threshold past the largest AP is moved to 99 %
 of the way). Each (N, P) runs in its own process: one warm call at 1 sd
 (kernels compiled, engines built, as a user's second call would find them),
 then the three calls, each timed. T is a stable ``numpy.sort`` of 10^7
-float64 in the same process, the median of three before and of three after,
-averaged. A call counts as answered when it returns a finite log10 p and an
+float64 timed by the parent process just before and just after each (N, P)
+(the median of three each time), averaged. A call counts as answered when it returns a finite log10 p and an
 interval within ``--limit`` × T; "full" means rse ≤ rtol (2 %) or a
 calibrated bound of at most 0.015 log10. A process that has not finished
 within (warm + 3 points) × (8 T + 20 s) is stopped and its missing points are
-reported as "no answer". The peak memory of each process is reported (its
-maximum resident set).
+reported as "no answer". The peak memory of each process is reported: its
+largest resident set above what it holds once the libraries are imported.
 """
 
 from __future__ import annotations
@@ -100,8 +100,7 @@ def child(n: int, n_pos: int, kind: str) -> None:
     from pranker.null.choice import WorkBudgetWarning
     from pranker.null.moments import null_params
 
-    x = np.random.default_rng(0).random(10**7)
-    t_before = sort_time(x)
+    base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     mean, var = null_params(n, n_pos)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -130,13 +129,13 @@ def child(n: int, n_pos: int, kind: str) -> None:
             "capped": capped,
         }
         print(json.dumps(row), flush=True)
-    t_after = sort_time(x)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"T": 0.5 * (t_before + t_after), "rss_mb": rss}), flush=True)
+    print(json.dumps({"rss_mb": rss - base_mb}), flush=True)
 
 
-def run_pair(n: int, n_pos: int, kind: str, t_guess: float) -> tuple[list[dict], dict]:
-    budget = 4 * (8 * t_guess + 20.0)
+def run_pair(n: int, n_pos: int, kind: str, x) -> tuple[list[dict], dict]:
+    t_before = sort_time(x)
+    budget = 4 * (8 * t_before + 20.0)
     cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n), str(n_pos), kind]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     rows, meta = [], {}
@@ -159,6 +158,7 @@ def run_pair(n: int, n_pos: int, kind: str, t_guess: float) -> tuple[list[dict],
             (rows.append(d) if "label" in d else meta.update(d))
     finally:
         proc.wait()
+    meta["T"] = 0.5 * (t_before + sort_time(x))
     return rows, meta
 
 
@@ -194,9 +194,12 @@ def main(argv=None) -> int:
         n, p = (int(float(v)) for v in args.only.split(","))
         pairs = [(n, p)]
     x = np.random.default_rng(0).random(10**7)
-    t_guess = sort_time(x)
     print(f"machine: {machine_line()}")
-    print("T = numpy.sort(10^7 float64, kind='stable'), measured in each (N, P)'s process\n")
+    print(
+        "T = numpy.sort(10^7 float64, kind='stable'), median of three just before and of three "
+        "just after each (N, P), averaged; peak MB = the process's largest resident set above "
+        "its size once pranker, numpy, scipy and numba are imported\n"
+    )
     print(
         "| N | P | threshold | time / T | method | log10 p | log10 interval | rse | capped | full | peak MB |"
     )
@@ -204,8 +207,8 @@ def main(argv=None) -> int:
     counts = {"points": 0, "answered": 0, "full": 0}
     out = open(args.json, "w") if args.json else None
     for n, n_pos in pairs:
-        rows, meta = run_pair(n, n_pos, args.set, t_guess)
-        T = meta.get("T", t_guess)
+        rows, meta = run_pair(n, n_pos, args.set, x)
+        T = meta["T"]
         n_expected = 3
         for r in rows:
             ratio = r["secs"] / T
