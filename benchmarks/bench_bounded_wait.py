@@ -26,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -95,12 +94,43 @@ def large_p_thresholds(n: int, n_pos: int) -> list[tuple[str, float]]:
     return out
 
 
+def current_mb() -> float:
+    """The resident set now, from /proc (Linux); nan elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return float("nan")
+
+
+class PeakWatch:
+    """The largest resident set seen, sampled every 5 ms by a daemon thread."""
+
+    def __init__(self):
+        import threading
+
+        self.peak = current_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, current_mb())
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return max(self.peak, current_mb())
+
+
 def child(n: int, n_pos: int, kind: str) -> None:
     from pranker import significance_from_ap
     from pranker.null.choice import WorkBudgetWarning
     from pranker.null.moments import null_params
 
-    base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    base_mb = current_mb()
+    watch = PeakWatch()
     mean, var = null_params(n, n_pos)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -129,8 +159,7 @@ def child(n: int, n_pos: int, kind: str) -> None:
             "capped": capped,
         }
         print(json.dumps(row), flush=True)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"rss_mb": rss - base_mb}), flush=True)
+    print(json.dumps({"rss_mb": watch.stop() - base_mb}), flush=True)
 
 
 def run_pair(n: int, n_pos: int, kind: str, x) -> tuple[list[dict], dict]:
