@@ -146,3 +146,15 @@ def test_third_moment_large_against_monte_carlo():
     m3 = np.mean(c**3)
     se = np.std(c**3) / np.sqrt(x.size)
     assert abs(null_third_moment(1000, 10) - m3) < 5 * se
+
+
+def test_placements_at_most_agrees_with_the_integer_count():
+    """The plan's "few enough placements" test, against math.comb near and far from its limit."""
+    from pranker.null.logspace import placements_at_most
+
+    for n in range(1, 120):
+        for p in range(0, n + 1):
+            for limit in (10**3, 10**6):
+                assert placements_at_most(n, p, limit) == (math.comb(n, p) <= limit), (n, p, limit)
+    # far beyond the limit it answers without building the huge integer
+    assert not placements_at_most(10**12, 10**6, 10**6)

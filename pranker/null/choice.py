@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from .._numba.moments import null_moments
 from .._results import renamed_parameters
 from .._validation import check_counts
+from .logspace import placements_at_most
 
 # The public functions; the defaults are imported by name where they are used.
 __all__ = ["auto_method", "plan", "Plan", "WorkBudgetWarning"]
@@ -287,7 +288,7 @@ def plan(n: int, n_pos: int, ap: float | None = None, rtol: float | None = None)
     >>> plan(10**5, 10**4).backend, plan(10**7, 100).backend
     ('knots', 'compressed')
     """
-    if n_pos == 1 or n_pos == n or math.comb(n, n_pos) <= AUTO_EXACT_PLACEMENTS:
+    if n_pos == 1 or n_pos == n or placements_at_most(n, n_pos, AUTO_EXACT_PLACEMENTS):
         return Plan("exact", "count", 0.0, 0.0, region="exact")
     tilt = Plan("tilt", tilt_backend(n, n_pos), None)
     region = saddlepoint_region(n, n_pos)

@@ -82,6 +82,7 @@ from .._results import DeprecatedAlias, renamed_parameters
 from .._validation import check_ap, check_counts
 from .base import NULL_DOCS, NullDistribution, PValue, log10_comb, one_positive_count, vectorize
 from .choice import DEFAULT_SEED, EXACT_MAX_NODES, REL_TOL
+from .logspace import placements_at_most
 from .moments import null_quantiles
 
 __all__ = [
@@ -234,13 +235,13 @@ def exact_null_distribution(n: int, n_pos: int) -> ExactNullDistribution:
     """
     N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
-    total = math.comb(n, p)
-    if total > EXACT_DISTRIBUTION_LIMIT:
+    if not placements_at_most(n, p, EXACT_DISTRIBUTION_LIMIT):
         raise ValueError(
-            f"C(N={n}, P={p}) = {float(min(total, 10**300)):.3g} placements exceeds "
+            f"C(N={n}, P={p}) = 10^{log10_comb(n, p):.1f} placements exceeds "
             f"EXACT_DISTRIBUTION_LIMIT={EXACT_DISTRIBUTION_LIMIT:.0e}; use exact_pvalue "
             "(tail count, no storage) or method='montecarlo'."
         )
+    total = math.comb(n, p)
     sums = np.empty(total, dtype=np.float64)
     got = _enumerate_sums(n, p, sums)
     assert got == total
@@ -410,7 +411,9 @@ class ExactNull(NullDistribution):
     def enumerable(self) -> bool:
         """Whether C(N, P) is small enough to enumerate the whole distribution."""
         return (
-            self.P == 1 or self.P == self.N or math.comb(self.N, self.P) <= EXACT_DISTRIBUTION_LIMIT
+            self.P == 1
+            or self.P == self.N
+            or placements_at_most(self.N, self.P, EXACT_DISTRIBUTION_LIMIT)
         )
 
     def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
