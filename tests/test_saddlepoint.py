@@ -221,9 +221,10 @@ def test_bound_is_reported_and_asking_for_more_accuracy_takes_the_tilt():
     lo, hi = res.pvalue_interval
     assert math.log10(hi / res.pvalue) == pytest.approx(SADDLEPOINT_LOG10_BOUND)
     assert math.log10(res.pvalue / lo) == pytest.approx(SADDLEPOINT_LOG10_BOUND)
-    tight = pranker.significance_from_ap(0.2, 5000, 500, rtol=0.005)
-    assert tight.method == "tilt" and tight.pvalue_rse <= 0.005
-    assert abs(tight.log10_pvalue - res.log10_pvalue) <= SADDLEPOINT_LOG10_BOUND + 4 * 0.005 / LN10
+    # rtol = 0.008 needs 6x the draws of the default: more than the default work budget
+    tight = pranker.significance_from_ap(0.2, 5000, 500, rtol=0.008, max_work=10**10)
+    assert tight.method == "tilt" and tight.pvalue_rse <= 0.008
+    assert abs(tight.log10_pvalue - res.log10_pvalue) <= SADDLEPOINT_LOG10_BOUND + 4 * 0.008 / LN10
 
 
 @pytest.mark.parametrize(
