@@ -140,8 +140,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from .measures.uncertainty import APInterval as APInterval
     from .measures.uncertainty import ap_interval as ap_interval
     from .null import NullParams as NullParams
-    from .null.choice import WorkBudgetWarning as WorkBudgetWarning
     from .null import null_params as null_params
+    from .null.choice import WorkBudgetWarning as WorkBudgetWarning
     from .null.distributions import NullDistribution as NullDistribution
     from .null.distributions import PValue as PValue
     from .null.distributions import null_distribution as null_distribution
