@@ -125,9 +125,9 @@ from .choice import (
     DEFAULT_RTOL,
     DEFAULT_SEED,
     DRAW_STEP,
-    FIRST_DRAWS,
     REL_TOL,
     WORK_SADDLE_SHARE,
+    first_draws,
     tilt_backend,
 )
 from .compressed import CompressedProposal
@@ -475,10 +475,11 @@ class TiltEngine(LayersCGF):
         from a stream of its own (the estimate's draws take no part in the
         choice, so it stays unbiased), for the threshold at the middle of
         the grid point's cell (the mean of K' at its two edges). The work of
-        a plan is its cost per draw times the draws it needs, ``max(4096,
+        a plan is its cost per draw times the draws it needs, ``max(n_1,
         1.1 v / rtol^2)`` for relative variance v per draw (no estimate
-        stops before its first 4,096 draws, so below that a smaller variance
-        buys nothing). The cost is counted in positive-steps, ``P - k0 + M
+        stops before its first batch of ``n_1`` draws,
+        :func:`pranker.null.choice.first_draws`, so below that a smaller
+        variance buys nothing). The cost is counted in positive-steps, ``P - k0 + M
         (k0 - 2)``, plus a count's worth (taken as 4 steps) per inner draw:
         not timed, which would make the answer depend on the machine. The
         plain plan is measured first, and kept without trying the others
@@ -510,11 +511,11 @@ class TiltEngine(LayersCGF):
             mu = float(w.mean())
             if not mu > 0.0:
                 continue
-            draws = max(float(FIRST_DRAWS), 1.1 * float(w.var()) / (mu * mu) / (rtol * rtol))
+            draws = max(float(first_draws(rtol)), 1.1 * float(w.var()) / (mu * mu) / (rtol * rtol))
             score = draws * (self.P - k0 + M * (k0 - 2) + 4 * M)
             if score < best_score:
                 best, best_score = (k0, M), score
-            if (k0, M) == plans[0] and draws <= FIRST_DRAWS:
+            if (k0, M) == plans[0] and draws <= first_draws(rtol):
                 break  # the plain plan needs only the first draws: nothing to gain
         self._plans[(j, upper, rtol)] = best
         return best
