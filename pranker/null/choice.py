@@ -96,7 +96,8 @@ def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
 
     The variance per draw is about ``n rse^2``, so ``n (rse / rtol)^2`` draws
     reach ``rtol``; the next size aims 10 % past that, rounded up to a multiple
-    of :data:`DRAW_STEP`, growing by at least a quarter (the estimate of the
+    of :data:`DRAW_STEP` (of the first batch, :func:`first_draws`, when that is
+    smaller: a loose target), growing by at least a quarter (the estimate of the
     variance is itself noisy, and every look at the rse costs a pass over the
     contributions) and at most 8-fold (a first batch with few hits
     underestimates the variance); with no hit yet (``rse`` infinite) it
@@ -104,11 +105,12 @@ def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
     was needed. The schedule depends only on the draws, so the same call gives
     the same number.
     """
+    step = min(DRAW_STEP, first_draws(rtol))  # the loose target's first batch: finer steps
     if not math.isfinite(rse):
         want = 2 * n
     else:
-        want = math.ceil(1.1 * n * (rse / rtol) ** 2 / DRAW_STEP) * DRAW_STEP
-        want = max(want, n + n // 4, n + DRAW_STEP)
+        want = math.ceil(1.1 * n * (rse / rtol) ** 2 / step) * step
+        want = max(want, n + n // 4, n + step)
         want = min(want, 8 * n)
     return int(min(want, max_draws))
 

@@ -234,6 +234,7 @@ class TiltEngine(LayersCGF):
         self._layers: tuple[int, float, Any] | None = None
         self._g2: tuple[int, Any] | None = None  # (grid index, log G_2) of the last grid point
         self._plans: dict = {}  # (grid index, upper) -> (k0, M) of the split draws
+        self._nodes: dict = {}  # (sign, cell, part) -> the saddlepoint's node pass
 
     # -- the grid ----------------------------------------------------------
     def grid_phi(self, j: float) -> float:
@@ -309,7 +310,7 @@ class TiltEngine(LayersCGF):
         b = 3**m
         return b * (j // b) + (b - 1) // 2 if m else j
 
-    def grid_index(self, s: float, sign: int = 1) -> int:
+    def grid_index(self, s: float, sign: int = 1, guess: float | None = None) -> int:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
@@ -344,7 +345,7 @@ class TiltEngine(LayersCGF):
             # past every cached edge (rankings visited in increasing AP): a few probes above
             # the highest one (one or two passes for the next cell) before a first guess (3-6)
             near = self._gallop_up(lo_c, below) if lo_c >= 0 else None
-            lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below)
+            lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below, guess)
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -367,9 +368,12 @@ class TiltEngine(LayersCGF):
             step *= 2
         return None
 
-    def _gallop_from_guess(self, s: float, sign: int, below) -> tuple[int, int]:
-        """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping from :meth:`_guess_index`."""
-        j0 = self._guess_index(s, sign)
+    def _gallop_from_guess(self, s: float, sign: int, below, guess=None) -> tuple[int, int]:
+        """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping
+        from :meth:`_guess_index`, or from the cell of ``guess()``, a tilt near the saddle point
+        (None: no guess)."""
+        phi = None if guess is None else guess()
+        j0 = self._guess_index(s, sign) if phi is None else self._newton_index(s, sign, phi)
         step = 1
         if below(j0):  # the answer is above j0
             lo, hi = j0, j0 + 1
@@ -388,6 +392,31 @@ class TiltEngine(LayersCGF):
             lo = max(lo, -1)
         return lo, hi
 
+    def _newton_index(self, s: float, sign: int, phi: float) -> int:
+        """A guess of :meth:`grid_index` from a tilt ``phi`` near the saddle point: Newton steps
+        in ``phi`` on the cell edges (``K'`` and ``K''`` there, cached for the search that
+        follows), at most three, each moving at most one doubling of ``phi``."""
+        j = self._index_of_phi(phi)
+        for _ in range(3):
+            v, v2 = self._k1_edge(j, sign), self._k2_edge(j, sign)
+            if not (v2 > 0.0 and math.isfinite(v)):
+                break
+            pe = abs(self.grid_phi(j + 0.5))
+            pn = min(max(pe + sign * (s - v) / v2, 0.5 * pe), 2.0 * pe)
+            jn = self._index_of_phi(pn)
+            if jn == j:
+                break
+            j = jn
+        return j
+
+    def _index_of_phi(self, phi: float) -> int:
+        """The grid point whose cell holds the tilt ``phi`` (0 below the first edge)."""
+        psi = abs(phi) * self.sd_s
+        if not psi > 0.0 or not math.isfinite(psi):
+            return 0
+        j = math.floor(self.per_octave * (math.log2(psi) - math.log2(_GRID_START))) + 1
+        return max(j, 0)
+
     def _guess_index(self, s: float, sign: int) -> int:
         """A first guess of :meth:`grid_index`: the cell of a loosely solved saddle point.
 
@@ -399,12 +428,7 @@ class TiltEngine(LayersCGF):
         """
         if self.compressed or (s - self.mean_s) * sign <= 0.0:
             return 0
-        phi = self.saddle(s, tol=0.02)[0]
-        psi = abs(phi) * self.sd_s
-        if not psi > 0.0 or not math.isfinite(psi):
-            return 0
-        j = math.floor(self.per_octave * (math.log2(psi) - math.log2(_GRID_START))) + 1
-        return max(j, 0)
+        return self._index_of_phi(self.saddle(s, tol=0.02)[0])
 
     # -- draws ---------------------------------------------------------------
     def draws(self, j: int, n: int):
@@ -770,7 +794,7 @@ class TiltEngine(LayersCGF):
 
 
 _ENGINES: OrderedDict = OrderedDict()
-_ENGINE_CACHE = 8
+_ENGINE_CACHE = 512
 
 
 def tilt_engine(N: int, P: int, seed: int = DEFAULT_SEED) -> TiltEngine:
