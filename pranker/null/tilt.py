@@ -310,7 +310,7 @@ class TiltEngine(LayersCGF):
         b = 3**m
         return b * (j // b) + (b - 1) // 2 if m else j
 
-    def grid_index(self, s: float, sign: int = 1, guess: float | None = None) -> int:
+    def grid_index(self, s: float, sign: int = 1, guess=None) -> int:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
@@ -321,7 +321,11 @@ class TiltEngine(LayersCGF):
         approximation (:meth:`_guess_index`), so a threshold typically costs
         5-7 recursion passes instead of the 15-17 of galloping from 0. The
         guess and the search path depend on ``s`` alone, so does the answer —
-        also where rounding makes far edges of a discrete null tie.
+        also where rounding makes far edges of a discrete null tie. ``guess``
+        (a function returning a tilt near the saddle point, or None) replaces
+        that first guess by Newton steps on the cell edges from its cell
+        (:meth:`_newton_index`; the saddlepoint's lattice passes the scaled-down
+        problem's saddle point, a function of ``s`` too).
         """
 
         def below(i):  # is s past the edge i + 1/2?
@@ -794,15 +798,18 @@ class TiltEngine(LayersCGF):
 
 
 _ENGINES: OrderedDict = OrderedDict()
-_ENGINE_CACHE = 512
+_ENGINE_CACHE = 512  # engines kept (all but the one in use hold only their cached CGF values)
 
 
 def tilt_engine(N: int, P: int, seed: int = DEFAULT_SEED) -> TiltEngine:
-    """The shared :class:`TiltEngine` of (N, P, seed) (a small LRU cache).
+    """The shared :class:`TiltEngine` of (N, P, seed) (an LRU cache of 512).
 
     Caching changes no number: estimates depend only on (N, P, seed, AP).
     Only the engine in use keeps its layers and draws (up to ~160 MB, or the
-    compressed proposal's tables); the others keep their cheap CGF values.
+    compressed proposal's tables); the others keep their cheap CGF values
+    (cell edges, saddlepoint nodes, the compressed knots: kilobytes), so
+    that calls that come back to an (N, P) (a table per code set, a power
+    study per effect size) find its cells without new passes.
     A loop over many rankings of different sizes therefore holds the memory
     of one (it held about 80 MB more per (N, P) at N = 10^5, P = 100).
     """
