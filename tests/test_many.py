@@ -400,3 +400,22 @@ def test_default_pvalues_equal_pranker_number_for_number():
     assert res.log10_pvalue[-1] < -10 and np.all(res.pvalue_rse <= 0.02 + 1e-12)
     with pytest.raises(ValueError, match="method must be one of"):
         pranker_many(s, y, method="bootstrap")
+
+
+def test_loose_rtol_pvalues_equal_pranker_number_for_number():
+    """With a loose target (smaller first batch) each ranking's p-value is still pranker()'s
+    with the same rtol, to 1e-12 relative, within the target."""
+    rng = np.random.default_rng(19)
+    R, N = 6, 500
+    y = np.zeros((R, N), dtype=bool)
+    y[:, :15] = True
+    for r in range(R):
+        rng.shuffle(y[r])
+    s = rng.standard_normal((R, N)) + y * np.linspace(0.0, 2.5, R)[:, None]
+    res = pranker_many(s, y, rtol=0.1)
+    assert set(res.method.tolist()) == {"tilt"}
+    for r in range(R):
+        one = pranker(s[r], y[r], rtol=0.1)
+        assert res.pvalue[r] == pytest.approx(one.pvalue, rel=1e-12)
+        assert res.n_draws[r] == one.n_draws and res.pvalue_rse[r] <= 0.1
+    assert np.nanmin(res.n_draws) < 4096

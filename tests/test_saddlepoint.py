@@ -153,12 +153,11 @@ def _second_order_at_the_saddle(eng, s):
     return log_sf_second_order(w, u, k3 / c2**1.5, k4 / c2**2), u
 
 
-def test_deep_in_the_tail_one_pass_from_the_guess_is_enough():
-    """Where u = phi sqrt(K'') >= 20 at the guess, the search takes it within one tilted sd.
-
-    The answer stays that of the saddle point solved to 1e-12 (written out
-    here), and one pass of the full size is saved.
-    """
+def test_deep_in_the_tail_nearby_thresholds_share_the_passes():
+    """Deep in the tail (u = phi sqrt(K'') >= 20) the answer stays that of the saddle point
+    solved to 1e-12 (written out here); a second threshold a hundredth of a tilted sd
+    away reads the cached passes (at most one of its own: the next node), and gets the
+    number it gets alone, where it makes them all."""
     eng = TiltEngine(10_000, 1_000)
     for depth in (0.3, 0.6):
         s = eng.mean_s + depth * (eng.P - eng.mean_s)
@@ -166,7 +165,12 @@ def test_deep_in_the_tail_one_pass_from_the_guess_is_enough():
         sp = saddlepoint_tail(eng, s, True)
         assert u >= 20.0 and sp.order == 2
         assert abs(sp.log_p - want) / LN10 <= 2e-4, (sp, want / LN10)
-        assert sp.passes == 2  # the guess's pass and the four-derivative one
+        near = s + 0.01 * sp.u / sp.phi  # 0.01 tilted sd (sqrt(K'') = u / phi)
+        sp2 = saddlepoint_tail(eng, near, True)
+        want2, _ = _second_order_at_the_saddle(eng, near)
+        assert abs(sp2.log_p - want2) / LN10 <= 2e-4
+        alone = saddlepoint_tail(TiltEngine(10_000, 1_000), near, True)
+        assert alone.log_p == sp2.log_p and sp2.passes <= 1 < alone.passes
 
 
 def test_a_loose_first_pass_where_s_is_lumpy_searches_on():
@@ -303,3 +307,47 @@ def test_by_name_beyond_the_exact_recursion_uses_the_compressed_cgf(monkeypatch)
     got = pranker.significance_from_ap(s / P, N, P, method="saddlepoint")
     assert got.method == "saddlepoint" and got.pvalue_interval is None
     assert abs(got.log10_pvalue - want) < 0.03, (got.log10_pvalue, want)
+
+
+@pytest.mark.parametrize("N,P", [(1000, 100), (2000, 200)])
+def test_lattice_answers_near_the_bulk_equal_the_solved_saddle_point(N, P):
+    """Near the bulk lambda_4 moves fast and the second-order term divides it by a small u:
+    read off the lattice of tilts, the answer stays within 2e-4 in log10 of the formula at
+    a saddle point solved to 1e-12 (written out here), on both sides of the mean."""
+    eng = TiltEngine(N, P)
+    for z in (-1.0, -0.3, 0.2, 0.7, 1.5, 3.0, 5.0, 12.0):
+        s = eng.mean_s + z * eng.sd_s
+        want, _ = _second_order_at_the_saddle_both_sides(eng, s)
+        got = saddlepoint_tail(eng, s, True)
+        assert abs(got.log_p - want) / LN10 <= 2e-4, (z, got, want / LN10)
+
+
+def _second_order_at_the_saddle_both_sides(eng, s):
+    """As :func:`_second_order_at_the_saddle`, with the sign of w and u on either side."""
+    phi, _, _ = eng.saddle(s, tol=1e-12)
+    log_zc, m1, m2, m3, m4 = tilt_moments(eng.N, eng.P, phi, s)
+    c2 = m2 - m1 * m1
+    k3 = m3 - 3 * m1 * m2 + 2 * m1**3
+    k4 = m4 - 4 * m1 * m3 - 3 * m2 * m2 + 12 * m1 * m1 * m2 - 6 * m1**4
+    w = math.copysign(math.sqrt(max(2 * (eng.log_comb - log_zc), 0.0)), phi)
+    u = phi * math.sqrt(c2)
+    return log_sf_second_order(w, u, k3 / c2**1.5, k4 / c2**2), u
+
+
+def test_many_rankings_read_the_lattice_and_equal_pranker_row_by_row():
+    """pranker_many's saddlepoint rows are pranker()'s number for number (1e-12 relative),
+    in any order of the batch, and together cost a fraction of the passes of one by one."""
+    rng = np.random.default_rng(3)
+    R, N, P = 40, 1000, 300
+    y = np.zeros((R, N), dtype=bool)
+    y[:, :P] = True
+    for r in range(R):
+        rng.shuffle(y[r])
+    s = rng.standard_normal((R, N)) + y * rng.uniform(0.0, 0.6, (R, 1))
+    many = pranker.pranker_many(s, y)
+    assert set(many.method.tolist()) == {"saddlepoint"}
+    rev = pranker.pranker_many(s[::-1], y[::-1])
+    np.testing.assert_array_equal(rev.log10_pvalue[::-1], many.log10_pvalue)
+    for r in (0, 11, 39):
+        one = pranker.pranker(s[r], y[r])
+        assert many.log10_pvalue[r] == pytest.approx(one.log10_pvalue, rel=1e-12)

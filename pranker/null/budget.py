@@ -20,7 +20,6 @@ from .._progress import BAR_SECONDS, progress_bar
 from .._validation import check_positive
 from .choice import (
     DRAW_STEP,
-    FIRST_DRAWS,
     MIN_CAPPED_DRAWS,
     WORK_KNOT_CELL,
     WORK_KNOT_STEP,
@@ -30,6 +29,7 @@ from .choice import (
     WORK_SD_STEP,
     WORK_SEARCH_PASSES,
     WorkBudgetWarning,
+    first_draws,
     next_draws,
 )
 
@@ -203,7 +203,7 @@ def run_draws(
     max_work: int | None = None,
     capped: bool = False,
 ):
-    """Draws growing from ``FIRST_DRAWS`` until the relative standard error is below ``rtol``.
+    """Draws growing from :func:`pranker.null.choice.first_draws` until the relative standard error is below ``rtol``.
 
     The sizes follow :func:`pranker.null.choice.next_draws` (aimed at the
     size the variance measured so far asks for).
@@ -221,7 +221,7 @@ def run_draws(
     cap_n = max_draws
     if max_work is not None and cost is not None:
         cap_n = min(max_draws, cost.affordable(max_work))
-    n = min(FIRST_DRAWS, cap_n)
+    n = min(first_draws(rtol), cap_n)
     z = _z_of(conf_level)
     bar = None
     t0 = time.perf_counter()

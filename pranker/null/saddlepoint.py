@@ -90,6 +90,7 @@ Review 55 (1987) 37–48.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -119,6 +120,7 @@ __all__ = [
     "SaddlepointTail",
     "log_sf_lugannani_rice",
     "log_sf_second_order",
+    "node_tail",
     "saddlepoint_tail",
     "top_lumpiness",
 ]
@@ -138,6 +140,12 @@ _SEARCH_TOL = 0.05
 # the search goes on from there. What this moved, against the stored calibration truths:
 # docs/calibration.md, "A shorter search".
 _SEARCH_TOL_U = 20.0
+# Thresholds of one (N, P) read their saddlepoint off a lattice of tilts (node_tail): the
+# nodes are at most this many tilted standard deviations apart, and a node is used when the
+# Taylor step from it to the saddle point is at most _NODE_ACCEPT of them (the search's own
+# tolerance, _SEARCH_TOL, for its last pass).
+_NODE_SPACING = 0.05
+_NODE_ACCEPT = 0.05
 # positives of the scaled-down problem that gives the search its first point
 _GUESS_POSITIVES = 64
 # ... solved to this many of its own tilted standard deviations (its passes cost 1/64 of
@@ -205,7 +213,8 @@ class SaddlepointTail:
     phi : float
         The saddle point.
     passes : int
-        Forward recursions used.
+        Forward recursions used (read off the lattice of :func:`node_tail`:
+        those not cached before, 0 when other thresholds made them).
     """
 
     log_p: float
@@ -271,19 +280,40 @@ def from_pass(
     log_zc, m1, m2, m3, m4 = tilt_moments(engine.N, engine.P, float(phi), float(s))
     h = log_zc - engine.log_comb  # K(phi) - phi s
     m, k2, k3, k4 = _cumulants(m1, m2, m3, m4)
+    return _from_cumulants(engine, phi, s, upper, passes, h, m, k2, k3, k4)
+
+
+def _from_cumulants(engine, phi, s, upper, passes, h, m, k2, k3, k4, k5=None) -> SaddlepointTail:
+    """:func:`from_pass` from ``h = K(phi) - phi s``, ``m = K'(phi) - s`` and the cumulants
+    ``k2 .. k4`` at ``phi`` (and ``k5``, if known: then the step and the cumulants at the
+    saddle point take one more term, and the step solves the cubic by two Newton steps)."""
     # the step to the saddle point: m + k2 d + k3 d^2 / 2 = 0, the root nearest 0
     d = -m / k2
     disc = k2 * k2 - 2.0 * k3 * m
     if k3 != 0.0 and disc > 0.0:
         d = -2.0 * m / (k2 + math.sqrt(disc))  # the stable form of the small root
-    h_hat = h + m * d + k2 * d * d / 2.0 + k3 * d**3 / 6.0 + k4 * d**4 / 24.0
+    if k5 is None:
+        h_hat = h + m * d + k2 * d * d / 2.0 + k3 * d**3 / 6.0 + k4 * d**4 / 24.0
+        k2_hat = max(k2 + k3 * d + k4 * d * d / 2.0, 0.0)
+        k3_hat = k3 + k4 * d
+        k4_hat = k4
+    else:
+        for _ in range(2):  # K'(phi + d) - s = 0 with the terms in k4 and k5
+            g = m + k2 * d + k3 * d * d / 2.0 + k4 * d**3 / 6.0 + k5 * d**4 / 24.0
+            dg = k2 + k3 * d + k4 * d * d / 2.0 + k5 * d**3 / 6.0
+            if dg > 0.0:
+                d -= g / dg
+        h_hat = (
+            h + m * d + k2 * d * d / 2.0 + k3 * d**3 / 6.0 + k4 * d**4 / 24.0 + k5 * d**5 / 120.0
+        )
+        k2_hat = max(k2 + k3 * d + k4 * d * d / 2.0 + k5 * d**3 / 6.0, 0.0)
+        k3_hat = k3 + k4 * d + k5 * d * d / 2.0
+        k4_hat = k4 + k5 * d
     phi_hat = phi + d
-    k2_hat = max(k2 + k3 * d + k4 * d * d / 2.0, 0.0)
-    k3_hat = k3 + k4 * d
     w = math.copysign(math.sqrt(max(-2.0 * h_hat, 0.0)), phi_hat)
     u = phi_hat * math.sqrt(k2_hat)
     lam3 = k3_hat / k2_hat**1.5 if k2_hat > 0.0 else 0.0
-    lam4 = k4 / (k2_hat * k2_hat) if k2_hat > 0.0 else 0.0
+    lam4 = k4_hat / (k2_hat * k2_hat) if k2_hat > 0.0 else 0.0
     if not upper:  # P(S <= s) = P(-S >= -s)
         w, u, lam3 = -w, -u, -lam3
     z = (s - engine.mean_s) / engine.sd_s * (1.0 if upper else -1.0)
@@ -300,6 +330,93 @@ def from_pass(
         phi=phi_hat,
         passes=passes + 1,
     )
+
+
+def _node(engine: TiltEngine, sign: int, j: int, i: int, n: int, ka: float, kb: float):
+    """``(phi, c, K(phi) - phi c, K'(phi) - c, k2, k3, k4)`` at part ``i`` of ``n`` of cell ``j`` (cached)."""
+    node = engine._nodes.get((sign, j, n, i))
+    if node is None:
+        pa, pb = engine.grid_phi(sign * (j - 0.5)), engine.grid_phi(sign * (j + 0.5))
+        phi = pa + (i + 0.5) * (pb - pa) / n
+        c = 0.5 * (ka + kb)
+        log_zc, m1, m2, m3, m4 = tilt_moments(engine.N, engine.P, float(phi), float(c))
+        node = (phi, c, log_zc - engine.log_comb, *_cumulants(m1, m2, m3, m4))
+        engine._nodes[(sign, j, n, i)] = node
+    return node
+
+
+def node_tail(engine: TiltEngine, s: float, upper: bool = True) -> SaddlepointTail | None:
+    r"""The tail at ``s`` from a fixed lattice of tilts (None: no node fits; the caller searches).
+
+    The lattice is a function of (N, P) alone, so every threshold of one
+    (N, P) reads the same few passes. The cell of the tilt's grid that holds
+    the saddle point of ``s`` (:meth:`TiltEngine.grid_index`, whose cell
+    edges and their ``K'``, ``K''`` are cached) is cut into ``n`` equal
+    parts in ``phi``, each at most :data:`_NODE_SPACING` tilted standard
+    deviations wide (the larger ``sqrt(K'')`` of the two edges times the
+    cell's width, over ``n``); a node is the middle of a part. Linear
+    interpolation of ``K'`` between the edges picks the part of the saddle
+    point; the node's four-derivative pass (centred at the middle of the
+    cell's ``K'`` values, cached) gives, for any ``s``, ``K - phi s`` and
+    ``K' - s`` there by a shift, and the Taylor step of :func:`from_pass`
+    goes to the saddle point. It takes the fifth and sixth cumulants that
+    make the Taylor series of ``K''`` from the node meet ``K''`` at both
+    cell edges, so that ``lambda_4`` is read at the saddle point, not at the
+    node: near the bulk it moved by ~2 per tilted standard deviation at N =
+    1,000, P = 100, and the second-order term divides it by a small ``u``.
+    The node is used when that step is at most :data:`_NODE_ACCEPT` tilted
+    standard deviations; else the next node on the side the step points to
+    is tried once, and beyond that (S lumpy, a threshold within the first
+    cell of the mean, or the compressed proposal's edges, which are not
+    exact) the answer is None. Against a saddle point solved to 1e-13 the
+    answers stay as close as those of the search (docs/calibration.md).
+    """
+    if engine.compressed:
+        return None
+    sign = 1 if s >= engine.mean_s else -1
+    j = engine.grid_index(s, sign, guess=lambda: _first_guess(engine, s)[0])
+    if j < 1:
+        return None
+    ka, kb = engine._k1_edge(j - 1, sign), engine._k1_edge(j, sign)
+    va, vb = engine._k2_edge(j - 1, sign), engine._k2_edge(j, sign)
+    if not (math.isfinite(ka) and math.isfinite(kb) and va > 0.0 and vb > 0.0 and ka != kb):
+        return None
+    pa, pb = engine.grid_phi(sign * (j - 0.5)), engine.grid_phi(sign * (j + 0.5))
+    width = abs(pb - pa) * math.sqrt(max(va, vb))
+    n = max(1, math.ceil(width / _NODE_SPACING))
+    f = min(max((s - ka) / (kb - ka), 0.0), 1.0)
+    i = min(int(f * n), n - 1)
+    for _ in range(2):
+        node = _node(engine, sign, j, i, n, ka, kb)
+        phi, c, h_c, m_c, k2, k3, k4 = node
+        if not k2 > 0.0:
+            return None
+        m = m_c + (c - s)  # K'(phi) - s
+        if abs(m) / math.sqrt(k2) <= _NODE_ACCEPT:
+            k5 = _fifth_cumulant(phi, k2, k3, k4, (pa, va), (pb, vb))
+            return _from_cumulants(engine, phi, s, upper, 0, h_c - phi * (s - c), m, k2, k3, k4, k5)
+        i += 1 if -m * (pb - pa) > 0.0 else -1
+        if not 0 <= i < n:
+            return None
+    return None
+
+
+def _fifth_cumulant(phi, k2, k3, k4, edge_a, edge_b) -> float:
+    """``K^(5)(phi)`` such that ``K''`` to the sixth cumulant meets ``K''`` at both edges.
+
+    ``K''(phi + e) = k2 + k3 e + k4 e^2 / 2 + k5 e^3 / 6 + k6 e^4 / 24`` at the
+    two cell edges ``(phi_e, K''(phi_e))``: two linear equations in ``k5`` and
+    ``k6``. 0 when they are degenerate.
+    """
+    rows = []
+    for p_e, v_e in edge_a, edge_b:
+        e = p_e - phi
+        rows.append((e**3 / 6.0, e**4 / 24.0, v_e - k2 - k3 * e - k4 * e * e / 2.0))
+    (a1, b1, r1), (a2, b2, r2) = rows
+    det = a1 * b2 - a2 * b1
+    if det == 0.0 or not math.isfinite(det):
+        return 0.0
+    return (r1 * b2 - r2 * b1) / det
 
 
 def _newton_step(phi: float, s: float, k1: float, k2: float) -> float:
@@ -323,11 +440,19 @@ def saddlepoint_tail(
     the tail is above 1/2, as ``1 -`` the opposite tail or directly: the
     formula holds on both sides, only its cancellation differs).
     """
-    phi0, _ = _first_guess(engine, s)
     # a progress bar (counting passes) where they are predicted to take more than ~2 s
     cells = engine.P * (engine.N - engine.P + 1)
     slow = _PASSES_TYPICAL * _NS_PER_CELL * 1e-9 * cells > BAR_SECONDS
     with progress_bar(_PASSES_TYPICAL, "saddlepoint passes", progress if slow else False) as bar:
+        if upper:
+            made = len(engine._k1_cache) + len(engine._nodes)
+            out = node_tail(engine, s, upper)
+            if out is not None:
+                # the passes this threshold made (cell edges and nodes not cached before)
+                passes = len(engine._k1_cache) + len(engine._nodes) - made
+                bar.update(passes)
+                return dataclasses.replace(out, passes=passes)
+        phi0, _ = _first_guess(engine, s)
         phi, _, k1, k2, passes = engine.saddle_search(
             s, tol=_SEARCH_TOL, phi0=phi0, bar=bar, tol_u=_SEARCH_TOL_U
         )

@@ -125,9 +125,9 @@ from .choice import (
     DEFAULT_RTOL,
     DEFAULT_SEED,
     DRAW_STEP,
-    FIRST_DRAWS,
     REL_TOL,
     WORK_SADDLE_SHARE,
+    first_draws,
     tilt_backend,
 )
 from .compressed import CompressedProposal
@@ -234,6 +234,7 @@ class TiltEngine(LayersCGF):
         self._layers: tuple[int, float, Any] | None = None
         self._g2: tuple[int, Any] | None = None  # (grid index, log G_2) of the last grid point
         self._plans: dict = {}  # (grid index, upper) -> (k0, M) of the split draws
+        self._nodes: dict = {}  # (sign, cell, part) -> the saddlepoint's node pass
 
     # -- the grid ----------------------------------------------------------
     def grid_phi(self, j: float) -> float:
@@ -309,7 +310,7 @@ class TiltEngine(LayersCGF):
         b = 3**m
         return b * (j // b) + (b - 1) // 2 if m else j
 
-    def grid_index(self, s: float, sign: int = 1) -> int:
+    def grid_index(self, s: float, sign: int = 1, guess=None) -> int:
         """The grid point whose cell holds the saddle point of ``s`` (>= 0).
 
         The first ``j >= 0`` with ``K'(phi_{j+1/2}) > s`` (``<`` for the lower
@@ -320,7 +321,11 @@ class TiltEngine(LayersCGF):
         approximation (:meth:`_guess_index`), so a threshold typically costs
         5-7 recursion passes instead of the 15-17 of galloping from 0. The
         guess and the search path depend on ``s`` alone, so does the answer —
-        also where rounding makes far edges of a discrete null tie.
+        also where rounding makes far edges of a discrete null tie. ``guess``
+        (a function returning a tilt near the saddle point, or None) replaces
+        that first guess by Newton steps on the cell edges from its cell
+        (:meth:`_newton_index`; the saddlepoint's lattice passes the scaled-down
+        problem's saddle point, a function of ``s`` too).
         """
 
         def below(i):  # is s past the edge i + 1/2?
@@ -344,7 +349,7 @@ class TiltEngine(LayersCGF):
             # past every cached edge (rankings visited in increasing AP): a few probes above
             # the highest one (one or two passes for the next cell) before a first guess (3-6)
             near = self._gallop_up(lo_c, below) if lo_c >= 0 else None
-            lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below)
+            lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below, guess)
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -367,9 +372,12 @@ class TiltEngine(LayersCGF):
             step *= 2
         return None
 
-    def _gallop_from_guess(self, s: float, sign: int, below) -> tuple[int, int]:
-        """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping from :meth:`_guess_index`."""
-        j0 = self._guess_index(s, sign)
+    def _gallop_from_guess(self, s: float, sign: int, below, guess=None) -> tuple[int, int]:
+        """``(lo, hi)`` with ``below(lo)`` true (or ``lo = -1``) and ``below(hi)`` false, galloping
+        from :meth:`_guess_index`, or from the cell of ``guess()``, a tilt near the saddle point
+        (None: no guess)."""
+        phi = None if guess is None else guess()
+        j0 = self._guess_index(s, sign) if phi is None else self._newton_index(s, sign, phi)
         step = 1
         if below(j0):  # the answer is above j0
             lo, hi = j0, j0 + 1
@@ -388,6 +396,31 @@ class TiltEngine(LayersCGF):
             lo = max(lo, -1)
         return lo, hi
 
+    def _newton_index(self, s: float, sign: int, phi: float) -> int:
+        """A guess of :meth:`grid_index` from a tilt ``phi`` near the saddle point: Newton steps
+        in ``phi`` on the cell edges (``K'`` and ``K''`` there, cached for the search that
+        follows), at most three, each moving at most one doubling of ``phi``."""
+        j = self._index_of_phi(phi)
+        for _ in range(3):
+            v, v2 = self._k1_edge(j, sign), self._k2_edge(j, sign)
+            if not (v2 > 0.0 and math.isfinite(v)):
+                break
+            pe = abs(self.grid_phi(j + 0.5))
+            pn = min(max(pe + sign * (s - v) / v2, 0.5 * pe), 2.0 * pe)
+            jn = self._index_of_phi(pn)
+            if jn == j:
+                break
+            j = jn
+        return j
+
+    def _index_of_phi(self, phi: float) -> int:
+        """The grid point whose cell holds the tilt ``phi`` (0 below the first edge)."""
+        psi = abs(phi) * self.sd_s
+        if not psi > 0.0 or not math.isfinite(psi):
+            return 0
+        j = math.floor(self.per_octave * (math.log2(psi) - math.log2(_GRID_START))) + 1
+        return max(j, 0)
+
     def _guess_index(self, s: float, sign: int) -> int:
         """A first guess of :meth:`grid_index`: the cell of a loosely solved saddle point.
 
@@ -399,12 +432,7 @@ class TiltEngine(LayersCGF):
         """
         if self.compressed or (s - self.mean_s) * sign <= 0.0:
             return 0
-        phi = self.saddle(s, tol=0.02)[0]
-        psi = abs(phi) * self.sd_s
-        if not psi > 0.0 or not math.isfinite(psi):
-            return 0
-        j = math.floor(self.per_octave * (math.log2(psi) - math.log2(_GRID_START))) + 1
-        return max(j, 0)
+        return self._index_of_phi(self.saddle(s, tol=0.02)[0])
 
     # -- draws ---------------------------------------------------------------
     def draws(self, j: int, n: int):
@@ -475,10 +503,11 @@ class TiltEngine(LayersCGF):
         from a stream of its own (the estimate's draws take no part in the
         choice, so it stays unbiased), for the threshold at the middle of
         the grid point's cell (the mean of K' at its two edges). The work of
-        a plan is its cost per draw times the draws it needs, ``max(4096,
+        a plan is its cost per draw times the draws it needs, ``max(n_1,
         1.1 v / rtol^2)`` for relative variance v per draw (no estimate
-        stops before its first 4,096 draws, so below that a smaller variance
-        buys nothing). The cost is counted in positive-steps, ``P - k0 + M
+        stops before its first batch of ``n_1`` draws,
+        :func:`pranker.null.choice.first_draws`, so below that a smaller
+        variance buys nothing). The cost is counted in positive-steps, ``P - k0 + M
         (k0 - 2)``, plus a count's worth (taken as 4 steps) per inner draw:
         not timed, which would make the answer depend on the machine. The
         plain plan is measured first, and kept without trying the others
@@ -510,11 +539,11 @@ class TiltEngine(LayersCGF):
             mu = float(w.mean())
             if not mu > 0.0:
                 continue
-            draws = max(float(FIRST_DRAWS), 1.1 * float(w.var()) / (mu * mu) / (rtol * rtol))
+            draws = max(float(first_draws(rtol)), 1.1 * float(w.var()) / (mu * mu) / (rtol * rtol))
             score = draws * (self.P - k0 + M * (k0 - 2) + 4 * M)
             if score < best_score:
                 best, best_score = (k0, M), score
-            if (k0, M) == plans[0] and draws <= FIRST_DRAWS:
+            if (k0, M) == plans[0] and draws <= first_draws(rtol):
                 break  # the plain plan needs only the first draws: nothing to gain
         self._plans[(j, upper, rtol)] = best
         return best
@@ -769,15 +798,18 @@ class TiltEngine(LayersCGF):
 
 
 _ENGINES: OrderedDict = OrderedDict()
-_ENGINE_CACHE = 8
+_ENGINE_CACHE = 512  # engines kept (all but the one in use hold only their cached CGF values)
 
 
 def tilt_engine(N: int, P: int, seed: int = DEFAULT_SEED) -> TiltEngine:
-    """The shared :class:`TiltEngine` of (N, P, seed) (a small LRU cache).
+    """The shared :class:`TiltEngine` of (N, P, seed) (an LRU cache of 512).
 
     Caching changes no number: estimates depend only on (N, P, seed, AP).
     Only the engine in use keeps its layers and draws (up to ~160 MB, or the
-    compressed proposal's tables); the others keep their cheap CGF values.
+    compressed proposal's tables); the others keep their cheap CGF values
+    (cell edges, saddlepoint nodes, the compressed knots: kilobytes), so
+    that calls that come back to an (N, P) (a table per code set, a power
+    study per effect size) find its cells without new passes.
     A loop over many rankings of different sizes therefore holds the memory
     of one (it held about 80 MB more per (N, P) at N = 10^5, P = 100).
     """
