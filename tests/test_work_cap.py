@@ -18,10 +18,11 @@ import pytest
 import pranker
 from pranker import WorkBudgetWarning, null_distribution, significance_from_ap
 from pranker.null import tilt as tilt_module
-from pranker.null.choice import DEFAULT_RTOL
+from pranker.null.choice import DEFAULT_RTOL, MIN_TRUSTED_DRAWS
 
 N, P = 26, 5  # C(26, 5) = 65,780 placements
 TINY = 400_000  # work units: ~200 draws after the nominal search and pilot; far from rtol
+SMALL = 1_500_000  # ~2,000 draws: enough to trust the normal interval, rse still above rtol
 
 
 def _all_aps(n: int, p: int) -> np.ndarray:
@@ -53,14 +54,30 @@ def test_capped_interval_holds_the_enumerated_truth(truth):
     held = 0
     for seed in range(20):
         with pytest.warns(WorkBudgetWarning) as rec:
-            res = significance_from_ap(ap, N, P, method="tilt", seed=seed, max_work=TINY)
-        assert res.pvalue_rse > DEFAULT_RTOL  # the cap bit: honest rse above what was asked
-        assert res.n_draws < 4096
+            res = significance_from_ap(ap, N, P, method="tilt", seed=seed, max_work=SMALL)
+        assert DEFAULT_RTOL < res.pvalue_rse < 0.3  # the cap bit: honest rse above what was asked
+        assert MIN_TRUSTED_DRAWS <= res.n_draws < 4096
         lo, hi = res.pvalue_interval
         held += lo <= p <= hi
         text = str(rec[0].message)
         assert "max_work=" in text and "rtol=" in text
     assert held >= 18, f"the 95 % interval held the enumerated truth {p} in {held} of 20 seeds"
+
+
+def test_too_few_draws_give_the_rigorous_interval(truth):
+    """Below MIN_TRUSTED_DRAWS the normal interval is not reported: [1/C(N, P), Cantelli] is."""
+    ap, p = truth
+    log10_floor = -math.log10(math.comb(N, P))
+    aps = _all_aps(N, P)  # the exact mean and variance of S = P AP, from the enumeration
+    mean_s, var_s = P * aps.mean(), P * P * aps.var()
+    cantelli = var_s / (var_s + (P * ap - mean_s) ** 2)
+    for seed in range(5):
+        with pytest.warns(WorkBudgetWarning, match="Cantelli"):
+            res = significance_from_ap(ap, N, P, method="tilt", seed=seed, max_work=TINY)
+        assert res.n_draws < MIN_TRUSTED_DRAWS and math.isinf(res.pvalue_rse)
+        lo, hi = res.log10_pvalue_interval
+        assert lo == pytest.approx(log10_floor) and hi == pytest.approx(math.log10(cantelli))
+        assert lo <= math.log10(p) <= hi and lo <= res.log10_pvalue <= hi
 
 
 def test_capped_call_is_reproducible(truth):

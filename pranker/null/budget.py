@@ -20,7 +20,9 @@ from .._progress import BAR_SECONDS, progress_bar
 from .._validation import check_positive
 from .choice import (
     DRAW_STEP,
+    MAX_TRUSTED_RSE,
     MIN_CAPPED_DRAWS,
+    MIN_TRUSTED_DRAWS,
     WORK_KNOT_CELL,
     WORK_KNOT_STEP,
     WORK_LAYER_CELL,
@@ -156,12 +158,40 @@ def no_hit_bound(est, s: float, upper: bool, mean_s: float, sd_s: float, log_com
     mean and variance of S; the interval ``[1 / C(N, P), bound]``, the rse
     infinite.
     """
-    gap = (s - mean_s) if upper else (mean_s - s)
-    var = sd_s * sd_s
-    cantelli = math.log10(var / (var + gap * gap)) if gap > 0.0 else 0.0
-    hi = min(est.log10_interval[1], cantelli)
+    hi = min(est.log10_interval[1], cantelli_log10(s, upper, mean_s, sd_s))
     lo = min(-log_comb / math.log(10.0), hi)
     return type(est)(hi, math.inf, (lo, hi), est.n_draws, est.phi, est.work, True)
+
+
+def cantelli_log10(s: float, upper: bool, mean_s: float, sd_s: float) -> float:
+    """log10 of the one-sided Chebyshev (Cantelli) bound on P(S >= s) (or P(S <= s)).
+
+    For any law with mean mu and variance v, P(S - mu >= g) <= v / (v + g^2)
+    for g > 0 (Cantelli 1928); 1 (log10 0) on the mean's side.
+    """
+    gap = (s - mean_s) if upper else (mean_s - s)
+    var = sd_s * sd_s
+    return math.log10(var / (var + gap * gap)) if gap > 0.0 else 0.0
+
+
+def untrusted_bound(est, s: float, upper: bool, mean_s: float, sd_s: float, log_comb: float):
+    """A capped estimate with too few draws (or too large an rse) to trust its normal interval.
+
+    With few draws, the sample variance of importance weights underestimates
+    their variance (the rare large weights are not yet seen), so ``p (1 -+ z
+    rse)`` can miss the truth by orders of magnitude. Such an estimate keeps
+    its value (capped by the bound below) as the best guess, with the rigorous
+    interval ``[1 / C(N, P), Cantelli bound]`` and an infinite rse.
+    Estimates with at least :data:`~pranker.null.choice.MIN_TRUSTED_DRAWS`
+    draws and an rse at most :data:`~pranker.null.choice.MAX_TRUSTED_RSE`
+    are returned unchanged.
+    """
+    if not est.capped or (est.n_draws >= MIN_TRUSTED_DRAWS and est.rse <= MAX_TRUSTED_RSE):
+        return est
+    hi = cantelli_log10(s, upper, mean_s, sd_s)
+    lo = min(-log_comb / math.log(10.0), hi)
+    value = min(max(est.log10_pvalue, lo), hi)
+    return type(est)(value, math.inf, (lo, hi), est.n_draws, est.phi, est.work, True)
 
 
 def check_work(max_work, where: str | None = None) -> int:
@@ -178,7 +208,8 @@ def warn_capped(N: int, P: int, rtol: float, max_work: int, rse: float) -> None:
     warns once per (N, P) under Python's default filter.
     """
     what = (
-        "no draw reached the threshold yet: the p-value is an upper bound"
+        "too few draws reached the threshold to measure the estimate's error: its interval "
+        "is the rigorous [1/C(N, P), Cantelli bound] (pvalue_rse is inf)"
         if math.isinf(rse)
         else "the result reports the relative standard error it reached (pvalue_rse) "
         "and the wider interval that goes with it"

@@ -65,6 +65,12 @@ WORK_SEARCH_PASSES = 8
 WORK_SADDLE_SHARE = 0.5
 # A capped estimate still makes at least this many draws (its rse then says how rough it is).
 MIN_CAPPED_DRAWS = 64
+# A capped estimate's normal-theory interval p (1 -+ z rse) is reported only from this many
+# draws and up to this rse; short of that its interval is the rigorous [1/C(N, P), Cantelli]
+# (docs/calibration.md, "A bound on the work of every p-value": 64 draws at N = 10^6, P = 10^4
+# gave intervals that missed the truth by up to 3.9 in log10).
+MIN_TRUSTED_DRAWS = 1024
+MAX_TRUSTED_RSE = 0.3
 
 
 class WorkBudgetWarning(UserWarning):

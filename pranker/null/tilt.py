@@ -116,6 +116,7 @@ from .budget import (
     grid_cost,
     no_hit_bound,
     run_draws,
+    untrusted_bound,
     warn_capped,
 )
 from .cgf import LayersCGF
@@ -760,10 +761,12 @@ class TiltEngine(LayersCGF):
         Chebyshev (Cantelli) bound from the exact mean and variance, with
         the interval ``[1 / C(N, P), bound]`` and an infinite rse. From an
         estimate that was not stopped it means the sampler failed, and a
-        silent 0 would be a wrong answer: an error.
+        silent 0 would be a wrong answer: an error. A capped estimate with
+        too few draws to trust its normal-theory interval gets the same
+        rigorous interval (:func:`pranker.null.budget.untrusted_bound`).
         """
         if est.log10_pvalue > -math.inf:
-            return est
+            return untrusted_bound(est, s, upper, self.mean_s, self.sd_s, self.log_comb)
         s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
         inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
         if inside and est.capped:
