@@ -110,12 +110,16 @@ def points(only):
             if mean + z * sd < 1.0:
                 yield n, p, f"{z:g} sd", mean + z * sd, None
         yield n, p, "half", mean + 0.5 * (1.0 - mean), None
+    seen = set()
     with open(TRUTHS) as f:
         for line in f:
             row = json.loads(line)
             n, p = row["N"], row["P"]
             if p < 10**4 or n < 5 * p or row.get("truth_log10") is None:
                 continue
+            if (n, p, float(row["target"])) in seen:  # the file repeats a few targets
+                continue
+            seen.add((n, p, float(row["target"])))
             if only and (n, p) != only:
                 continue
             yield n, p, f"truth {row['target']:g}", row["s"] / p, row["truth_log10"]

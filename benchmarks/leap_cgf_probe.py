@@ -1,4 +1,4 @@
-"""A negative result, kept to be measured again: leaping over layers of the compressed CGF pass.
+"""Leaping over layers of the compressed CGF pass: measured, stable only for short leaps, not yet a route.
 
 Run:  python benchmarks/leap_cgf_probe.py 2e4 2000 0,0.3,2 0.01,0.02
       (N, P, tilts phi, leap fractions alpha)
@@ -18,25 +18,42 @@ full pass. The truncation error per leap is about ``m^4 D''' / 24 ~ alpha^4
 k``, summed over the leaps about ``alpha^3 P``: layers ``~ 3 ln(P / 128) /
 alpha`` instead of P. It prints K, K' and K'' against the full pass.
 
-Measured (2026-12-04, AMD EPYC, 2 cores, loaded), K - K_full in nats:
+Measured (2026-12-04, AMD EPYC, 2 cores, loaded; K in nats, K' in tilted sd):
 
-- N = 2*10^4, P = 2,000: alpha = 0.01 (669 of 2,000 layers): +1.9e-4 at
-  phi = 0 and 0.3 (K' within 4e-7 tilted sd), **+0.040 at phi = 2** (K' 3e-3
-  sd off); alpha = 0.02: +1.3e-3 at phi = 0 and 0.3, NaN at phi = 2;
-  alpha >= 0.05: NaN at every phi.
-- N = 10^5, P = 10^4: phi = 0, alpha = 0.005 (1,866 layers) +1.3e-3,
-  alpha = 0.01 (1,180 layers) +3.4e-3; **phi = 0.3: NaN even at alpha =
-  0.005**.
+| N | P | phi | alpha | layers | K - K_full | (K' - K'_full)/sd |
+|---:|---:|---:|---:|---:|---:|---:|
+| 2*10^4 | 2,000 | 0 / 0.3 | 0.01 | 669 | +1.9e-4 / +1.9e-4 | 4e-7 |
+| 2*10^4 | 2,000 | 2 | 0.01 | 669 | +6.7e-5 | 5e-6 |
+| 2*10^4 | 2,000 | 0 / 0.3 / 2 | 0.02 | 469 | +1.3e-3 / +1.3e-3 / NaN | |
+| 2*10^4 | 2,000 | 0 / 0.3 / 2 | 0.05 | | NaN | |
+| 10^5 | 10^4 | 0 / 0.3 / 1.25 | 0.002 | 3,293 | +8.0e-6 / +7.8e-6 / +9.0e-6 | 1e-7 |
+| 10^5 | 10^4 | 0 / 0.3 / 1.25 | 0.005 | 1,866 | +1.16e-4 / +1.14e-4 / +1.27e-4 | 2e-6 |
+| 10^5 | 10^4 | 0 / 0.3 / 1.25 | 0.01 | 1,180 | +8.6e-4 / +8.6e-4 / +9.7e-4 | 1.3e-5 |
+| 10^5 | 10^4 | 0 | 0.02 | 745 | +6.7e-3 | 6e-6 |
+| 10^6 | 10^5 | 0 / 0.3 | 0.003 | 5,053 | -2.6e-3 / +8.7e-5 | 3e-5 |
+| 10^6 | 10^5 | 0 / 0.3 | 0.01 | 2,559 | NaN / +5.4e-3 | 2.5e-4 |
 
-Why it fails: the extrapolation amplifies a knot-to-knot zigzag in the
-increments (first at the junction of the unit knots and the geometric ones,
-d ~ 64-110, then near the floors), which the exact layers damp too slowly
-between leaps; smoothing the curvature terms across knots (1-2-1) or
-extrapolating the lowest knots linearly did not cure it. Even where stable the
-error grows like alpha^3 P, so at P = 5*10^6 the leap must be below 0.5 %: some
-9,000 exact layers per pass. A stable route needs the leap in a coordinate
-where the layer is smooth in both k and d (the continuum / Hamilton-Jacobi
-form), not an extrapolation of the discrete layers knot by knot.
+So: where it is stable, the error grows like alpha^3 (x7.4-7.8 per doubling),
+about 0.09 alpha^3 P nats, and is nearly the same at every tilt (subtracting
+the leap's own K(0), which must be 0, would leave about a tenth of it). At
+P = 10^5 the pass over every layer took 6.6-7.0 s, the leaped pass 0.3-1.2 s.
+
+Why it is not a route yet. The one-layer map damps knot-to-knot modes in a
+layer or two (it is a prefix sum: a perturbation at one knot is mostly
+forgotten above it), so as an ODE in k the layers are stiff, and an explicit
+polynomial extrapolation over m layers multiplies what is left of those
+modes (round-off included: the layers are ~10^5-10^7 nats) by about m^3 / 6.
+It stayed stable up to m ~ 200 (P = 10^4, alpha = 0.02) and became NaN at
+m ~ 1,000 (P = 10^5, alpha = 0.01; at P = 2,000 already from alpha = 0.05 at
+the junction of the unit and geometric knots, d ~ 64-110). With m capped at
+a few hundred, P = 5*10^6 still needs some 5*10^4 exact layers per pass.
+Smoothing the increments across knots (1-2-1, or a filter that removes the
+zigzag and keeps cubics) broke the layer's monotonicity in d and failed
+sooner. A stable leap needs an implicit (stiff) integrator over k, e.g.
+implicit midpoint or BDF2 on dL/dk with the Jacobian of the one-layer map
+(lower-triangular, B x B), or the continuum Hamilton-Jacobi form with its
+fluctuation term. The floors' chord passes (P x ~70 coarse knots, two per
+search) would need the same treatment.
 """
 
 from __future__ import annotations
