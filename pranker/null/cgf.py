@@ -34,6 +34,7 @@ from .._numba.cgf_knots import (
     FLOOR_T,
     band_layers_range,
     layer_floors,
+    leap_layers,
 )
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
@@ -300,32 +301,20 @@ class KnotsCGF:
         return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
 
     def _leaped(self, phi: float, lo: np.ndarray):
-        """The last layer's ``(log G, d/dphi, d^2/dphi^2)`` at the knots, leaping over layers."""
+        """The last layer's ``(log G, d/dphi, d^2/dphi^2)`` at the knots, leaping over layers.
+
+        In pieces of about ``_CHUNK_BLOCKS`` blocks (Ctrl-C is seen between them).
+        """
         x, P, par = self.x, self.P, self.parallel
         B = x.shape[0]
         g, g1, g2 = np.zeros(B), np.zeros(B), np.zeros(B)
         k = min(LEAP_START, P)
         g, g1, g2, j0 = band_layers_range(1, k, phi, x, lo, par, g, g1, g2, 0)
+        piece = max(_CHUNK_BLOCKS // B, 3)
         while k < P:
-            m = min(int(LEAP_FRACTION * k), LEAP_MAX)
-            if k + 3 + max(m, 4) > P:  # the last layers, exactly
-                g, g1, g2, j0 = band_layers_range(k + 1, P, phi, x, lo, par, g, g1, g2, j0)
-                break
-            rows = [(g, g1, g2)]
-            for _ in range(3):
-                g, g1, g2, j0 = band_layers_range(k + 1, k + 1, phi, x, lo, par, g, g1, g2, j0)
-                rows.append((g, g1, g2))
-                k += 1
-            s2, s3 = 0.5 * m * (m + 1), m * (m + 1) * (m + 2) / 6.0
-            out = []
-            for r in range(3):
-                a0, a1, a2, a3 = (rows[i][r][j0:] for i in range(4))
-                d1, d2, d3 = a1 - a0, a2 - a1, a3 - a2
-                row = rows[3][r].copy()
-                row[j0:] = a3 + m * d3 + s2 * (d3 - d2) + s3 * (d3 - 2.0 * d2 + d1)
-                out.append(row)
-            g, g1, g2 = out
-            k += m
+            g, g1, g2, j0, k = leap_layers(
+                k, P, phi, x, lo, par, g, g1, g2, j0, LEAP_FRACTION, LEAP_MAX, piece
+            )
         return g, g1, g2
 
 
