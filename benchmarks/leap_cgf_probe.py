@@ -1,4 +1,4 @@
-"""Leaping over layers of the compressed CGF pass: measured, stable only for short leaps, not yet a route.
+"""Leaping over layers of the compressed CGF pass, uncapped, against the pass over every layer.
 
 Run:  python benchmarks/leap_cgf_probe.py 2e4 2000 0,0.3,2 0.01,0.02
       (N, P, tilts phi, leap fractions alpha)
@@ -38,7 +38,7 @@ about 0.09 alpha^3 P nats, and is nearly the same at every tilt (subtracting
 the leap's own K(0), which must be 0, would leave about a tenth of it). At
 P = 10^5 the pass over every layer took 6.6-7.0 s, the leaped pass 0.3-1.2 s.
 
-Why it is not a route yet. The one-layer map damps knot-to-knot modes in a
+Why the shipped leaps (KnotsCGF, m <= 200, P <= 2*10^5) are capped. The one-layer map damps knot-to-knot modes in a
 layer or two (it is a prefix sum: a perturbation at one knot is mostly
 forgotten above it), so as an ODE in k the layers are stiff, and an explicit
 polynomial extrapolation over m layers multiplies what is left of those
