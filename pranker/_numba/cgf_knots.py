@@ -136,7 +136,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["band_layers", "band_layers_range", "kappa4", "chord_floors", "layer_floors"]
+__all__ = [
+    "band_layers",
+    "band_layers_range",
+    "leap_layers",
+    "kappa4",
+    "chord_floors",
+    "layer_floors",
+]
 
 # 6-point Gauss-Legendre on [0, 1]
 _GL_V = np.array(
@@ -533,6 +540,47 @@ def band_layers_range(k_from, k_to, phi, x, lo, parallel, g, g1, g2, j0):
         g1, ng1 = ng1, g1
         g2, ng2 = ng2, g2
     return g, g1, g2, j0
+
+
+@njit(cache=True)
+def leap_layers(k, P, phi, x, lo, parallel, g, g1, g2, j0, frac, mmax, max_exact):
+    """From layer ``k``'s rows, leap towards layer ``P`` (see ``KnotsCGF``, "Leaping over layers").
+
+    Repeats: three exact layers (:func:`band_layers_range`), then
+    ``m = min(frac k, mmax)`` layers at once by the quadratic extrapolation of
+    the three increments, at the knots from the floor ``j0`` up; the last
+    layers exactly. Stops at layer ``P`` or after about ``max_exact`` exact
+    layers (the caller can then be interrupted). Returns ``(g, g1, g2, j0, k)``.
+    """
+    B = x.shape[0]
+    done = 0
+    while k < P and done < max_exact:
+        m = min(int(frac * k), mmax)
+        if k + 3 + max(m, 4) > P:  # the last layers, exactly
+            g, g1, g2, j0 = band_layers_range(k + 1, P, phi, x, lo, parallel, g, g1, g2, j0)
+            done += P - k
+            k = P
+            break
+        a0, b0, c0 = g, g1, g2
+        a1, b1, c1, j0 = band_layers_range(k + 1, k + 1, phi, x, lo, parallel, a0, b0, c0, j0)
+        a2, b2, c2, j0 = band_layers_range(k + 2, k + 2, phi, x, lo, parallel, a1, b1, c1, j0)
+        a3, b3, c3, j0 = band_layers_range(k + 3, k + 3, phi, x, lo, parallel, a2, b2, c2, j0)
+        k += 3
+        done += 3
+        s2 = 0.5 * m * (m + 1)
+        s3 = m * (m + 1) * (m + 2) / 6.0
+        g = a3.copy()
+        g1 = b3.copy()
+        g2 = c3.copy()
+        for i in range(j0, B):
+            d1, d2, d3 = a1[i] - a0[i], a2[i] - a1[i], a3[i] - a2[i]
+            g[i] = a3[i] + m * d3 + s2 * (d3 - d2) + s3 * (d3 - 2.0 * d2 + d1)
+            d1, d2, d3 = b1[i] - b0[i], b2[i] - b1[i], b3[i] - b2[i]
+            g1[i] = b3[i] + m * d3 + s2 * (d3 - d2) + s3 * (d3 - 2.0 * d2 + d1)
+            d1, d2, d3 = c1[i] - c0[i], c2[i] - c1[i], c3[i] - c2[i]
+            g2[i] = c3[i] + m * d3 + s2 * (d3 - d2) + s3 * (d3 - 2.0 * d2 + d1)
+        k += m
+    return g, g1, g2, j0, k
 
 
 # --- the floors of the layers ------------------------------------------------
