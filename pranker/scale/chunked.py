@@ -297,7 +297,7 @@ def _auprc_chunked(
     tmp_dir,
     pos_label,
 ):
-    check_ties(ties)
+    check_ties(ties, "auprc_ap_chunked")  # pranker_chunked checked it under its own name
     max_positives = int(max_positives)
     chunks = _chunk_source(source, y, score_col, label_col, chunk_size)
     n, n_pos, positives, samples, weights = _pass1(chunks, max_positives, pos_label)

@@ -232,7 +232,7 @@ def _auprc(
     pos_label,
 ):
     dask = _require_dask()
-    check_ties(ties)
+    check_ties(ties, "pranker.dask.auprc_ap")  # pranker.dask.pranker checked it first
     split_every = int(split_every)
     if split_every < 2:
         raise ValueError(f"split_every must be >= 2; got {split_every}.")
