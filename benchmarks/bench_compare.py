@@ -1,6 +1,6 @@
 """Cost of pranker.compare() at N = 500,000, P = 500, as a ratio to a stable numpy.sort.
 
-Run:  python benchmarks/bench_compare.py [--n 500000] [--n-pos 500] [--repeat 3]
+Run:  python benchmarks/bench_compare.py [--n 500000] [--n-pos 500] [--repeat 3] [--only TEXT]
 
 Data as in benchmarks/compare_study.py: model A scores ``(1 + effect) y +
 noise_a``, model B ``y + noise_b``, standard normal noises with correlation
@@ -11,7 +11,8 @@ stops once its decision at alpha = 0.05 is certain, interval included), and
 the medians. The last case draws every one of the 9,999 patterns
 (``alpha=None``): the most a call can cost, as it does when the p-value is
 close to alpha. The influence and bootstrap methods are timed too.
-The CPU model and numba's thread count are printed first.
+The CPU model and numba's thread count are printed first; ``--only every``
+times only the cases whose label contains the text (here: all patterns drawn).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=500_000)
     ap.add_argument("--n-pos", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="only the cases whose label contains this text")
     args = ap.parse_args(argv)
     from numba import get_num_threads
 
@@ -71,6 +73,8 @@ def main(argv=None):
     ]
     print(f"{'case':40s} {'sort (s)':>9s} {'compare (s)':>12s} {'ratio':>7s} {'patterns':>9s}  p")
     for label, rho, effect, kw in cases:
+        if args.only not in label:
+            continue
         a, b, y = data(args.n, args.n_pos, rho, effect)
         compare(a[:2000], b[:2000], y[:2000], **kw)  # compile, small
 

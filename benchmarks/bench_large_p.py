@@ -37,7 +37,7 @@ import numpy as np
 from run import cpu_model  # benchmarks/run.py: this folder is the script's
 
 from pranker import significance_from_ap
-from pranker.null.saddle_large import LargePSaddle
+from pranker.null.saddlepoint import LargePSaddle
 from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)

@@ -10,8 +10,8 @@ from run import best_of
 
 def rows(quick: bool):
     from pranker.null.exact import _tail_count, exact_null_distribution, exact_pvalue
-    from pranker.null.montecarlo import montecarlo_pvalue
     from pranker.null.skewbeta import null_third_moment
+    from pranker.significance.montecarlo import montecarlo_pvalue
 
     # full enumeration of every placement
     N, P = (30, 5) if quick else (60, 5)

@@ -93,7 +93,7 @@ from pranker import (  # noqa: E402
     null_params,
     skew_beta_fit,
 )
-from pranker.null import distributions as _dists  # noqa: E402
+from pranker.null import tilt as _dists  # noqa: E402
 from pranker.null.tilt import TiltEngine  # noqa: E402
 
 GRID_N = [20, 50, 100, 1000, 10**4, 10**5]

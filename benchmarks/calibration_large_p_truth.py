@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_large_p import threshold_for  # noqa: E402
 from run import cpu_model  # noqa: E402
 
-from pranker.null.saddle_large import LargePSaddle  # noqa: E402
+from pranker.null.saddlepoint import LargePSaddle  # noqa: E402
 from pranker.null.tilt import TiltEngine  # noqa: E402
 
 OUT = os.path.join(

@@ -17,7 +17,7 @@ positives against the spread of S).
     python benchmarks/calibration_saddlepoint.py --pairs 10000x100 --top 0.1,0.3,0.5
 
 ``--check`` exits non-zero when an error inside the region the default uses
-(``pranker.null.choice.saddlepoint_log10_bound``) exceeds that bound.
+(``pranker.null.choice.saddlepoint_region``) exceeds that bound.
 """
 
 from __future__ import annotations
@@ -70,7 +70,12 @@ def thresholds(eng) -> list[tuple[float, bool, str]]:
 
 
 def main(argv=None) -> int:
-    from pranker.null.choice import saddlepoint_log10_bound
+    from pranker.null.choice import saddlepoint_region
+
+    def saddlepoint_log10_bound(n, p):
+        r = saddlepoint_region(n, p)
+        return r[1] if r is not None and r[0] == "calibrated" else None
+
     from pranker.null.saddlepoint import saddlepoint_tail, top_lumpiness
     from pranker.null.tilt import TiltEngine
 

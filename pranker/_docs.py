@@ -43,6 +43,24 @@ REFERENCES = {
     ),
 }
 
+# Parameter descriptions the measures share (the curves, ROC AUC, AP of many rankings).
+MEASURE_DOCS = {
+    "binary_labels": (
+        "Binary labels (0/1, False/True or -1/1; 1 marks a positive), or any\n"
+        "labels with ``pos_label``"
+    ),
+    "pos_label": (
+        "pos_label : scalar, optional\n"
+        "    The label of the positive class; every other label is a negative."
+    ),
+    "input_error": ":class:`~pranker.InputError`, a ValueError that is also\na TypeError",
+    "type_error": "TypeError\n    Non-numeric scores, or ``None`` among them.",
+    "sklearn_names": (
+        "y_score, y_true : array_like, keyword only\n"
+        "    scikit-learn's names for ``scores`` and ``y``."
+    ),
+}
+
 _FIELD = re.compile(r"%\((\w+)\)s")
 
 

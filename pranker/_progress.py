@@ -19,6 +19,10 @@ class _NoBar:
         self.close()
 
 
+# A progress bar is shown when the work is predicted to take longer than this many seconds.
+BAR_SECONDS = 2.0
+
+
 def progress_bar(total: int | None, desc: str, enabled: bool | None = False, **display):
     """A tqdm bar when ``enabled`` (``None`` = only if stderr is a terminal and tqdm is installed), else a no-op.
 

@@ -38,7 +38,7 @@ None always means "not estimated" (in the arrays of batch results, NaN).
 ``to_dict()`` returns plain Python values ready for strict JSON: lists for
 arrays and tuples, None for NaN and infinities.
 
-Names that were renamed keep working for one release through
+Names that were renamed keep working until ``REMOVAL`` through
 :class:`DeprecatedAlias` (attributes) and :func:`renamed_parameters`
 (keyword arguments), both of which warn with :class:`DeprecationWarning`.
 """
@@ -77,7 +77,7 @@ SHARED_FIELDS = (
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-REMOVAL = "0.4.0"  # the release that removes every deprecated name (see CHANGELOG.md)
+REMOVAL = "0.5.0"  # the release that removes every deprecated name (see CHANGELOG.md)
 
 
 def deprecated(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:

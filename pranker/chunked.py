@@ -2,7 +2,7 @@
 
 The stable public path of :mod:`pranker.scale.chunked`, where the code lives:
 ``pranker`` and ``auprc_ap`` (named as in :mod:`pranker.dask`; also
-``pranker.pranker_chunked`` and ``pranker.auprc_ap_chunked``), and the pieces
+``pranker_chunked`` and ``auprc_ap_chunked``), and the pieces
 of the counting pass for building your own loop (``count_chunk``,
 ``combine_counts``, ``ap_from_counts``, ``ChunkCounts``).
 """

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
-from pranker import ap_from_tie_groups, auprc_ap, min_auprc, tie_groups
+from pranker import auprc_ap
+from pranker.measures.ap import ap_from_tie_groups, tie_groups
+from pranker.null import min_auprc
 
 MODES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
 

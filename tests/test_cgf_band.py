@@ -19,18 +19,23 @@ import numpy as np
 import pytest
 
 from pranker import significance_from_ap
-from pranker._numba.cgf_accurate import accurate_cgf, accurate_cgf_band
-from pranker._numba.cgf_band import FLOOR_STRIDE, FLOOR_T, chord_floors
+from pranker._numba.cgf_knots import FLOOR_STRIDE, FLOOR_T, band_layers, chord_floors
 from pranker._numba.compressed import compressed_knots
 from pranker.null.choice import (
     LARGE_P_LOG10_BOUND,
     auto_method,
-    large_p_log10_bound,
-    large_p_region,
+    plan,
 )
-from pranker.null.saddle_large import FLOOR_KNOT_EPS, FLOOR_KNOT_START, LargePSaddle
+from pranker.null.saddlepoint import LargePSaddle
 
 TRUTHS = Path(__file__).resolve().parents[1] / "docs" / "calibration_large_p_truth.jsonl"
+
+
+def accurate_cgf_band(P, phi, x, lo, parallel):
+    """``(log Z, K', K'')``: the last layer of ``band_layers`` (each layer from knot ``lo[k - 1]`` up)."""
+    g, g1, g2 = band_layers(P, phi, x, lo, parallel)
+    B = x.shape[0]
+    return g[B - 1], g1[B - 1], g2[B - 1]
 
 
 def _log_marginals(N, P, phi):
@@ -92,23 +97,25 @@ def test_the_pass_from_the_floors_matches_the_full_pass(N, P, z):
     lo = sd.floors(phi)
     assert lo.max() > 0  # some layers start above knot 0
     k, k1, k2 = accurate_cgf_band(P, phi, sd.x, lo, False)
-    f, f1, f2 = accurate_cgf(P, phi, sd.x, False)
+    f, f1, f2 = accurate_cgf_band(P, phi, sd.x, np.zeros(P, np.int64), False)
     assert abs(k - f) <= 1e-5
     assert abs(k1 - f1) <= 1e-5 * math.sqrt(f2)
     assert abs(k2 / f2 - 1.0) <= 1e-5
 
 
-def test_floor_knots_are_the_documented_ones():
-    assert (FLOOR_KNOT_START, FLOOR_KNOT_EPS) == (16, 0.16)
-
-
-def test_region_of_many_positives():
-    assert large_p_region(10**5, 10**4) and large_p_region(20_000, 10_000)
-    assert not large_p_region(19_999, 10_000)  # 1e8 cells: the exact recursion's saddlepoint
-    assert not large_p_region(10**5 + 1, 10**4)  # more than 10 items per positive
-    assert not large_p_region(10**5, 9_999)
-    assert large_p_log10_bound(10**5, 10**4) == LARGE_P_LOG10_BOUND
-    assert large_p_log10_bound(10**5 + 1, 10**4) is None
+def test_plan_of_many_positives():
+    """Where the compressed-CGF saddlepoint answers, and on either side of its region."""
+    inside = plan(10**5, 10**4)
+    assert (inside.method, inside.backend, inside.log10_bound) == (
+        "saddlepoint",
+        "knots",
+        LARGE_P_LOG10_BOUND,
+    )
+    assert plan(20_000, 10_000).backend == "knots"
+    # 1e8 cells: the exact recursion's saddlepoint (its own region and bound)
+    assert plan(19_999, 10_000).backend == "layers"
+    assert plan(10**5 + 1, 10**4).method == "tilt"  # more than 10 items per positive
+    assert plan(10**5, 9_999).method == "tilt"
     assert auto_method(10**5, 10**4) == "saddlepoint"
     # the bound as a relative error is 3.5 %: within twice rtol from rtol = 0.0176
     assert auto_method(10**5, 10**4, rtol=0.0176) == "saddlepoint"
@@ -137,7 +144,7 @@ def test_default_against_importance_sampled_truths(row):
     """The default p-value is within its bound plus 3 standard errors of the stored truth."""
     res = significance_from_ap(row["s"] / row["P"], row["N"], row["P"])
     assert res.method == "saddlepoint"
-    bound = large_p_log10_bound(row["N"], row["P"])
+    bound = plan(row["N"], row["P"]).log10_bound
     lo, hi = res.pvalue_interval
     assert math.log10(hi) - res.log10_pvalue == pytest.approx(bound)
     se = row["rse"] / math.log(10.0)

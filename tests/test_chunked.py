@@ -374,6 +374,8 @@ def test_docstring_fragments_are_filled():
     from pranker._docs import fill_doc
 
     objs = [getattr(pranker, n) for n in pranker.__all__]
+    for name, module in pranker._MOVED.items():  # the names that left the top level
+        objs.append(getattr(importlib.import_module(f"pranker.{module}"), name))
     for mod in ("pranker.scale.chunked", "pranker.scale.dask"):
         m = importlib.import_module(mod)
         objs += [m] + [getattr(m, n) for n in m.__all__]
@@ -398,7 +400,10 @@ def test_same_options_as_pranker_same_answer():
     opts = dict(method="montecarlo", n_draws=3000, alpha=0.05, seed=11, progress=False)
     ref = pk.pranker(s, y, **opts)
     assert ref.method == "montecarlo" and ref.n_draws <= 3000
-    got = [pk.chunked.pranker(s, y, chunk_size=64, **opts), pk.pranker_chunked(s, y, **opts)]
+    got = [
+        pk.chunked.pranker(s, y, chunk_size=64, **opts),
+        pk.chunked.pranker_chunked(s, y, **opts),
+    ]
     dd = pytest.importorskip("dask.array")
     got.append(pk.dask.pranker(dd.from_array(s, chunks=100), y, scheduler="sync", **opts))
     for r in got:

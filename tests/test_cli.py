@@ -1067,38 +1067,3 @@ def test_reading_progress_bar_same_numbers(tmp_path, data, capsys, monkeypatch):
             code, out, err = run([*argv, "--progress"], capsys)
             assert code == 0 and "reading d.csv" in err
             assert json.loads(out)["auprc"] == json.loads(quiet_out)["auprc"]
-
-
-def test_export_table_is_the_one_source():
-    """``pranker.__all__`` and the lazy look-up come from the modules' own ``__all__`` (read
-    without importing them, checked here against the imported modules), and the type
-    checkers read the same lists through one star-import per module."""
-    import ast
-    import importlib
-
-    import pranker
-
-    flat = []
-    for module in pranker._MODULES:
-        mod = importlib.import_module(f"pranker.{module}")
-        assert pranker._exports()[module] == list(mod.__all__), module
-        for n in mod.__all__:
-            assert getattr(pranker, n) is getattr(mod, n), n
-            assert not n.startswith("_"), n
-        flat += mod.__all__
-    assert pranker.__all__ == flat and len(set(flat)) == len(flat)  # no name twice
-    assert set(dir(pranker)) >= set(flat)
-    tree = ast.parse((ROOT / "pranker" / "__init__.py").read_text())
-    block = next(
-        node
-        for node in tree.body
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
-    )
-    starred = {node.module for node in block.body if node.names[0].name == "*"}
-    assert {m.lstrip(".") for m in starred if m} == set(pranker._MODULES)
-    submodules = {a.name for node in block.body if node.module is None for a in node.names}
-    assert submodules == {"chunked", "compat", "dask"}
-    # from pranker import * gives the same names (the lazy __all__)
-    ns: dict = {}
-    exec("from pranker import *", ns)
-    assert set(ns) - {"__builtins__"} == set(flat)

@@ -227,13 +227,108 @@ def test_patterns_do_not_depend_on_threads(monkeypatch):
 
     rng = np.random.default_rng(30)
     a, b, y = _pair(rng, n=3000, prev=0.05)
-    (cp, cn, bp, bn, tp, tn), mode, _ = _swap_setup(a, b, y, "average")
-    args = (cp, cn, bp, bn, tp, tn, int(y.sum()), mode, 9)
+    cells, mode, _ = _swap_setup(a, b, y, "average")
+    args = (kernels.swap_layout(*cells), int(y.sum()), mode, 9)
     serial = kernels.swap_diffs(*args, 0, 300)
     monkeypatch.setattr(kernels, "_PARALLEL_MIN_WORK", 0)
     parallel = kernels.swap_diffs(*args, 0, 300)
     assert np.array_equal(serial, parallel)
     assert np.array_equal(kernels.swap_diffs(*args, 100, 200), serial[100:])
+
+
+_U64 = (1 << 64) - 1
+
+
+def _splitmix(state):
+    """One step of splitmix64 in plain Python: (next state, output word)."""
+    state = (state + 0x9E3779B97F4A7C15) & _U64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _U64
+    return state, z ^ (z >> 31)
+
+
+def _pattern_by_definition(a, b, y, seed, t):
+    """Which instances swap in pattern t, from the documented stream, in plain Python.
+
+    Slots: the distinct positive scores of both models cut the axis into 2K + 1 slots,
+    best first. Per class (positives, then negatives) the instances whose two slots
+    differ form cells (slot pair lo < hi), listed by (lo, hi); the cells of one
+    instance read one bit each (64 per word, least significant first), then each
+    other cell of n instances reads n // 64 fresh words and its last n % 64 bits from
+    the current word, or from a fresh word when fewer are left. A cell's set bits
+    put that many of its instances (here: the first ones) at the better slot lo.
+    """
+    thr = sorted(set(a[y]) | set(b[y]))
+    K = len(thr)
+
+    def slot(x):
+        i = sum(1 for v in thr if v < x)
+        return 2 * K - 2 * i - (1 if i < K and thr[i] == x else 0)
+
+    state = (seed ^ ((t * 0x94D049BB133111EB) & _U64)) & _U64
+    state = _splitmix(state)[1]
+    swap = np.zeros(a.size, bool)
+    for cls in (y, ~y):
+        cells: dict = {}
+        for i in np.flatnonzero(cls):
+            u, v = slot(a[i]), slot(b[i])
+            if u != v:
+                cells.setdefault((min(u, v), max(u, v)), []).append(i)
+        keys = sorted(cells)
+        singles = [k for k in keys if len(cells[k]) == 1]
+        others = [k for k in keys if len(cells[k]) > 1]
+        for c, k in enumerate(singles):
+            if c % 64 == 0:
+                state, word = _splitmix(state)
+            (i,) = cells[k]
+            up = (word >> (c % 64)) & 1
+            swap[i] = (slot(a[i]) == k[0]) != bool(up)  # A's score moves to B's slot
+        word, left = 0, 0
+        for k in others:
+            n = len(cells[k])
+            x = 0
+            while n >= 64:
+                state, z = _splitmix(state)
+                x += bin(z).count("1")
+                n -= 64
+            if n > 0:
+                if left < n:
+                    state, word = _splitmix(state)
+                    left = 64
+                x += bin(word & ((1 << n) - 1)).count("1")
+                word >>= n
+                left -= n
+            for j, i in enumerate(cells[k]):
+                swap[i] = (slot(a[i]) == k[0]) != (j < x)
+    return swap
+
+
+@pytest.mark.parametrize("ties", ["average", "threshold"])
+def test_each_swap_pattern_against_sklearn(ties):
+    """Pattern by pattern, the kernel's AP_a - AP_b is the difference of scikit-learn's
+    average precision of the two swapped rankings, the swaps written out from the
+    stream's definition in plain Python. The data have cells of one instance, of a
+    few, and of more than 64 (whole words of the stream); without ties for
+    "average" (where it is the AP), with ties for "threshold" (scikit-learn's)."""
+    from sklearn.metrics import average_precision_score as sk_ap
+
+    rng = np.random.default_rng(3)
+    n, n_pos = 400, 9
+    y = np.zeros(n, bool)
+    y[rng.choice(n, n_pos, replace=False)] = True
+    a = rng.normal(size=n) + y
+    b = 0.6 * a + rng.normal(size=n)
+    neg = np.flatnonzero(~y)
+    a[neg[:150]], b[neg[:150]] = 9.0 + rng.random(150), -9.0 - rng.random(150)  # one cell of 150
+    a[neg[150:180]], b[neg[150:180]] = 9.0 + rng.random(30), -9.0 + rng.random(30)
+    if ties == "threshold":
+        a, b = np.round(a, 0), np.round(b, 0)
+    res = compare(a, b, y, ties=ties, n_draws=40, alpha=None, seed=11)
+    for t, rep in enumerate(res._replicates):
+        sw = _pattern_by_definition(a, b, y, 11, t)
+        want = sk_ap(y, np.where(sw, b, a)) - sk_ap(y, np.where(sw, a, b))
+        assert rep == pytest.approx(want, rel=1e-12, abs=1e-14)
 
 
 @pytest.mark.parametrize("n,rho", [(50, 0.8), (500, 0.0)])

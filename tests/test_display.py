@@ -10,6 +10,7 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 import pranker
+from pranker.significance.montecarlo import montecarlo_pvalue
 
 
 def _cells(html: str) -> tuple[list[str], list[list[str]], str]:
@@ -85,7 +86,7 @@ def test_compare_and_montecarlo_tables():
     assert headers[-1] == "p-value" and rows[0][0] == "influence"
     d = average_precision_score(y, a) - average_precision_score(y, b)
     assert rows[0][4] == f"{d:+.4f}"
-    mc = pranker.montecarlo_pvalue(0.3, 100, 10, n_draws=2000, seed=1)
+    mc = montecarlo_pvalue(0.3, 100, 10, n_draws=2000, seed=1)
     headers, rows, _ = _cells(mc._repr_html_())
     assert rows[0][4] == "2,000" and rows[0][5] == f"{mc.n_exceed:,}"
     lo, hi = mc.pvalue_interval

@@ -7,13 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pranker import (
-    ExactBudgetExceeded,
-    exact_null_distribution,
-    exact_pvalue,
-    null_params,
-    null_third_moment,
-)
+from pranker import null_params
+from pranker.null.exact import ExactBudgetExceeded, exact_null_distribution, exact_pvalue
+from pranker.null.skewbeta import null_third_moment
 
 
 def brute_force(N, P):
@@ -143,10 +139,22 @@ def test_third_moment_against_fractions(N, P):
 
 def test_third_moment_large_against_monte_carlo():
     # N = 1000, P = 10: Monte Carlo third moment, 4e5 draws (tolerance 5 SE)
-    from pranker import null_ap_samples
+    from pranker.null import null_ap_samples
 
     x = null_ap_samples(1000, 10, 400_000, seed=7)
     c = x - x.mean()
     m3 = np.mean(c**3)
     se = np.std(c**3) / np.sqrt(x.size)
     assert abs(null_third_moment(1000, 10) - m3) < 5 * se
+
+
+def test_placements_at_most_agrees_with_the_integer_count():
+    """The plan's "few enough placements" test, against math.comb near and far from its limit."""
+    from pranker.null.logspace import placements_at_most
+
+    for n in range(1, 120):
+        for p in range(0, n + 1):
+            for limit in (10**3, 10**6):
+                assert placements_at_most(n, p, limit) == (math.comb(n, p) <= limit), (n, p, limit)
+    # far beyond the limit it answers without building the huge integer
+    assert not placements_at_most(10**12, 10**6, 10**6)

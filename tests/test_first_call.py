@@ -205,7 +205,7 @@ def test_min_auprc_scalar_path_against_fractions():
     (1/P) sum_k k / (N - P + k) in exact fractions, and equal to the array path."""
     from fractions import Fraction
 
-    from pranker import min_auprc
+    from pranker.null import min_auprc
 
     for n, p in [(1, 1), (2, 1), (10, 5), (899, 90), (5000, 500), (7, 7)]:
         want = sum(Fraction(k, n - p + k) for k in range(1, p + 1)) / p

@@ -9,13 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from pranker import (
-    auto_method,
-    map_significance,
-    map_significance_from_ap,
-    pranker_many,
-    significance_from_ap,
-)
+from pranker import map_significance, map_significance_from_ap, pranker_many, significance_from_ap
+from pranker.null.choice import auto_method
 from pranker.null.mean_ap import MeanAPNull
 from pranker.null.tilt import TiltEngine
 from pranker.significance.many import bh_log10

@@ -7,7 +7,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pranker import clopper_pearson, exact_null_distribution, montecarlo_pvalue, null_ap_samples
+from pranker.null import null_ap_samples
+from pranker.null.exact import exact_null_distribution
+from pranker.null.montecarlo import clopper_pearson
+from pranker.significance.montecarlo import montecarlo_pvalue
 
 
 def exact_tail(N, P, ap):

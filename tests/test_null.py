@@ -14,7 +14,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from pranker import min_auprc, null_ap_samples, null_params
+from pranker import null_params
+from pranker.null import min_auprc, null_ap_samples
 
 # ---------------------------------------------------------------------------
 # oracle 1: enumeration in exact arithmetic

@@ -13,7 +13,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from pranker import expected_null_pr_curve, null_interpolated_ap, null_params
+from pranker import null_params
+from pranker.null.curve import expected_null_pr_curve, null_interpolated_ap
 
 
 def brute_curves(N, P):

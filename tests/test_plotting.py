@@ -19,14 +19,9 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
-from pranker import (  # noqa: E402
-    null_ap_samples,
-    null_distribution,
-    plotting,
-    pranker,
-    significance_from_ap,
-)
+from pranker import null_distribution, plotting, pranker, significance_from_ap  # noqa: E402
 from pranker._format import pvalue_text  # noqa: E402
+from pranker.null import null_ap_samples  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -290,7 +285,8 @@ def test_long_curves_are_thinned_keeping_ends():
 
 
 def test_wrappers_take_curve_objects(curve):
-    from pranker.measures.curves import pr_curve, roc_curve
+    from pranker.measures.curves import pr_curve
+    from pranker.measures.roc import roc_curve
 
     s, y, rec, prec, fpr = curve  # loop oracle (continuous scores: no ties)
     pr, roc = pr_curve(s, y), roc_curve(s, y)
@@ -313,6 +309,13 @@ def test_wrappers_take_curve_objects(curve):
     assert np.allclose(roc_line.get_xdata(), fpr) and np.allclose(roc_line.get_ydata(), rec)
 
 
+from pranker.plotting.null_stats import (  # noqa: E402
+    density_grid,
+    display_support,
+    log10_interval,
+    tail_curve,
+)
+
 # --- what the null objects give the figure --------------------------------------------
 
 
@@ -321,17 +324,17 @@ def test_display_statistics_of_the_exact_null_match_enumeration():
     ap = enumerated_null(N, P)
     null = null_distribution(N, P, "exact")
     # the bulk: the 0.001 and 0.999 quantiles (first value with cdf >= q)
-    lo, hi = null.display_support()
+    lo, hi = display_support(null)
     cdf = np.arange(1, ap.size + 1) / ap.size
     assert lo == pytest.approx(ap[np.argmax(cdf >= 1e-3)])
     assert hi == pytest.approx(ap[np.argmax(cdf >= 1 - 1e-3 - 1e-12)])
     # the survival function on a grid
     a = np.linspace(lo, hi, 25)
-    tail = null.tail_curve(a)
+    tail = tail_curve(null, a)
     expected = [np.log10(np.mean(ap >= v - 1e-12)) for v in a]
     assert np.allclose(tail.x, a) and np.allclose(tail.y, expected)
     # the binned density: each bin's mass is the share of placements falling in it
-    dens = null.density_grid(lo, hi)
+    dens = density_grid(null, lo, hi)
     assert dens.x.size == dens.y.size + 1
     mass = dens.y * np.diff(dens.x)
     counts = [
@@ -343,8 +346,8 @@ def test_display_statistics_of_the_exact_null_match_enumeration():
 
 def test_display_density_of_a_beta_integrates_to_the_mass_in_range():
     null = null_distribution(1000, 50, "beta")
-    lo, hi = null.display_support()
-    d = null.density_grid(lo, hi)
+    lo, hi = display_support(null)
+    d = density_grid(null, lo, hi)
     assert d.x.size == d.y.size and "beta" in d.label
     width = d.x[1] - d.x[0]
     assert np.sum(d.y) * width == pytest.approx(0.998, abs=0.01)
@@ -353,18 +356,18 @@ def test_display_density_of_a_beta_integrates_to_the_mass_in_range():
 def test_display_falls_back_to_samples_then_to_the_beta_shape():
     null = null_distribution(200, 10, "montecarlo", n_draws=1000)
     samples = null_ap_samples(200, 10, 4000, seed=5)
-    lo, hi = null.display_support(samples)
+    lo, hi = display_support(null, samples)
     assert (lo, hi) == pytest.approx(tuple(np.quantile(samples, [1e-3, 1 - 1e-3])))
-    tail = null.tail_curve(np.array([lo, np.median(samples)]), samples)
+    tail = tail_curve(null, np.array([lo, np.median(samples)]), samples)
     assert tail.y[1] == pytest.approx(np.log10(np.mean(samples >= np.median(samples))))
-    assert null.tail_curve(np.array([lo, hi])) is None  # no sample: no curve (too slow)
-    assert "beta" in null.density_grid(lo, hi).label
+    assert tail_curve(null, np.array([lo, hi])) is None  # no sample: no curve (too slow)
+    assert "beta" in density_grid(null, lo, hi).label
 
 
 def test_log10_interval_of_a_pvalue():
     from pranker import PValue
 
-    interval = null_distribution(10, 3, "exact").log10_interval
+    interval = log10_interval
     # carried in log10
     assert interval(PValue(1e-3, -3.0, (9e-4, 1.1e-3), (-3.1, -2.9), 0.05, "tilt")) == (-3.1, -2.9)
     # from the linear interval; a lower end of 0 has no log

@@ -11,6 +11,7 @@ pytest.importorskip("matplotlib")
 
 import pranker  # noqa: E402
 from pranker._format import pvalue_text  # noqa: E402
+from pranker.significance.montecarlo import montecarlo_pvalue  # noqa: E402
 
 
 def _by_gid(fig, gid):
@@ -108,7 +109,7 @@ def test_map_plot_shows_queries_and_the_mean():
 
 
 def test_montecarlo_result_plot_marks_its_pvalue_and_draws_its_null():
-    res = pranker.montecarlo_pvalue(0.5, 60, 5, n_draws=4000, seed=2)
+    res = montecarlo_pvalue(0.5, 60, 5, n_draws=4000, seed=2)
     fig = res.plot()
     texts = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
     legends = " ".join(

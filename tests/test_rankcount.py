@@ -15,8 +15,9 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import pranker.measures.ap as ap_module
-from pranker import auprc_ap, roc_auc, tie_groups
+from pranker import auprc_ap, roc_auc
 from pranker._numba import rankcount
+from pranker.measures.ap import tie_groups
 
 MODES = ["average", "stable", "threshold", "optimistic", "pessimistic"]
 

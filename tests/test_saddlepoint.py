@@ -25,11 +25,15 @@ from pranker._numba.tilt import tilt_forward, tilt_moments
 from pranker.null.choice import (
     SADDLEPOINT_LOG10_BOUND,
     SADDLEPOINT_MAX_DEPTH,
-    saddlepoint_log10_bound,
+    saddlepoint_region,
 )
-from pranker.null.distributions import SaddlepointNull
-from pranker.null.saddlepoint import log_sf_second_order, saddlepoint_tail
-from pranker.null.tilt import TiltEngine, log_sf_lugannani_rice
+from pranker.null.saddlepoint import (
+    SaddlepointNull,
+    log_sf_lugannani_rice,
+    log_sf_second_order,
+    saddlepoint_tail,
+)
+from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)
 
@@ -98,7 +102,7 @@ def _mc_tail(N, P, ap, n, seed):
 @pytest.mark.parametrize("N, P, z", [(200, 100, 2.0), (1000, 150, 2.5), (120, 60, 1.0)])
 def test_saddlepoint_against_plain_monte_carlo(N, P, z):
     """Inside the calibrated region, at p ~ 1e-1 .. 1e-2: within 4 Monte Carlo se plus the bound."""
-    assert saddlepoint_log10_bound(N, P) is not None
+    assert saddlepoint_region(N, P) == ("calibrated", SADDLEPOINT_LOG10_BOUND)
     null = SaddlepointNull(N, P)
     ap = null.mean + z * math.sqrt(null.var)
     pv = null.pvalue(ap)
@@ -178,22 +182,22 @@ def test_a_loose_first_pass_where_s_is_lumpy_searches_on():
 
 def test_default_rule_boundaries():
     # inside: rho = N / P^2 <= 0.1, N <= 25 P, P >= 50, P (N - P + 1) <= 1e8, C(N, P) > 1e6
-    assert pranker.auto_method(5000, 500) == "saddlepoint"
-    assert pranker.auto_method(250, 50) == "saddlepoint"
-    assert pranker.auto_method(251, 50) == "tilt"  # rho just above 0.1
-    assert pranker.auto_method(100, 49) == "tilt"  # too few positives
-    assert pranker.auto_method(40_000, 3_999) == "tilt"  # 1.44e8 cells: more than 1e8
-    assert pranker.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
-    assert pranker.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
+    assert pranker.null.choice.auto_method(5000, 500) == "saddlepoint"
+    assert pranker.null.choice.auto_method(250, 50) == "saddlepoint"
+    assert pranker.null.choice.auto_method(251, 50) == "tilt"  # rho just above 0.1
+    assert pranker.null.choice.auto_method(100, 49) == "tilt"  # too few positives
+    assert pranker.null.choice.auto_method(40_000, 3_999) == "tilt"  # 1.44e8 cells: more than 1e8
+    assert pranker.null.choice.auto_method(50_000, 2_000) == "saddlepoint"  # 9.6e7 cells
+    assert pranker.null.choice.auto_method(25_000, 1_000) == "saddlepoint"  # 25 items per positive
     # more than 25 (the error grows): only thresholds whose top positives are pinned
-    assert saddlepoint_log10_bound(25_001, 1_000) is None
-    assert pranker.auto_method(52, 50) == "exact"  # C(52, 50) is small
+    assert saddlepoint_region(25_001, 1_000) != ("calibrated", SADDLEPOINT_LOG10_BOUND)
+    assert pranker.null.choice.auto_method(52, 50) == "exact"  # C(52, 50) is small
     # the bound (2.3 %) must be within twice rtol
-    assert pranker.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
-    assert pranker.auto_method(5000, 500, rtol=0.0115) == "tilt"
+    assert pranker.null.choice.auto_method(5000, 500, rtol=0.0117) == "saddlepoint"
+    assert pranker.null.choice.auto_method(5000, 500, rtol=0.0115) == "tilt"
     for bad in (-1, 0, 1.5, float("nan")):
         with pytest.raises(ValueError, match=r"auto_method: rtol must be in \(0, 1\)"):
-            pranker.auto_method(5000, 500, rtol=bad)
+            pranker.null.choice.auto_method(5000, 500, rtol=bad)
 
 
 def test_default_hands_thresholds_beyond_the_calibrated_depth_to_the_tilt():
@@ -238,7 +242,7 @@ def test_every_entry_point_gives_the_saddlepoint_answer(n, p, shift):
     one = pranker.pranker(scores, y)
     assert one.method == "saddlepoint"
     many = pranker.pranker_many(np.stack([scores, scores[::-1]]), np.stack([y, y[::-1]]))
-    chunked = pranker.pranker_chunked(scores, y, chunk_size=512)
+    chunked = pranker.chunked.pranker_chunked(scores, y, chunk_size=512)
     assert many.method[0] == "saddlepoint"
     # the same computation on the same AP: equal up to the last bits of the AP
     assert many.log10_pvalue[0] == pytest.approx(one.log10_pvalue, rel=1e-9)
@@ -294,7 +298,7 @@ def test_by_name_beyond_the_exact_recursion_uses_the_compressed_cgf(monkeypatch)
     def no_exact_pass(*args, **kwargs):
         raise AssertionError("the exact recursion was run")
 
-    monkeypatch.setattr("pranker.null.distributions.saddlepoint_tail", no_exact_pass)
+    monkeypatch.setattr("pranker.null.saddlepoint.saddlepoint_tail", no_exact_pass)
     got = pranker.significance_from_ap(s / P, N, P, method="saddlepoint")
     assert got.method == "saddlepoint" and got.pvalue_interval is None
     assert abs(got.log10_pvalue - want) < 0.03, (got.log10_pvalue, want)

@@ -18,10 +18,9 @@ from pranker._numba.tilt import top_pinned
 from pranker.null.choice import (
     SADDLEPOINT_MAX_LUMP,
     SADDLEPOINT_PINNED_LOG10_BOUND,
-    saddlepoint_pinned_region,
+    saddlepoint_region,
 )
-from pranker.null.distributions import SaddlepointNull
-from pranker.null.saddlepoint import saddlepoint_tail, top_lumpiness
+from pranker.null.saddlepoint import SaddlepointNull, saddlepoint_tail, top_lumpiness
 from pranker.null.tilt import TiltEngine
 
 LN10 = math.log(10.0)
@@ -77,20 +76,25 @@ def test_lumpiness_is_small_deep_in_the_tail_and_large_near_the_bulk():
     assert lumps[0] > lumps[1] > lumps[2]
 
 
+def _region(n: int, p: int) -> str:
+    found = saddlepoint_region(n, p)
+    return found[0] if found else ""
+
+
 def test_region_rule():
     # 0.1 P^2 < N <= 10 P^2 or N > 25 P; N <= 1000 P; P >= 50; 4e6 to 1e8 cells
-    assert saddlepoint_pinned_region(100_000, 100)  # rho = 10, N / P = 1000, 1e7 cells
-    assert not saddlepoint_pinned_region(100_001, 100)  # more than 1000 items per positive
-    assert not saddlepoint_pinned_region(10_000, 100)  # 1e6 cells: the tilt is cheaper
-    assert not saddlepoint_pinned_region(1_000_000, 300)  # rho = 11
-    assert not saddlepoint_pinned_region(5000, 500)  # the calibrated region proper
-    assert saddlepoint_pinned_region(50_000, 1000)  # N / P = 50 > 25 at rho = 0.05
-    assert not saddlepoint_pinned_region(200_000, 49)  # too few positives
-    assert pranker.auto_method(100_000, 100) == "saddlepoint"
-    assert pranker.auto_method(10_000, 100) == "tilt"
+    assert _region(100_000, 100) == "pinned"  # rho = 10, N / P = 1000, 1e7 cells
+    assert _region(100_001, 100) != "pinned"  # more than 1000 items per positive
+    assert _region(10_000, 100) != "pinned"  # 1e6 cells: the tilt is cheaper
+    assert _region(1_000_000, 300) != "pinned"  # rho = 11
+    assert _region(5000, 500) != "pinned"  # the calibrated region proper
+    assert _region(50_000, 1000) == "pinned"  # N / P = 50 > 25 at rho = 0.05
+    assert _region(200_000, 49) != "pinned"  # too few positives
+    assert pranker.null.choice.auto_method(100_000, 100) == "saddlepoint"
+    assert pranker.null.choice.auto_method(10_000, 100) == "tilt"
     # the bound there (10^0.015 - 1 = 3.51 %) must be within twice rtol
-    assert pranker.auto_method(100_000, 100, rtol=0.0176) == "saddlepoint"
-    assert pranker.auto_method(100_000, 100, rtol=0.0175) == "tilt"
+    assert pranker.null.choice.auto_method(100_000, 100, rtol=0.0176) == "saddlepoint"
+    assert pranker.null.choice.auto_method(100_000, 100, rtol=0.0175) == "tilt"
 
 
 @pytest.mark.parametrize("depth", [0.2, 0.5])

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pranker import auprc_ap, beta_fit, min_auprc, null_ap_samples, null_params, pranker
+from pranker import auprc_ap, null_params, pranker
+from pranker.null import min_auprc, null_ap_samples
+from pranker.null.beta import beta_fit
 
 Y = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
 S = [0.9, 0.8, 0.4, 0.5, 0.3, 0.2, 0.8, 0.3, 0.8, 0.3]
@@ -184,3 +186,23 @@ def test_two_point_null_n2_p1():
     assert pranker([0.9, 0.1], [1, 0]).pvalue == pytest.approx(0.5)
     assert pranker([0.1, 0.9], [1, 0]).pvalue == 1.0
     assert pranker([0.1, 0.9], [1, 0]).null_interval == (0.5, 1.0)
+
+
+def test_log10_pvalue_interval_carries_what_float64_cannot():
+    """Below 1e-308 the linear interval underflows to (0, 0); the log10 interval does not.
+
+    Oracle: the only placement of 300 positives among 3,000 with AP = 1 puts
+    them all on top, so p = 1 / C(3000, 300) (log10 from lgamma, in the test).
+    """
+    from pranker import significance_from_ap
+
+    log10_p = -(math.lgamma(3001) - math.lgamma(301) - math.lgamma(2701)) / math.log(10)
+    res = significance_from_ap(1.0, 3000, 300)
+    assert res.pvalue_interval == (0.0, 0.0)
+    lo, hi = res.log10_pvalue_interval
+    assert lo == pytest.approx(log10_p, abs=1e-9) and hi == pytest.approx(log10_p, abs=1e-9)
+    # an approximate answer deeper than float64: the interval is finite and holds the estimate
+    res = significance_from_ap(0.95, 3000, 300)
+    lo, hi = res.log10_pvalue_interval
+    assert math.isfinite(lo) and lo <= res.log10_pvalue <= hi < -300
+    assert res.to_dict()["log10_pvalue_interval"] == [lo, hi]

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pranker import auto_method, null_params, pranker, skew_beta_fit
+from pranker import null_params, pranker
+from pranker.null.choice import auto_method
+from pranker.null.skewbeta import skew_beta_fit
 
 
 def plain_ap(ranks):
@@ -92,7 +94,7 @@ def test_skewbeta_matches_three_moments():
     assert var == pytest.approx(fit.var, rel=1e-8)
     assert skew == pytest.approx(fit.skew, rel=1e-6)
     # against Monte Carlo: the exact skewness behind the fit
-    from pranker import null_ap_samples
+    from pranker.null import null_ap_samples
 
     x = null_ap_samples(1000, 30, 200_000, seed=2)
     assert stats.skew(x) == pytest.approx(fit.skew, rel=0.05)

@@ -171,3 +171,13 @@ def test_weighted_curve_ap_in_the_weighted_modes_is_sklearns():
         curve = pr_curve(s, y, ties=built, sample_weight=w)
         assert curve.average_precision(ties="threshold") == pytest.approx(want, rel=1e-12)
     assert pr_curve(s, y, sample_weight=w).average_precision() == pytest.approx(want, rel=1e-12)
+
+
+def test_two_class_labels_with_a_table_are_not_one_hot_encoded():
+    """Two distinct labels are binary, not multiclass: scikit-learn refuses them with 2-D
+    scores, and so does auprc_ap (it names the one-hot table it needs)."""
+    S = np.array([[0.1, 0.9], [0.4, 0.3], [0.8, 0.5]])
+    with pytest.raises(ValueError):
+        sklearn_metrics.average_precision_score([0, 1, 1], S)
+    with pytest.raises(ValueError, match=r"^auprc_ap: with average='macro'.*label_binarize"):
+        auprc_ap(S, [0, 1, 1], average="macro")

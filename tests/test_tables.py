@@ -7,17 +7,16 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from pranker import (
+from pranker import null_params, pranker
+from pranker.null import min_auprc
+from pranker.null.beta import beta_fit
+from pranker.null.tables import (
+    COLUMNS,
     NullTable,
-    beta_fit,
     load_null_params_table,
-    min_auprc,
-    null_params,
     null_params_table,
     parse_int_ranges,
-    pranker,
 )
-from pranker.null.tables import COLUMNS
 
 
 def brute_moments(N, P):

@@ -12,14 +12,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pranker import (
-    TiltNull,
-    null_distribution,
-    null_params,
-    pranker,
-    pranker_many,
-    significance_from_ap,
-)
+from pranker import null_distribution, null_params, pranker, pranker_many, significance_from_ap
+from pranker.null.distributions import TiltNull
 from pranker.null.tilt import TiltEngine
 
 
@@ -166,7 +160,7 @@ def test_plain_monte_carlo_where_p_is_not_small():
 def test_random_looking_ranking_at_large_n_is_not_declared_significant():
     # N = 1e5, P = 100, AP = 0.01: the two-moment beta says ~1e-12; the truth is ~1.0e-3
     # (Monte Carlo here with the package's uniform-subset sampler, 3e5 draws)
-    from pranker import null_ap_samples
+    from pranker.null import null_ap_samples
 
     N, P, ap = 10**5, 100, 0.01
     draws = null_ap_samples(N, P, 300_000, seed=11)
@@ -251,7 +245,7 @@ def test_every_entry_point_gives_the_same_default_answer(tmp_path):
     many = pranker_many(np.vstack([s, s[::-1]]), np.vstack([y, y[::-1]]))
     assert many.log10_pvalue[0] == pytest.approx(ref.log10_pvalue, rel=1e-12)
     assert many.pvalue_rse[0] == pytest.approx(ref.pvalue_rse, rel=1e-12)
-    from pranker import pranker_chunked
+    from pranker.chunked import pranker_chunked
 
     ch = pranker_chunked(s, y, chunk_size=200)
     assert ch.log10_pvalue == pytest.approx(ref.log10_pvalue, rel=1e-12)
@@ -281,7 +275,7 @@ def test_lower_tail_and_quantiles_of_the_tilted_null():
 def test_few_positives_among_many_items_deep_tail(N, P, ap):
     """A very skewed null (K' near the top of the support at small tilts): the tilt
     still reaches the tail, checked against the exact tail count."""
-    from pranker import exact_pvalue
+    from pranker.null.exact import exact_pvalue
 
     est = significance_from_ap(ap, N, P)
     truth = exact_pvalue(ap, N, P)
@@ -290,7 +284,7 @@ def test_few_positives_among_many_items_deep_tail(N, P, ap):
 
 
 def test_saddlepoint_stays_a_probability_near_the_mean_and_the_top():
-    from pranker import SaddlepointNull
+    from pranker.null.distributions import SaddlepointNull
 
     near_mean = SaddlepointNull(1000, 5).pvalue(0.011)  # just below the null mean
     assert -1.0 < near_mean.log10_pvalue <= 0.0
@@ -305,7 +299,8 @@ def test_saddle_point_found_where_the_tilted_law_changes_mode():
     search that stalled there returned p = 1e-94 for a true 1e-3. The saddle
     point must solve K'(phi) = s, and the p-value stay within a factor of 5 of
     plain Monte Carlo (1e5 null draws: about 100 above the threshold, +-20 %)."""
-    from pranker import SaddlepointNull, null_ap_samples
+    from pranker.null import null_ap_samples
+    from pranker.null.distributions import SaddlepointNull
 
     N, P = 100_000, 100
     eng = TiltEngine(N, P)
@@ -469,7 +464,7 @@ def test_only_the_engine_in_use_keeps_its_tables():
     """A loop over rankings of different sizes holds one engine's layers and draws, not
     eight: switching to another (N, P) frees the previous engine's tables (its cheap CGF
     values stay), and the numbers do not change."""
-    from pranker.null.distributions import tilt_engine
+    from pranker.null.tilt import tilt_engine
 
     a = tilt_engine(3000, 40)
     s = a.mean_s + 5 * a.sd_s

@@ -23,9 +23,10 @@ import numpy as np
 import pytest
 
 from pranker._numba.tilt import tilt_draws, tilt_forward
+from pranker.null.choice import EXACT_TABLE_CELLS
 from pranker.null.mean_ap import MeanAPNull
 from pranker.null.moments import null_params
-from pranker.null.tilt import EXACT_TABLE_CELLS, TiltEngine
+from pranker.null.tilt import TiltEngine
 
 
 def _grid():

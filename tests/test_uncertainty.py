@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import pranker
-from pranker import ap_interval, auprc_trapezoid, boyd_interval
+from pranker import ap_interval
+from pranker.measures.uncertainty import auprc_trapezoid, boyd_interval
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
 SEEDS = range(8)
@@ -256,7 +257,7 @@ def test_deprecated_names_point_at_the_caller():
         (w,) = caught
         assert w.category is DeprecationWarning and w.filename == __file__
         assert str(w.message) == (
-            f"{type(r).__name__}.{old} is deprecated and will be removed in pranker 0.4.0; "
+            f"{type(r).__name__}.{old} is deprecated and will be removed in pranker 0.5.0; "
             f"use {new}."
         )
         with pytest.raises(AttributeError):

@@ -9,7 +9,6 @@ from pranker import (
     InputError,
     ap_interval,
     auprc_ap,
-    auprc_trapezoid,
     average_precision_many,
     pr_curve,
     pranker,
@@ -18,6 +17,7 @@ from pranker import (
     roc_curve,
 )
 from pranker._validation import binarize_labels, check_labels, check_scores_labels
+from pranker.measures.uncertainty import auprc_trapezoid
 
 RNG = np.random.default_rng(20240611)
 S = RNG.random(40)

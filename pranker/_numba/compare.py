@@ -29,6 +29,7 @@ from numba import get_num_threads, njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
+from .sampling import _GOLDEN as _SM_GOLDEN
 from .sampling import _draw_seed, _splitmix_next
 
 MODE_AVERAGE = 0
@@ -224,103 +225,256 @@ def _popcount(x):
     return int(_popcount_u64(x))
 
 
-@njit(cache=True, inline="always")
-def _scatter_single(u, v, out, state):
-    """Cells of one instance: a fair coin sends it to slot u or v; 64 coins per random word."""
-    m = u.shape[0]
-    c = 0
-    while c < m:
-        state, z = _splitmix_next(state)
-        top = min(m, c + 64)
-        while c < top:
-            bit = int(z & np.uint64(1))
-            z = z >> np.uint64(1)
-            out[v[c] + bit * (u[c] - v[c])] += 1.0  # u on a set bit, v otherwise
-            c += 1
-    return state
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
-def _scatter_cells(u, v, cnt, out, state):
-    """Cells of several instances: X ~ Binomial(cnt, 1/2) to slot u, cnt - X to slot v.
+@njit(cache=True)
+def _class_runs(u1, v1, u, v, cnt, w0):
+    """The bits of the pattern stream that each cell of one class reads, as *runs*.
 
-    X is the number of set bits among ``cnt`` fresh random bits (exact: a sum
-    of independent fair coins).
+    A run is ``(pos, ln, u, v)``: ``ln`` bits from bit ``pos`` of the stream (bit
+    ``pos & 63`` of word ``pos >> 6``, least significant first), all in one word,
+    each set bit sending one instance of cell (u, v) to slot u. The layout is that of
+    the pattern's definition: from word ``w0``, one bit per one-instance cell (64
+    per word, in cell order), then for each other cell of n instances, n // 64 fresh
+    words followed by its last n % 64 bits from the current word, or from a fresh
+    word when fewer bits are left in it (the rest of the old word is not used).
+    Returns the runs and the index of the next unused word.
     """
-    word = np.uint64(0)
+    m1 = u1.shape[0]
+    n_runs = m1
+    for c in range(u.shape[0]):
+        n_runs += cnt[c] // 64 + (1 if cnt[c] % 64 else 0)
+    pos = np.empty(n_runs, np.int64)
+    ln = np.empty(n_runs, np.int64)
+    ru = np.empty(n_runs, np.int64)
+    rv = np.empty(n_runs, np.int64)
+    for c in range(m1):
+        pos[c] = w0 * 64 + c
+        ln[c] = 1
+        ru[c] = u1[c]
+        rv[c] = v1[c]
+    w = w0 + (m1 + 63) // 64
+    k = m1
     left = 0
+    cur = 0
     for c in range(u.shape[0]):
         n = cnt[c]
-        x = 0
         while n >= 64:
-            state, z = _splitmix_next(state)
-            x += _popcount(z)
+            pos[k] = w * 64
+            ln[k] = 64
+            ru[k] = u[c]
+            rv[k] = v[c]
+            k += 1
+            w += 1
             n -= 64
         if n > 0:
             if left < n:
-                state, word = _splitmix_next(state)
+                cur = w
+                w += 1
                 left = 64
-            mask = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-            x += _popcount(word & mask)
-            word = word >> np.uint64(n)
+            pos[k] = cur * 64 + 64 - left
+            ln[k] = n
+            ru[k] = u[c]
+            rv[k] = v[c]
             left -= n
-        out[u[c]] += x
-        out[v[c]] += cnt[c] - x
-    return state
+            k += 1
+    return pos, ln, ru, rv, w
+
+
+def _side(pos, ln, slot):
+    """Runs grouped by slot (stream order within a slot), adjacent runs of one word merged.
+
+    Returns ``(slots, starts, pos, ln)``: the runs of group g are
+    ``starts[g] .. starts[g + 1] - 1`` and its set bits count for ``slots[g]``.
+    """
+    order = np.argsort(slot, kind="stable")
+    p, n, s = pos[order], ln[order], slot[order]
+    cont = np.zeros(p.shape[0], bool)
+    cont[1:] = (s[1:] == s[:-1]) & (p[1:] >> 6 == p[:-1] >> 6) & (p[:-1] + n[:-1] == p[1:])
+    heads = np.flatnonzero(~cont)
+    p, s = p[heads], s[heads]
+    n = np.add.reduceat(n, heads) if heads.size else n[:0]
+    new = np.ones(s.shape[0], bool)
+    new[1:] = s[1:] != s[:-1]
+    first = np.flatnonzero(new)
+    starts = np.append(first, s.shape[0]).astype(np.int64)
+    ptype = np.int32 if p.size == 0 or p.max() < 2**31 else np.int64
+    return s[first].astype(np.int64), starts, p.astype(ptype), n.astype(np.uint8)
+
+
+def swap_layout(cells_pos, cells_neg, base_p, base_n, tot_p, tot_n):
+    """What every swap pattern reads: once per call of :func:`pranker.compare`.
+
+    ``cells_*`` are ``(u1, v1, u, v, cnt)`` per class: the slots of the
+    one-instance cells, then those of the other cells with their sizes (all with
+    u < v); ``base_*`` the instances that never move, ``tot_*`` each slot's
+    instances in both models. The counts start from "no bit set" (every moving
+    instance at its slot v); each set bit of a cell's bits of the pattern stream
+    (:func:`_class_runs`) then moves one instance from v to u. The u side is
+    read by slot (:func:`_side`: a cell list is sorted by u, so a slot's bits are
+    a few runs of whole words); the v side in stream order, bit by bit for the
+    one-instance cells and run by run for the others. Returns ``(n_words, base_p,
+    base_n, tot_p, tot_n, class_pos, class_neg)``, each class ``(u_side,
+    first_word, v_singles, pos, ln, v)``.
+    """
+    S = base_p.shape[0]
+    vtype = np.int16 if S < 2**15 else np.int64
+    w = 0
+    bases = []
+    classes = []
+    for cells, base in ((cells_pos, base_p), (cells_neg, base_n)):
+        w0 = w
+        pos, ln, ru, rv, w = _class_runs(*cells, w)
+        bases.append(base + np.bincount(rv, weights=ln, minlength=S))
+        m1 = cells[0].shape[0]
+        ptype = np.int32 if w * 64 < 2**31 else np.int64
+        classes.append(
+            (
+                _side(pos, ln, ru),
+                w0,
+                rv[:m1].astype(vtype),
+                pos[m1:].astype(ptype),
+                ln[m1:].astype(np.uint8),
+                rv[m1:].astype(vtype),
+            )
+        )
+    return (w, bases[0], bases[1], tot_p, tot_n, classes[0], classes[1])
 
 
 @njit(cache=True, inline="always")
-def _swap_one(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, t, ap_, an_, bp_, bn_):
-    """AP_a - AP_b of swap pattern ``t`` (its own stream) from slot counts.
+def _add_side(words, side, out):
+    """``out[slot] +=`` the set bits of the slot's runs, one slot at a time."""
+    slots, starts, pos, ln = side
+    for g in range(slots.shape[0]):
+        acc = 0
+        for k in range(starts[g], starts[g + 1]):
+            p = pos[k]
+            z = (words[p >> 6] >> np.uint64(p & 63)) & (_ALL >> np.uint64(64 - ln[k]))
+            acc += _popcount(z)
+        out[slots[g]] += acc
 
-    ``cp``/``cn``: the positives' and the negatives' cells, each
-    ``(u1, v1, u, v, cnt)``: slots of the one-instance cells, then of the others
-    with their sizes.
-    """
-    S = base_p.shape[0]
-    for s in range(S):
-        ap_[s] = base_p[s]
-        an_[s] = base_n[s]
+
+@njit(cache=True, inline="always")
+def _lowest_bit(z):
+    """Index of the lowest set bit of ``z`` (nonzero)."""
+    return _popcount((z & (~z + np.uint64(1))) - np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _take_v_side(words, w0, sv, pos, ln, v, out):
+    """``out[v] -=`` each cell's set bits, in stream order (one store per set bit or run)."""
+    m1 = sv.shape[0]
+    nw = (m1 + 63) // 64
+    for i in range(nw):
+        z = words[w0 + i]
+        if i == nw - 1 and m1 % 64:
+            z &= _ALL >> np.uint64(64 - m1 % 64)  # the last word's bits past the cells
+        c0 = i * 64
+        while z:
+            out[sv[c0 + _lowest_bit(z)]] -= 1
+            z &= z - np.uint64(1)
+    for k in range(pos.shape[0]):
+        p = pos[k]
+        z = (words[p >> 6] >> np.uint64(p & 63)) & (_ALL >> np.uint64(64 - ln[k]))
+        out[v[k]] -= _popcount(z)
+
+
+@njit(cache=True, inline="always")
+def _class_counts(words, base, cls, cnt, out):
+    """One class's counts per slot of model A for the pattern whose stream is ``words``."""
+    for s in range(base.shape[0]):
+        cnt[s] = int(base[s])
+    _add_side(words, cls[0], cnt)
+    _take_v_side(words, cls[1], cls[2], cls[3], cls[4], cls[5], cnt)
+    for s in range(base.shape[0]):
+        out[s] = float(cnt[s])
+
+
+@njit(cache=True, inline="always")
+def _swap_one(lay, n_pos, mode, seed, t, words, cnt, ap_, an_, bp_, bn_):
+    """AP_a - AP_b of swap pattern ``t`` (its own stream) from slot counts."""
+    n_words, base_p, base_n, tot_p, tot_n, cls_p, cls_n = lay
     state = _draw_seed(seed, t)
-    state = _scatter_single(cp[0], cp[1], ap_, state)
-    state = _scatter_cells(cp[2], cp[3], cp[4], ap_, state)
-    state = _scatter_single(cn[0], cn[1], an_, state)
-    state = _scatter_cells(cn[2], cn[3], cn[4], an_, state)
-    for s in range(S):
+    for k in range(n_words):  # word k of the stream: counter-based, no carried state
+        _, words[k] = _splitmix_next(state + np.uint64(k) * _SM_GOLDEN)
+    _class_counts(words, base_p, cls_p, cnt, ap_)
+    _class_counts(words, base_n, cls_n, cnt, an_)
+    for s in range(base_p.shape[0]):
         bp_[s] = tot_p[s] - ap_[s]
         bn_[s] = tot_n[s] - an_[s]
     return group_ap(ap_, an_, n_pos, mode) - group_ap(bp_, bn_, n_pos, mode)
 
 
 @njit(cache=True)
-def _swap_range(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, lo, hi, out):
-    S = base_p.shape[0]
+def _swap_range(lay, n_pos, mode, seed, start, lo, hi, out):
+    S = lay[1].shape[0]
+    words = np.empty(max(lay[0], 1), np.uint64)
+    cnt = np.empty(S, np.int64)
     ap_ = np.empty(S)
     an_ = np.empty(S)
     bp_ = np.empty(S)
     bn_ = np.empty(S)
     for j in range(lo, hi):
-        out[j] = _swap_one(
-            cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start + j, ap_, an_, bp_, bn_
-        )
+        out[j] = _swap_one(lay, n_pos, mode, seed, start + j, words, cnt, ap_, an_, bp_, bn_)
 
 
 @njit(cache=True, parallel=True)
-def _swap_parallel(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, n_rep, out):
+def _swap_parallel(
+    n_words,
+    bp,
+    bn,
+    tp,
+    tn,
+    p0,
+    p1,
+    p2,
+    p3,
+    p4,
+    p5,
+    p6,
+    p7,
+    p8,
+    n0,
+    n1,
+    n2,
+    n3,
+    n4,
+    n5,
+    n6,
+    n7,
+    n8,
+    n_pos,
+    mode,
+    seed,
+    start,
+    n_rep,
+    out,
+):
+    """:func:`_swap_range` over chunks of patterns in parallel; the layout comes flat
+    (a parallel loop takes arrays, not tuples of arrays of several types)."""
     n_chunks = min(n_rep, 64)
     per = (n_rep + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
         lo = c * per
         hi = min(n_rep, lo + per)
-        _swap_range(cp, cn, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, lo, hi, out)
+        cls_p = ((p0, p1, p2, p3), p4, p5, p6, p7, p8)
+        cls_n = ((n0, n1, n2, n3), n4, n5, n6, n7, n8)
+        lay = (n_words, bp, bn, tp, tn, cls_p, cls_n)
+        _swap_range(lay, n_pos, mode, seed, start, lo, hi, out)
 
 
-# Below this much work (patterns x cells, about 0.1 s on one core) the patterns are
+def _flat(layout):
+    n_words, bp, bn, tp, tn, cls_p, cls_n = layout
+    return (n_words, bp, bn, tp, tn, *cls_p[0], *cls_p[1:], *cls_n[0], *cls_n[1:])
+
+
+# Below this much work (patterns x runs, about 0.1 s on one core) the patterns are
 # computed in the calling thread: compiling the parallel kernel costs more on first use.
-_PARALLEL_MIN_WORK = 1 << 24
+_PARALLEL_MIN_WORK = 1 << 26
 
 
-def swap_diffs(cells_pos, cells_neg, base_p, base_n, tot_p, tot_n, n_pos, mode, seed, start, n_rep):
+def swap_diffs(layout, n_pos, mode, seed, start, n_rep):
     """AP_a - AP_b for swap patterns ``start .. start + n_rep - 1`` (reproducible by index).
 
     Every score of either model, positive or negative, falls in one of S
@@ -331,24 +485,27 @@ def swap_diffs(cells_pos, cells_neg, base_p, base_n, tot_p, tot_n, n_pos, mode, 
     negatives each slot holds (a slot that holds no positive only adds to the
     count above the next), so the instances are grouped into *cells* (the
     unordered pair of their two slots, one cell list per class); instances
-    whose two scores share a slot never move (``base_*``). A swap pattern
-    sends a Binomial(n, 1/2) share of a cell's n instances one way and the
-    rest the other, drawn exactly as the set bits of n random bits, and
-    model B's counts are the totals ``tot_*`` minus model A's. The AP of each
-    model then comes from the S slot counts in the tie mode (:func:`group_ap`).
-    Cost per pattern: O(cells + S + N/64), no sort.
+    whose two scores share a slot never move. A swap pattern sends a
+    Binomial(n, 1/2) share of a cell's n instances one way and the rest the
+    other, drawn exactly as the set bits of n random bits of the pattern's
+    stream (``layout`` from :func:`swap_layout` says which bits), and model
+    B's counts are the totals minus model A's. The AP of each model then
+    comes from the S slot counts in the tie mode (:func:`group_ap`).
+
+    Per pattern: the stream's words (about N/64, counter-based), then for
+    every slot the popcounts of its bits, on either side of the cells: no
+    sort, no per-instance work, and no store per cell (each slot's sum is
+    kept in a register). Cost O(words + cells + S).
 
     Pattern t depends only on (seed, t): the numbers do not depend on the
     number of threads, nor on whether the serial or the parallel kernel runs.
     """
     out = np.empty(int(n_rep))
-    args = (cells_pos, cells_neg, base_p, base_n, tot_p, tot_n, float(n_pos), int(mode))
-    args += (np.uint64(seed), int(start))
-    work = int(n_rep) * (
-        sum(c[0].shape[0] + c[2].shape[0] for c in (cells_pos, cells_neg)) + base_p.shape[0]
-    )
+    args = (layout, float(n_pos), int(mode), np.uint64(seed), int(start))
+    runs = sum(cls[0][2].shape[0] + cls[2].shape[0] + cls[3].shape[0] for cls in layout[5:])
+    work = int(n_rep) * (runs + layout[0] + layout[1].shape[0])
     if work < _PARALLEL_MIN_WORK or get_num_threads() == 1:
         _swap_range(*args, 0, int(n_rep), out)
     else:
-        _swap_parallel(*args, int(n_rep), out)
+        _swap_parallel(*_flat(layout), *args[1:], int(n_rep), out)
     return out

@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit, prange
 
 from .rows import row_ap, store_row
-from .tilt import _LN2, _MULT_MAX_PHI, _layer_shift, _layer_tables, block_len, layer_step
+from .tilt import _layer_shift, block_len, block_scales, forward_start, layer_step
 
 
 @njit(cache=True)
@@ -60,13 +60,7 @@ def shared_last_layer(N, P, phi, c, order):
     """
     if order != 0 and order != 2 and order != 4:
         raise ValueError("shared_last_layer: order must be 0, 2 or 4")
-    m = N - P
-    w = m + 1
-    L = block_len(P)
-    nb = (w + L - 1) // L
-    cP = c / P
-    inv_r, X, B = _layer_tables(N, phi)
-    mult = abs(phi) <= _MULT_MAX_PHI
+    m, w, L, nb, cP, inv_r, X, B, mult = forward_start(N, P, phi, c)
     T = np.zeros((2, order + 1, w))
     c0 = np.zeros((2, order + 1, nb))
     c1 = np.zeros((2, nb))
@@ -82,9 +76,7 @@ def shared_last_layer(N, P, phi, c, order):
         )  # fmt: skip
         lam += shift
     i = (P - 1) % 2
-    scale = np.empty(nb)
-    for b in range(nb):
-        scale[b] = lam + E[i, b] * _LN2
+    scale = block_scales(lam, E[i])
     return scale, T[i], c0[i], c1[i]
 
 

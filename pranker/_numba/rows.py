@@ -18,6 +18,11 @@ ROW_OK = 0
 ROW_NO_POSITIVE = 1
 ROW_NAN = 2
 
+# ``mode`` of :func:`ap_rows` for ``ties="stable"`` with sum_k k / r_k added best rank
+# first, the order of :func:`pranker.average_precision_many` (``MODE_STABLE`` adds
+# worst rank first, the order of :func:`pranker.auprc_ap` and ``pranker_many``)
+MODE_STABLE_BEST_FIRST = -1
+
 
 @njit(cache=True)
 def _bucket_table(u, G, K, scale):
@@ -101,7 +106,8 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
     distinct positive score, the number of items above it and tied with it:
     the tie groups of
     :func:`pranker._numba.tiegroups.ap_from_groups`. ``ties="stable"`` adds one pass
-    in input order that counts, for each positive, the tied items before it.
+    in input order that counts, for each positive, the tied items before it
+    (``mode`` ``MODE_STABLE`` or ``MODE_STABLE_BEST_FIRST``: the order of the sum).
     ``pos_buf`` is scratch space of at least ``len(s)`` floats.
     """
     n_items = s.shape[0]
@@ -188,7 +194,7 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
         pos_above += ptied[g]
     if nan > 0:
         return np.nan, n, p, nan
-    if mode != MODE_STABLE:
+    if mode != MODE_STABLE and mode != MODE_STABLE_BEST_FIRST:
         return ap_from_groups(greater, n_tied, pos_greater, pos_tied, p, mode), n, p, 0
     # stable: rank = items above + tied items up to and including this one in input order
     seen = np.zeros(G, dtype=np.int64)
@@ -207,6 +213,11 @@ def row_ap(s, yr, mr, use_mask, mode, pos_buf):
                 ranks[c] = greater[G - 1 - g] + seen[g]
                 c += 1
     ranks.sort()
+    if mode == MODE_STABLE_BEST_FIRST:
+        total = 0.0
+        for k in range(p):
+            total += (k + 1.0) / float(ranks[k])
+        return total / float(p), n, p, 0
     return ap_from_ranks(ranks, p), n, p, 0
 
 

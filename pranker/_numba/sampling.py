@@ -242,42 +242,41 @@ def _ap_sum(ranks):
 
 
 @njit(cache=True, inline="always")
-def _draw_chunk(seed, start, lo, hi, N, P, out):
-    """AP of draws ``start + lo .. start + hi - 1`` into ``out[lo:hi]``."""
-    ranks, buf, counts, perm, mark = sampler_work_arrays(N, P)
-    for j in range(lo, hi):
-        random_positive_ranks(seed, start + j, N, P, ranks, buf, counts, perm, mark)
-        out[j] = _ap_sum(ranks) / P
+def _chunks(n_draws, N, P):
+    """``(n_chunks, per)``: the draws in chunks of ``per`` (the last may be shorter).
+
+    Each chunk has its own work arrays; the chunks are fixed, whatever the
+    threads. The dense sampler leaves its permutation permuted from one draw
+    to the next in a chunk, so the chunks (not the threads) fix the numbers.
+    """
+    n_chunks = min(n_draws, 64 if not use_dense_sampler(N, P) else 4)
+    return n_chunks, (n_draws + n_chunks - 1) // n_chunks
 
 
 @njit(cache=True, inline="always")
-def _n_chunks(n_draws, N, P):
-    """Chunks of the draws, each with its own work arrays: fixed, whatever the threads.
-
-    The dense sampler leaves its permutation permuted from one draw to the
-    next in a chunk, so the chunks (not the threads) fix the numbers.
-    """
-    return min(n_draws, 64 if not use_dense_sampler(N, P) else 4)
+def _draw_chunk(seed, start, c, per, n_draws, N, P, out):
+    """AP of the draws of chunk ``c`` (draws ``start + c per`` on, at most ``per``) into ``out``."""
+    lo = c * per
+    ranks, buf, counts, perm, mark = sampler_work_arrays(N, P)
+    for j in range(lo, min(n_draws, lo + per)):
+        random_positive_ranks(seed, start + j, N, P, ranks, buf, counts, perm, mark)
+        out[j] = _ap_sum(ranks) / P
 
 
 @njit(cache=True)
 def _null_ap_draws_serial(seed, start, n_draws, N, P, out):
     """:func:`null_ap_draws` in the calling thread (the same chunks, one after another)."""
-    n_chunks = _n_chunks(n_draws, N, P)
-    per = (n_draws + n_chunks - 1) // n_chunks
+    n_chunks, per = _chunks(n_draws, N, P)
     for c in range(n_chunks):
-        lo = c * per
-        _draw_chunk(seed, start, lo, min(n_draws, lo + per), N, P, out)
+        _draw_chunk(seed, start, c, per, n_draws, N, P, out)
 
 
 @njit(cache=True, parallel=True)
 def _null_ap_draws_parallel(seed, start, n_draws, N, P, out):
     """:func:`null_ap_draws` with its chunks spread over numba's threads."""
-    n_chunks = _n_chunks(n_draws, N, P)
-    per = (n_draws + n_chunks - 1) // n_chunks
+    n_chunks, per = _chunks(n_draws, N, P)
     for c in prange(n_chunks):
-        lo = c * per
-        _draw_chunk(seed, start, lo, min(n_draws, lo + per), N, P, out)
+        _draw_chunk(seed, start, c, per, n_draws, N, P, out)
 
 
 # Below this much work (draws x items touched per draw, about 0.2 s on one

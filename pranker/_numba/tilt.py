@@ -125,6 +125,34 @@ def _layer_shift(k, m, phi, cP, inv_r, X, B, mult):
     return shift
 
 
+@njit(cache=True)
+def forward_start(N, P, phi, c):
+    """What a block-scaled forward pass over ``N`` items, ``P`` positives starts from.
+
+    Returns ``(m, w, L, nb, cP, inv_r, X, B, mult)``: ``m = N - P``, layers of
+    ``w = m + 1`` cells in ``nb`` blocks of ``L = block_len(P)`` cells, ``cP =
+    c / P``, the tables of :func:`_layer_tables`, and whether
+    :func:`_layer_shift` takes the multiplicative path.
+    """
+    m = N - P
+    w = m + 1
+    L = block_len(P)
+    nb = (w + L - 1) // L
+    cP = c / P
+    inv_r, X, B = _layer_tables(N, phi)
+    mult = abs(phi) <= _MULT_MAX_PHI
+    return m, w, L, nb, cP, inv_r, X, B, mult
+
+
+@njit(cache=True)
+def block_scales(lam, E):
+    """``lam + E[b] log 2`` for each block ``b``: the log scale of every block of the last layer."""
+    scale = np.empty(E.shape[0])
+    for b in range(E.shape[0]):
+        scale[b] = lam + E[b] * _LN2
+    return scale
+
+
 _POW2 = np.array([math.ldexp(1.0, i) for i in range(-1074, 1024)])
 _RENORM = 2.0**64  # a block's last prefix sum is renormalised only outside [2^-64, 2^64]
 
@@ -328,13 +356,7 @@ def tilt_moments(N, P, phi, c):
 @njit(cache=True)
 def _forward(N, P, phi, c, order, store):
     """The block-scaled forward pass: ``(log Z_c, mom, layers)``, ``mom[j] = E_phi[(S - c)^j]`` for ``j <= order``."""
-    m = N - P
-    w = m + 1
-    L = block_len(P)
-    nb = (w + L - 1) // L
-    cP = c / P
-    inv_r, X, B = _layer_tables(N, phi)
-    mult = abs(phi) <= _MULT_MAX_PHI
+    m, w, L, nb, cP, inv_r, X, B, mult = forward_start(N, P, phi, c)
     if store:
         T = np.empty((P, w))
         C0 = np.empty((P, nb))
@@ -388,9 +410,7 @@ def _forward(N, P, phi, c, order, store):
         )
         lam += shift
     i = (P - 1) % 2
-    scale = np.empty(nb)
-    for b in range(nb):
-        scale[b] = lam + E[i, b] * _LN2
+    scale = block_scales(lam, E[i])
     if store:
         Tl, c0l, c1l = T[P - 1 : P], C0[P - 1 : P], C1[P - 1]
     else:
@@ -715,16 +735,13 @@ def _count_top_two_runs(t, D, strict):
     return total
 
 
-@njit(cache=True)
-def _split_states_block(T, C0, C1, P, m, seed, start, nb, k0, M, S_out, D_out):
-    """States of draws ``start .. start + nb - 1`` (see :func:`tilt_split_states`)."""
+@njit(cache=True, parallel=True)
+def _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
+    """From each draw's part ``R[w]`` of S above positive ``k0`` and its offset ``D[w]`` there,
+    the M inner draws of positives ``k0 .. 3`` (see :func:`tilt_split_states`), over the threads."""
     L = block_len(P)
-    R = np.zeros(nb)
-    D = np.full(nb, m, np.int64)
-    if P >= 3:
-        _draw_block(T, C0, C1, P, m, seed, start, nb, R, k0 + 1, D)
     key = np.uint64(seed) ^ _INNER_KEY
-    for w in range(nb):
+    for w in prange(R.shape[0]):
         st = _draw_seed(key, start + w)
         for i in range(M):
             d = D[w]
@@ -737,24 +754,21 @@ def _split_states_block(T, C0, C1, P, m, seed, start, nb, k0, M, S_out, D_out):
             D_out[w, i] = d
 
 
-@njit(cache=True, parallel=True)
 def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out):
     """``S_out[i, :]``, ``D_out[i, :]``: the M inner draws of draw ``start + i``.
 
     Each holds the part of S above positive 2 and ``d_3`` (see
     :func:`tilt_split_contributions`); the contributions of any threshold
     follow from them (:func:`split_contributions`), so thresholds at one grid
-    point can share the draws.
+    point can share the draws. Positives ``P .. k0 + 1`` are those of
+    :func:`tilt_draws` (stopped at ``k0 + 1``), then :func:`_inner_draws`.
     """
     T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in prange(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        _split_states_block(
-            T, C0, C1, P, m, seed, start + lo, hi - lo, k0, M, S_out[lo:hi], D_out[lo:hi]
-        )
+    R = np.zeros(n)
+    D = np.full(n, N - P, np.int64)
+    if P >= 3:
+        _draws(layers, N, P, seed, start, n, R, k0 + 1, D)
+    _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
 
 
 @njit(cache=True, parallel=True)

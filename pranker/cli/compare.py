@@ -6,6 +6,7 @@ import math
 
 from .columns import default_columns, to_labels, to_scores
 from .errors import UserError
+from .main import library_options
 from .read import open_table
 from .write import check_writable, emit_results
 
@@ -31,15 +32,7 @@ def run(args) -> int:
 
     try:
         res = compare(
-            sa,
-            sb,
-            y,
-            method=args.method,
-            alternative=args.alternative,
-            ties=args.ties,
-            conf_level=args.conf_level,
-            seed=args.seed,
-            n_draws=args.resamples,
+            sa, sb, y, alternative=args.alternative, n_draws=args.resamples, **library_options(args)
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -49,6 +42,8 @@ def run(args) -> int:
 
 
 def _summary(res, cols) -> None:
+    from ..significance.compare import draws_text
+
     ci = res.confidence_interval()
     lg = res.log10_pvalue
     p = f"{res.pvalue:.3g}" if res.pvalue > 0 else f"1e{lg:.1f}"
@@ -58,8 +53,7 @@ def _summary(res, cols) -> None:
     )
     how = f"{res.alternative}, {res.method}"
     if res.n_draws is not None:
-        what = "swap patterns" if res.method == "permutation" else "resamples"
-        how += f", {res.n_draws:,} {what}"
+        how += f", {draws_text(res)}"
     print(
         f"difference {res.statistic:+.4f}, {100 * res.conf_level:g}% CI "
         f"[{_num(ci.low)}, {_num(ci.high)}], p = {p} ({how})"

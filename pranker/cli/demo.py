@@ -253,7 +253,7 @@ def _write_report(d: _Scored, figures: list, csv_path: str, path: str, args) -> 
 
 
 def _null_samples(n, p, draws, progress):
-    from pranker import null_ap_samples
+    from pranker.null import null_ap_samples
 
     from .._progress import progress_bar
 

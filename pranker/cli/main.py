@@ -76,6 +76,17 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _work_units(text: str) -> int:
+    """A positive whole number of work units, also written as 1e10."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (v >= 1 and v.is_integer()):
+        raise argparse.ArgumentTypeError(f"must be a positive whole number; got {text!r}")
+    return int(v)
+
+
 def _common_args(p) -> None:
     """--quiet and --progress/--no-progress, on every command."""
     p.add_argument(
@@ -150,6 +161,17 @@ def _random_args(p, seed_help: str, level_help: str) -> None:
         default=0.95,
         help=f"coverage of {level_help} (default 0.95)",
     )
+
+
+def library_options(args) -> dict:
+    """The options of score, compare and map that go to the library as they are: ``--method``
+    and those of :func:`_random_args`, as the library's keywords."""
+    return {
+        "method": args.method,
+        "ties": args.ties,
+        "seed": args.seed,
+        "conf_level": args.conf_level,
+    }
 
 
 def _rtol_arg(p) -> None:
@@ -245,6 +267,14 @@ def _score_args(p) -> None:
         help="random rankings for --method montecarlo (library default 100000)",
     )
     _rtol_arg(p)
+    p.add_argument(
+        "--max-work",
+        type=_work_units,
+        default=None,
+        help="work budget of an estimated (tilt) p-value in deterministic units, about 1 ns "
+        "each on a 2020s server core (default 1.8e9, as in the library's max_work=); a "
+        "p-value that reaches it reports the wider interval it reached",
+    )
     _random_args(
         p, "the random rankings drawn by --method tilt or montecarlo", "the null AUPRC interval"
     )

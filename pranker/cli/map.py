@@ -9,6 +9,7 @@ import numpy as np
 from .columns import default_columns, resolve_column, to_labels, to_scores
 from .errors import UserError
 from .format import pvalue_text, sig
+from .main import library_options
 from .read import open_table
 from .write import check_writable, emit_results
 
@@ -84,12 +85,9 @@ def run(args) -> int:
             s_list,
             y_list,
             groups,
-            method=args.method,
-            ties=args.ties,
-            seed=args.seed,
-            conf_level=args.conf_level,
             rtol=rtol,
             query_method="auto" if args.query_pvalues else None,
+            **library_options(args),
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None

@@ -12,6 +12,7 @@ from .._format import method_name
 from .columns import LABEL_NAMES, default_columns, resolve_column, to_labels, to_scores
 from .errors import UserError
 from .format import format_results, log10_pvalue, result_dict, results_csv, sig, unicode_ok
+from .main import library_options
 from .read import STDIN, open_table
 from .write import check_writable, write_output, writing
 
@@ -20,21 +21,12 @@ from .write import check_writable, write_output, writing
 # ----------------------------------------------------------------------------
 
 
-def significance(s, y, *, method, conf_level, ties, draws, seed, progress, rtol=None):
-    """PrankerResult for one score column: :func:`pranker.pranker` with ``method``."""
+def significance(s, y, *, draws, progress, rtol=None, **options):
+    """PrankerResult for one score column: :func:`pranker.pranker` with ``options``
+    (those of :func:`pranker.cli.main.library_options`)."""
     from pranker import pranker
 
-    return pranker(
-        s,
-        y,
-        conf_level=conf_level,
-        ties=ties,
-        method=method,
-        n_draws=draws,
-        seed=seed,
-        progress=progress,
-        rtol=rtol,
-    )
+    return pranker(s, y, n_draws=draws, progress=progress, rtol=rtol, **options)
 
 
 def curves(s: np.ndarray, y: np.ndarray):
@@ -46,9 +38,9 @@ def curves(s: np.ndarray, y: np.ndarray):
 
 def null_curve(N: int, P: int):
     """Expected precision of a random ranking at recall k/P
-    (:func:`pranker.expected_null_pr_curve`), or None where that
+    (:func:`pranker.null.curve.expected_null_pr_curve`), or None where that
     would be slow (very large N with few positives; the figure then shows P/N)."""
-    from pranker import expected_null_pr_curve
+    from pranker.null.curve import expected_null_pr_curve
 
     try:
         return expected_null_pr_curve(N, P)
@@ -101,13 +93,11 @@ def score_arrays(score_cols, s_list, y, args):
                         significance(
                             s,
                             y,
-                            method=args.method,
-                            conf_level=args.conf_level,
-                            ties=args.ties,
                             draws=args.draws,
-                            seed=args.seed,
                             rtol=args.rtol,
+                            max_work=args.max_work,
                             progress=False if several else args.progress,
+                            **library_options(args),
                         )
                     )
                     bar.update(1)

@@ -33,6 +33,7 @@ import os
 
 import numpy as np
 
+from .._docs import MEASURE_DOCS, fill_doc
 from .._numba import curves as _k_curves
 from .._numba import rankcount
 from .._numba import rows as _k_rows
@@ -53,7 +54,7 @@ from .._validation import (
     score_label_aliases,
 )
 
-__all__ = ["auprc_ap", "tie_groups", "ap_from_tie_groups"]
+__all__ = ["auprc_ap", "average_precision_many", "tie_groups", "ap_from_tie_groups"]
 
 
 def tie_groups(scores: np.ndarray, y: np.ndarray):
@@ -358,28 +359,22 @@ def _weighted_threshold_ap(s: np.ndarray, yb: np.ndarray, w: np.ndarray) -> floa
     return float(np.dot(np.diff(tp), tp[1:] / (tp[1:] + fp[1:])) / tp[-1])
 
 
-def _stable_ap_rows(s: np.ndarray, yb: np.ndarray) -> np.ndarray:
-    """AP of each row, ties broken by input order: (1/P) sum_k k / r_k, added best rank first."""
-    order = np.argsort(-s, axis=1, kind="stable")
-    ys = np.take_along_axis(yb, order, axis=1)
-    k = np.cumsum(ys, axis=1)  # positives up to each rank
-    r = np.arange(1, s.shape[1] + 1, dtype=np.float64)
-    terms = np.where(ys, k / r, 0.0)
-    # cumsum adds in order, one term after the other (a sum would pair them)
-    return np.cumsum(terms, axis=1)[:, -1] / k[:, -1]
-
-
-def ap_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = None) -> np.ndarray:
+def ap_of_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = None) -> np.ndarray:
     """AP of each row of validated (R, N) float64 scores and bool labels.
 
     Every row holds a positive (of nonzero weight when weighted); ``ties`` is
     checked, and with weights ``(R, N)`` one of ``"threshold"``, ``"stable"``.
+    Weighted rows in numpy (:func:`_weighted_ap_rows`); the others by the row
+    kernel of ``pranker_many``, :func:`pranker._numba.rows.ap_rows` (no sort:
+    each row counted among its positives' scores), ``"stable"`` with its sum
+    added best rank first, as this function always has.
     """
     if w is not None:
         return _weighted_ap_rows(s, yb, w, ties)
     if ties == "stable":
-        return _stable_ap_rows(s, yb)
-    # the row kernel of pranker_many: no sort, each row counted among its positives' scores
+        mode = _k_rows.MODE_STABLE_BEST_FIRST
+    else:
+        mode = _k_tiegroups.MODE_CODES[ties]
     R = s.shape[0]
     ap = np.empty(R)
     n_valid = np.empty(R, dtype=np.int64)
@@ -390,7 +385,7 @@ def ap_rows(s: np.ndarray, yb: np.ndarray, ties: str, w: np.ndarray | None = Non
         np.ascontiguousarray(yb, dtype=np.bool_),
         np.ones((1, 1), dtype=np.bool_),
         False,
-        _k_tiegroups.MODE_CODES[ties],
+        mode,
         0,
         R,
         ap,
@@ -466,16 +461,21 @@ def one_hot_multiclass(scores, y, pos_label, where: str):
     """``(scores, y)`` with 1-D labels of several classes one-hot encoded, as scikit-learn does.
 
     With 2-D scores of shape (n_samples, n_classes) and 1-D labels of
-    n_samples, column j of the scores scores the j-th of the sorted distinct
+    n_samples taking more than two distinct values (scikit-learn's
+    "multiclass" target; two values stay binary labels, which scikit-learn
+    refuses with 2-D scores and the table path refuses with its own message), column j of the scores scores the j-th of the sorted distinct
     labels (scikit-learn's ``label_binarize(y, classes=np.unique(y))``): ``y``
     becomes the (n_samples, n_classes) table ``y[:, None] == classes``. Any
     other pair is returned as given. The number of distinct labels must be the
     number of columns, no label may be missing, and ``pos_label`` has no
     meaning here (scikit-learn refuses it too).
     """
-    if np.ndim(scores) != 2 or np.ndim(y) != 1:
+    try:
+        if np.ndim(scores) != 2 or np.ndim(y) != 1:
+            return scores, y
+        n_samples, n_classes = np.shape(scores)
+    except ValueError:  # ragged input: the validation of the caller names it
         return scores, y
-    n_samples, n_classes = np.shape(scores)
     if np.shape(y)[0] != n_samples or n_samples < 2 or n_classes < 2:
         return scores, y
     if np.ma.isMaskedArray(y) or np.ma.isMaskedArray(scores):
@@ -499,6 +499,8 @@ def one_hot_multiclass(scores, y, pos_label, where: str):
             f"{where}: the labels in y cannot be sorted ({exc}); give labels of one type "
             "(all numbers or all strings)."
         ) from None
+    if classes.size <= 2:  # binary labels, not scikit-learn's multiclass: left as given
+        return scores, y
     if pos_label is not None:
         raise ValueError(
             f"{where}: pos_label={pos_label!r} has no meaning with 1-D labels of several "
@@ -531,7 +533,7 @@ def _ap_table_rows(ties: str):
             f"it 0 with a warning); leave that {axis} out",
             axis,
         )
-        return ap_rows(S, Y, ties, None if W is None else np.ascontiguousarray(W))
+        return ap_of_rows(S, Y, ties, None if W is None else np.ascontiguousarray(W))
 
     return rows
 
@@ -693,3 +695,76 @@ def auprc_ap(
     if ties == "threshold":
         return _weighted_threshold_ap(s, yb, w)
     return float(_weighted_ap_rows(s[None, :], yb[None, :], w[None, :], ties)[0])
+
+
+@fill_doc(MEASURE_DOCS)
+@score_label_aliases
+def average_precision_many(
+    scores, y, *, ties: str = "average", pos_label=None, sample_weight=None
+) -> np.ndarray:
+    """Average precision of each row of a 2-D score array (one ranking per row).
+
+    Parameters
+    ----------
+    scores : array_like, shape (R, N)
+    y : array_like, shape (N,) shared by all rows, or (R, N)
+        %(binary_labels)s.
+    ties : str
+        As in :func:`pranker.auprc_ap` (default ``"average"``).
+    %(pos_label)s
+    sample_weight : array_like of float >= 0, shape (N,) or (R, N), optional
+        Item weights (shared by all rows, or one row of weights per ranking),
+        as in :func:`pranker.auprc_ap`: with ``ties="threshold"``
+        scikit-learn's weighted AP, with ``ties="stable"`` each item one
+        operating point; the other tie modes have no weighted meaning and
+        raise.
+
+    Masked arrays with masked entries are refused (a row cannot drop items
+    here); compute such rows one at a time with :func:`pranker.auprc_ap`.
+    Rows are rankings: for scikit-learn's layout (n_samples, n_classes) use
+    :func:`pranker.auprc_ap` with ``average=None``, or pass the transposes.
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        ``auprc_ap(scores[r], y[r], ties=ties)`` for each row.
+
+    Raises
+    ------
+    ValueError
+        Scores that are not 2-D or are empty, NaN scores, a missing label,
+        ``y`` or ``sample_weight`` of another shape, a row of ``y`` with no
+        positive (of nonzero weight), labels that are not binary (without
+        ``pos_label``), arguments that look swapped, masked entries, an
+        unknown tie mode, a tie mode that has no weighted meaning with
+        ``sample_weight``, or weights that are negative or not finite.
+        String labels without ``pos_label``, complex or ragged input and
+        non-numeric weights raise
+        %(input_error)s.
+    %(type_error)s
+
+    See Also
+    --------
+    auprc_ap : One ranking.
+    pranker_many : The same APs with their p-values.
+
+    Examples
+    --------
+    >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1])
+    array([0.83333333, 0.83333333])
+    >>> average_precision_many([[3, 2, 1], [1, 2, 3]], [1, 0, 1], sample_weight=[1, 2, 1], ties="threshold")
+    array([0.75, 0.75])
+    """
+    where = "average_precision_many"
+    check_ties(ties, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    s, yb = check_rows(scores, y, where, pos_label)
+    w = None
+    if sample_weight is None:
+        ok = yb.any(axis=1)
+    else:
+        w = np.ascontiguousarray(check_row_weights(sample_weight, s.shape, where))
+        ok = np.where(yb, w, 0.0).sum(axis=1) > 0
+    check_each_row(ok, where, "has no positive (of nonzero weight): AP is undefined there")
+    return ap_of_rows(s, yb, ties, w)

@@ -55,6 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import MEASURE_DOCS as _DOCS
 from .._docs import fill_doc
 from .._results import DeprecatedAlias, deprecated
 from .._validation import (
@@ -65,7 +66,7 @@ from .._validation import (
     score_label_aliases,
 )
 from .ap import auprc_validated
-from .curves import _DOCS, _threshold_counts
+from .curves import _threshold_counts
 
 __all__ = [
     "ConfidenceInterval",
@@ -164,7 +165,7 @@ class TrapezoidAUPRC:
         z = _z(self.conf_level)
         return ConfidenceInterval(self.auprc - z * self.auprc_se, self.auprc + z * self.auprc_se)
 
-    # deprecated names (one release)
+    # deprecated names (until 0.5.0)
     estimate = DeprecatedAlias("auprc")
     se = DeprecatedAlias("auprc_se")
 
@@ -338,7 +339,7 @@ class APInterval:
     def __iter__(self):
         return iter(self.auprc_interval)
 
-    # deprecated names (one release)
+    # deprecated names (until 0.5.0)
     estimate = DeprecatedAlias("auprc")
     low = DeprecatedAlias("auprc_interval.low")
     high = DeprecatedAlias("auprc_interval.high")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -25,10 +26,11 @@ from .._docs import fill_doc
 from .._numba import moments as _kernels
 from .._results import renamed_parameters
 from .._validation import check_counts
+from .base import NULL_DOCS, NullDistribution, PValue
 from .logspace import log_comb
 from .moments import _min_auprc_pair
 
-__all__ = ["BetaFit", "beta_fit"]
+__all__ = ["BetaNull", "BetaFit", "beta_fit"]
 
 _LN10 = math.log(10.0)
 
@@ -352,3 +354,78 @@ def log10_fitted_tail(fit, x, scale: float):
 
     a = np.asarray(x, dtype=np.float64)
     return np.vectorize(one, otypes=[np.float64])(a)[()]
+
+
+class FittedNull(NullDistribution):
+    # A null read off a fitted beta, ``self.fit`` (set by the subclass): its
+    # ``sf`` is the p-value, which carries no error bound, and its ``cdf`` the cdf.
+
+    fit: Any  # a BetaFit, or a SkewBetaFit (pranker.null.skewbeta)
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        return PValue.approximate(float(self.fit.sf(ap)), self.method, float(self.fit.log10_sf(ap)))
+
+    def cdf(self, ap):
+        return self.fit.cdf(ap)
+
+
+@fill_doc(NULL_DOCS)
+class BetaNull(FittedNull):
+    """The two-moment beta of Lopes & Bontempi (2014), as in the R package.
+
+    O(1); floored at 1 / C(N, P). Its tail can be off by many orders of
+    magnitude in either direction when P is small or N / P large; use it to
+    reproduce R, not to judge a ranking.
+
+    Parameters
+    ----------
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
+    params : (float, float), optional
+        Null mean and variance to fit (default: the exact ones).
+
+    Attributes
+    ----------
+    %(null_attributes)s
+    fit : BetaFit
+        The fitted beta.
+
+    See Also
+    --------
+    beta_fit : The fit.
+    SkewBetaNull : Also matches the skewness.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+
+    Examples
+    --------
+    The fit has the exact mean; its p-value carries no error bound:
+
+    >>> b = BetaNull(40, 4)
+    >>> a, c = b.fit.alpha, b.fit.beta
+    >>> bool(abs(b.fit.lower + b.fit.scale * a / (a + c) - b.mean) < 1e-12)
+    True
+    >>> pv = b.pvalue(0.6)
+    >>> pv.method, pv.pvalue_interval
+    ('beta', None)
+    """
+
+    method = "beta"
+    interval_method = "beta"
+    fit: BetaFit
+
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int, *, params=None):
+        N, P = n, n_pos  # the paper's notation in the formulas below
+        super().__init__(N, P)
+        if params is not None:
+            self._moments = (float(params[0]), float(params[1]))
+        self.fit = beta_fit(self.mean, self.var, self.N, self.P)
+
+    def ppf(self, q):
+        return self.fit.ppf(q)
+
+    def interval(self, conf_level: float = 0.95) -> tuple:
+        return self.fit.interval(conf_level)

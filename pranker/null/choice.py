@@ -1,22 +1,33 @@
-"""The defaults of the null layer, each in one line, and the rule ``method="auto"``.
+"""The plan of ``method="auto"``, and every default of the null layer, each in one line.
 
-Every default a p-value depends on (seed, target accuracy, draw budgets, the
-tolerance under which two AP values count as equal) is set here once, so that
-:func:`pranker.null_distribution`, every test of significance (through
-:mod:`pranker.significance.auto`) and every entry point give the same number.
-The rule ``"auto"`` (which null for N instances and P positives) lives here
-too; it depends on N, P and the accuracy asked for.
+:func:`plan` decides, for N instances, P positives and (optionally) an
+observed AP, which method answers, on which representation of the null
+(the exact tail count, the exact recursion's layers, the compressed knots or
+the tilted estimator's compressed proposal) and which error bound the answer
+reports. Every entry point asks it: :func:`pranker.null.distributions.null_distribution`
+with ``"auto"``, the single and batch tests of significance, mean AP over
+queries and the command line. The rule depends on N, P, the threshold and
+the accuracy asked for (``rtol``), never on how the question was asked, so
+the same ranking gets the same answer everywhere.
+
+Every constant below is the one definition of its number; the comment beside
+it names the section of ``docs/calibration.md`` where it was measured. The
+table of regions, methods and bounds is in ``docs/calibration.md``, section
+"The plan of the default".
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+from .._numba.moments import null_moments
 from .._results import renamed_parameters
 from .._validation import check_counts
+from .logspace import placements_at_most
 
-# The public function; the defaults above it are imported by name where they are used.
-__all__ = ["auto_method"]
+# The public functions; the defaults are imported by name where they are used.
+__all__ = ["auto_method", "plan", "Plan", "WorkBudgetWarning"]
 
 # Seed of every random draw when the caller gives none: the same call gives the
 # same number (results record it).
@@ -29,6 +40,53 @@ FIRST_DRAWS = 4096
 DEFAULT_MAX_DRAWS = 1 << 20
 # Draws are added in multiples of this (the tilt's chunk: Ctrl-C is seen between chunks).
 DRAW_STEP = 4096
+
+# --- the tilt's work budget (docs/calibration.md, "A bound on the work of every p-value") ----
+# Work is counted in units, not seconds, so the same call gives the same number on every
+# machine: each pass of a recursion and each positive a draw walks costs the units below,
+# weighted so that a unit takes about the same time on every route (1.1-1.7 ns measured).
+# Default budget of one tilted p-value: about one stable sort of 10^7 float64 (1.0-1.2 T).
+DEFAULT_MAX_WORK = 1_800_000_000
+WORK_LAYER_CELL = 2  # one cell of the exact recursion (P (N - P + 1) per pass)
+WORK_LAYER_STEP = 80  # one positive walked by a draw from the exact layers
+WORK_MC_STEP = 20  # one positive placed by an untilted draw
+WORK_KNOT_CELL = 50  # one cell of a compressed pass (P times the knots per pass)
+WORK_KNOT_STEP = 250  # one positive walked by a draw from the compressed proposal
+WORK_SD_STEP = 400  # one positive walked by a state-dependent draw
+# Nominal passes of the search for a grid point (exact layers, or compressed below the mean).
+WORK_SEARCH_PASSES = 8
+# At most this share of the budget goes to the compressed proposal's saddle search; the rest
+# to its tables and draws (when it is spent, the search keeps the best tilt found so far).
+WORK_SADDLE_SHARE = 0.5
+# A capped estimate still makes at least this many draws (its rse then says how rough it is).
+MIN_CAPPED_DRAWS = 64
+
+
+class WorkBudgetWarning(UserWarning):
+    """A p-value stopped at its work budget (``max_work``) before reaching ``rtol``.
+
+    The result still carries an unbiased estimate with its honest relative
+    standard error (above ``rtol``) and the wider interval that goes with
+    it. Pass a larger ``max_work=`` (or a larger ``rtol=``) for more
+    precision; filter it with ``warnings.simplefilter("ignore",
+    pranker.WorkBudgetWarning)``.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message: what was stopped, the relative standard error reached,
+        and the ``max_work=`` and ``rtol=`` that would go further.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pranker.null.choice import WorkBudgetWarning
+    >>> issubclass(WorkBudgetWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", WorkBudgetWarning)
+    ...     warnings.warn("stopped at max_work", WorkBudgetWarning)  # silenced
+    """
 
 
 def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
@@ -75,126 +133,218 @@ DEFAULT_MAX_DRAWS_PER_QUERY = 1 << 18
 DEFAULT_MC_DRAWS = 100_000
 
 
-# --- the "auto" rule ---------------------------------------------------------
-# Exact when the tail count is instant: C(N, P) placements at most this many
-# (the count visits at most all of them; ~0.04 s), or P = 1, or P = N.
+# --- the plan of "auto" (docs/calibration.md, "The plan of the default") -------------------
+# Exact when counting is instant: C(N, P) placements at most this many (~0.04 s), P = 1 or P = N.
 AUTO_EXACT_PLACEMENTS = 1_000_000
-# Then the second-order saddlepoint where it has been calibrated (below); otherwise the
-# tilt: its memory does not grow with N P (exact layers up to 128 MB, the compressed
-# proposal of pranker.null.compressed beyond), so there is no Monte Carlo fallback. (Far
-# from the calibrated region the saddlepoint is off by large factors: at N = 1e6, P = 300,
-# AP 0.0007, true p = 2.5e-3, first-order Lugannani-Rice was off by 1.2 orders.)
+# Budget of the exact tail count in search steps (ExactNull, by name).
+EXACT_MAX_NODES = 1_000_000_000
+# The tilt keeps the exact layers up to this many prefix sums P (N - P + 1) (8 bytes each:
+# 128 MB); beyond, its proposal is compressed ("The compressed proposal (beyond 128 MB)").
+EXACT_TABLE_CELLS = 16_000_000
 
-# --- the saddlepoint's calibrated region ------------------------------------------
-# Measured against the tilted estimator at 0.4 % rse (benchmarks/calibration_saddlepoint.py,
-# docs/calibration.md): with rho = N / P^2 at most SADDLEPOINT_MAX_RHO, at least
-# SADDLEPOINT_MIN_POSITIVES positives and at most SADDLEPOINT_MAX_ITEMS_PER_POSITIVE items per
-# positive, the second-order saddlepoint's log10 error stayed within SADDLEPOINT_LOG10_BOUND
-# at every threshold up to SADDLEPOINT_MAX_DEPTH, both tails.
+# The second-order saddlepoint on the exact layers, where calibrated ("The second-order
+# saddlepoint and its calibrated region"): rho = N / P^2 at most this, at least this many
+# positives, at most this many items per positive; its bound in log10.
 SADDLEPOINT_MAX_RHO = 0.1
 SADDLEPOINT_MIN_POSITIVES = 50
-# ... and at most this many items per positive: at a fixed rho the error grows with N / P
-# (0.009-0.011 at 16 sd for P = 500, N / P = 30-50; 0.014 at N = 50,000, P = 1,000, rho =
-# 0.05); with N / P <= 25 it stayed within 0.007 up to rho = 0.1)
 SADDLEPOINT_MAX_ITEMS_PER_POSITIVE = 25
 SADDLEPOINT_LOG10_BOUND = 0.01
-# ... for thresholds up to this fraction of the way from the null mean of S to its largest
-# value P; nearer the top the tail holds few placements, S is lumpy there, and the error
-# reached 0.03-0.15 in log10 at 0.99-0.999 of the way with N / P <= 4.
+# Every saddlepoint bound holds up to this fraction of the way from the null mean of S to P
+# (S is lumpy nearer the top: 0.03-0.15 in log10 at 0.99-0.999 of the way).
 SADDLEPOINT_MAX_DEPTH = 0.9
-# Its passes are over P (N - P + 1) cells (3-7 ns each, 2-11 passes, mostly 3-5; two layers of memory):
-# "auto" takes it up to 1e8 cells (0.4-2.8 s at 3.6e7-9.6e7 cells, where it was checked against
-# the compressed proposal's estimates; the tilt took several seconds there).
+# The exact recursion's passes are affordable up to this many cells P (N - P + 1) (0.4-2.8 s).
 SADDLEPOINT_MAX_CELLS = 100_000_000
 
-
-# --- beyond rho = 0.1: where the top positives are pinned -----------------------------
-# With more items per positive (0.1 < rho <= 10, N / P up to 1000) the error comes from the
-# top positives' jumps (positive k moves S by 1 / (k + 1) between ranks k and k + 1) while
-# the tilted law has not yet pinned them to the top ranks; once it has, the saddlepoint is
-# accurate again. Measured (docs/calibration.md, 2026-11-28; 15 pairs with P = 50-200, rho
-# 0.2-10, N / P 10-1000, 211 upper-tail thresholds up to 90 % of the way to the top, against
-# the tilted estimator at 0.6 % rse): where the share of the tilted variance of S carried by
-# those jumps,
-#   sum_k p_k (1 - p_k) / (k + 1)^2 / K''(phi),  p_k = P_phi(top k positives at ranks 1..k)
-# (pranker.null.saddlepoint.top_lumpiness), was at most SADDLEPOINT_MAX_LUMP, the largest
-# log10 error over 74 thresholds was 0.008 (3.2 se of the truth); from 5e-4 to 1e-3 it
-# reached 0.012 (4.7 se), from 1e-3 to 2.5e-3 0.12, and beyond up to 1.06.
+# Fewer positives for their share ("Fewer positives: the saddlepoint where the top positives
+# are pinned"): up to rho = 10 and 1,000 items per positive, from 4e6 cells, a threshold
+# gets the bound below when the top positives' share of the tilted variance
+# (pranker.null.saddlepoint.top_lumpiness) is at most SADDLEPOINT_MAX_LUMP.
 SADDLEPOINT_PINNED_MAX_RHO = 10.0
 SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE = 1000
+SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
 SADDLEPOINT_MAX_LUMP = 5e-4
 SADDLEPOINT_PINNED_LOG10_BOUND = 0.015
-# Below max(SADDLEPOINT_PINNED_MIN_DEPTH, SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE / P) of the
-# way from the null mean to the top the check (the saddlepoint's passes and a backward
-# pass over the P (N - P + 1) cells) is skipped and the tilt answers: in that calibration
-# and the first one no threshold had its top positives pinned before about 20 / P of the
-# way (0.1-0.15 with P = 150-200, 0.2-0.5 with P = 50-100, 0.022-0.054 with P = 500-1,000).
-# A matter of speed only: a skipped threshold gets the tilt's answer.
+# The check starts at max(MIN_DEPTH, DEPTH_PER_POSITIVE / P) of the way (no threshold was
+# pinned earlier in the calibration; a matter of speed only).
 SADDLEPOINT_PINNED_MIN_DEPTH = 0.02
 SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE = 12.0
-# ... and only from this many cells P (N - P + 1) on: below, the tilted estimator's draws
-# (shared by the thresholds of one grid point) cost less than the saddlepoint's passes and
-# the pinning check (pranker_many, 10^4 rankings of 10^4 items with ~100 positives: 154.9 s
-# with the saddlepoint for the pinned thresholds, 102.6 s with the tilt throughout).
-SADDLEPOINT_PINNED_MIN_CELLS = 4_000_000
 
-
-# --- many positives beyond the exact CGF's reach ----------------------------------------
-# From this many positives, with at most LARGE_P_MAX_ITEMS_PER_POSITIVE items each and more
-# than SADDLEPOINT_MAX_CELLS cells (beyond the exact recursion), the saddlepoint is
-# first-order Lugannani-Rice on the accurate compressed CGF (pranker.null.saddle_large), each
-# pass computed only above the layers' floors (pranker._numba.cgf_band). Measured against
-# the importance sampler at about 1 % rse at P = 10^4 (docs/calibration.md,
-# docs/calibration_large_p_truth.jsonl): with N / P = 2 and 10, from 10^-3 to 10^-300, the
-# largest |log10 error| was 0.011 (2.7 se of the truth). With N / P = 100 it was -0.015 at
-# p = 10^-3 and -0.28 at 10^-29.7: near the tilt that pins the top positives (log(N / P))
-# S is lumpy, so the region stops at 10 items per positive.
+# Many positives beyond the exact recursion ("Many positives: a saddlepoint on an accurate
+# compressed CGF"): first-order Lugannani-Rice on the compressed knots from this many
+# positives with at most this many items each (N / P = 100 was off by -0.28 at 1e-30).
 LARGE_P_MIN_POSITIVES = 10_000
 LARGE_P_MAX_ITEMS_PER_POSITIVE = 10
 LARGE_P_LOG10_BOUND = 0.015
 
 
-def large_p_region(n: int, n_pos: int) -> bool:
-    """Whether (N, P) is answered by the saddlepoint on the compressed CGF (upper tails).
+@dataclass(frozen=True)
+class Plan:
+    """What answers a p-value under ``method="auto"``, on what, and with which error bound.
 
-    ``P >= 10^4``, ``N <= 10 P`` and ``P (N - P + 1) > 1e8`` (beyond the
-    exact recursion of :func:`saddlepoint_log10_bound` and
-    :func:`saddlepoint_pinned_region`); its bound is :func:`large_p_log10_bound`
-    up to :data:`SADDLEPOINT_MAX_DEPTH`.
+    Attributes
+    ----------
+    method : str
+        ``"exact"``, ``"saddlepoint"`` or ``"tilt"``.
+    backend : str
+        What the method computes on: ``"count"`` (the exact tail count),
+        ``"layers"`` (the exact forward recursion), ``"knots"`` (the
+        accurate compressed CGF) or ``"compressed"`` (the tilted
+        estimator's compressed proposal).
+    log10_bound : float or None
+        The bound the answer reports on its log10 error: 0 for exact
+        counts, the measured bound of the saddlepoint, None for the tilt
+        (its interval comes from its relative standard error, ``rtol``).
+    saddlepoint_bound : float or None
+        The bound a saddlepoint would report at this threshold (also for
+        ``method="saddlepoint"`` by name); None where none was measured.
+    check_pinning : bool
+        The saddlepoint's bound holds only if its tilted law pins the top
+        positives (``top_lumpiness <= SADDLEPOINT_MAX_LUMP``); otherwise the
+        tilt answers (by name: the saddlepoint without a bound).
+    region : str
+        The region of the plan, in words (docs/calibration.md).
+
+    Examples
+    --------
+    >>> p = plan(10**5, 100, ap=0.3)  # deep in the tail, 1,000 items per positive
+    >>> p.method, p.backend, p.log10_bound, p.check_pinning
+    ('saddlepoint', 'layers', 0.015, True)
     """
-    if n_pos < LARGE_P_MIN_POSITIVES or n_pos >= n:
-        return False
-    if n > LARGE_P_MAX_ITEMS_PER_POSITIVE * n_pos:
-        return False
-    return n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS
+
+    method: str
+    backend: str
+    log10_bound: float | None
+    saddlepoint_bound: float | None = None
+    check_pinning: bool = False
+    region: str = ""
 
 
-def large_p_log10_bound(n: int, n_pos: int) -> float | None:
-    """The measured bound on the compressed-CGF saddlepoint's log10 error (None outside its region).
+def tilt_backend(n: int, n_pos: int) -> str:
+    """``"layers"`` while the exact tilted layers fit in 128 MB, else ``"compressed"``."""
+    return "compressed" if n_pos * (n - n_pos + 1) > EXACT_TABLE_CELLS else "layers"
 
-    :data:`LARGE_P_LOG10_BOUND` (0.015) inside :func:`large_p_region`.
+
+def saddlepoint_backend(n: int, n_pos: int) -> str:
+    """The saddlepoint's CGF: ``"layers"`` up to 1e8 cells, ``"knots"`` beyond."""
+    return "knots" if n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS else "layers"
+
+
+def saddlepoint_region(n: int, n_pos: int) -> tuple[str, float] | None:
+    """``(region, log10 bound)`` where the saddlepoint was calibrated for (N, P), else None.
+
+    ``"calibrated"``: ``N <= 0.1 P^2``, ``N <= 25 P``, ``P >= 50``, at most 1e8
+    cells ``P (N - P + 1)``, bound 0.01. ``"pinned"``: beyond that up to ``N
+    <= 10 P^2`` and ``N <= 1000 P``, 4e6 to 1e8 cells, bound 0.015 for the
+    thresholds whose top positives are pinned. ``"large P"``: ``P >= 10^4``,
+    ``N <= 10 P``, more than 1e8 cells, bound 0.015.
     """
-    return LARGE_P_LOG10_BOUND if large_p_region(n, n_pos) else None
+    if n_pos >= n:
+        return None
+    cells = n_pos * (n - n_pos + 1)
+    if n_pos >= SADDLEPOINT_MIN_POSITIVES:
+        if (
+            n <= SADDLEPOINT_MAX_RHO * n_pos * n_pos
+            and n <= SADDLEPOINT_MAX_ITEMS_PER_POSITIVE * n_pos
+            and cells <= SADDLEPOINT_MAX_CELLS
+        ):
+            return "calibrated", SADDLEPOINT_LOG10_BOUND
+        if (
+            n <= SADDLEPOINT_PINNED_MAX_RHO * n_pos * n_pos
+            and n <= SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE * n_pos
+            and SADDLEPOINT_PINNED_MIN_CELLS <= cells <= SADDLEPOINT_MAX_CELLS
+        ):
+            return "pinned", SADDLEPOINT_PINNED_LOG10_BOUND
+    if (
+        n_pos >= LARGE_P_MIN_POSITIVES
+        and n <= LARGE_P_MAX_ITEMS_PER_POSITIVE * n_pos
+        and cells > SADDLEPOINT_MAX_CELLS
+    ):
+        return "large P", LARGE_P_LOG10_BOUND
+    return None
 
 
-def saddlepoint_pinned_region(n: int, n_pos: int) -> bool:
-    """Whether (N, P) lies where the saddlepoint is trusted only for thresholds whose top positives are pinned.
+def depth_of(ap: float, n: int, n_pos: int) -> float:
+    """How far ``ap`` lies from the null mean towards AP = 1, as a fraction (negative below the mean)."""
+    mean_s = null_moments(float(n), float(n_pos), float(n - n_pos))[0] * n_pos
+    return (ap * n_pos - mean_s) / (n_pos - mean_s)
 
-    ``P >= 50``, ``0.1 P^2 < N <= 10 P^2`` or ``N > 25 P``, ``N <= 1000 P``,
-    ``4e6 <= P (N - P + 1) <= 1e8`` (outside the region of
-    :func:`saddlepoint_log10_bound`). There a threshold gets the bound
-    :data:`SADDLEPOINT_PINNED_LOG10_BOUND` when its tilted law has its top
-    positives pinned (:data:`SADDLEPOINT_MAX_LUMP`).
+
+def plan(n: int, n_pos: int, ap: float | None = None, rtol: float | None = None) -> Plan:
+    """The plan of ``method="auto"`` for N instances, P positives and, optionally, an observed AP.
+
+    Without ``ap``: the method for (N, P) — ``"exact"`` when counting is
+    instant; ``"saddlepoint"`` where :func:`saddlepoint_region` has a
+    measured bound within twice ``rtol`` (the half-width of the tilted
+    estimator's own 95 % interval); ``"tilt"`` otherwise. With ``ap``: the
+    answer at that threshold — the saddlepoint only up to
+    :data:`SADDLEPOINT_MAX_DEPTH` of the way to the top (and, where the top
+    positives must be pinned, from ``max(2 %, 12 / P)`` of the way, with
+    ``check_pinning``); the tilt elsewhere.
+
+    Parameters
+    ----------
+    n, n_pos : int
+        Counts, ``1 <= P <= N`` (checked by the callers).
+    ap : float, optional
+        The threshold.
+    rtol : float, optional
+        The relative standard error asked of the tilt (default 0.02).
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> plan(20, 5).method, plan(5000, 500).region, plan(5000, 500).log10_bound
+    ('exact', 'calibrated', 0.01)
+    >>> p = plan(5000, 500, ap=0.99)   # 99 % of the way to the top: the tilt
+    >>> p.method, p.backend, p.saddlepoint_bound
+    ('tilt', 'layers', None)
+    >>> plan(10**5, 10**4).backend, plan(10**7, 100).backend
+    ('knots', 'compressed')
     """
-    if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
-        return False
-    if saddlepoint_log10_bound(n, n_pos) is not None:
-        return False
-    if n > SADDLEPOINT_PINNED_MAX_RHO * n_pos * n_pos:
-        return False
-    if n > SADDLEPOINT_PINNED_MAX_ITEMS_PER_POSITIVE * n_pos:
-        return False
-    return SADDLEPOINT_PINNED_MIN_CELLS <= n_pos * (n - n_pos + 1) <= SADDLEPOINT_MAX_CELLS
+    if n_pos == 1 or n_pos == n or placements_at_most(n, n_pos, AUTO_EXACT_PLACEMENTS):
+        return Plan("exact", "count", 0.0, 0.0, region="exact")
+    tilt = Plan("tilt", tilt_backend(n, n_pos), None)
+    region = saddlepoint_region(n, n_pos)
+    if region is None:
+        return tilt
+    name, bound = region
+    if not within_rtol(bound, DEFAULT_RTOL if rtol is None else rtol):
+        return tilt
+    at = Plan("saddlepoint", saddlepoint_backend(n, n_pos), bound, bound, name == "pinned", name)
+    if ap is None:
+        return at
+    at = saddlepoint_at(n, n_pos, ap)
+    if at.saddlepoint_bound is None:
+        return Plan(tilt.method, tilt.backend, None, None, region=at.region)
+    return at
+
+
+def within_rtol(log10_bound: float | None, rtol: float) -> bool:
+    """Whether a saddlepoint bound is within twice ``rtol``, the half-width of the tilt's 95 % interval."""
+    return log10_bound is not None and 10.0**log10_bound - 1.0 <= 2.0 * rtol
+
+
+def saddlepoint_at(n: int, n_pos: int, ap: float) -> Plan:
+    """The saddlepoint's plan at one threshold, whatever ``rtol`` (also for the method by name).
+
+    Its ``saddlepoint_bound`` is the region's bound (:func:`saddlepoint_region`)
+    from the null mean (or, where the top positives must be pinned, from
+    ``max(2 %, 12 / P)`` of the way) up to :data:`SADDLEPOINT_MAX_DEPTH` of
+    the way to the top; None elsewhere.
+    """
+    backend = saddlepoint_backend(n, n_pos)
+    region = saddlepoint_region(n, n_pos)
+    if region is None:
+        return Plan("saddlepoint", backend, None, None, region="uncalibrated")
+    name, bound = region
+    depth = depth_of(ap, n, n_pos)
+    low = saddlepoint_pinned_min_depth(n_pos) if name == "pinned" else -math.inf
+    if not low <= depth <= SADDLEPOINT_MAX_DEPTH:
+        return Plan("saddlepoint", backend, None, None, region=name + ", beyond its depth")
+    return Plan("saddlepoint", backend, bound, bound, name == "pinned", name)
 
 
 def saddlepoint_pinned_min_depth(n_pos: int) -> float:
@@ -202,50 +352,33 @@ def saddlepoint_pinned_min_depth(n_pos: int) -> float:
     return max(SADDLEPOINT_PINNED_MIN_DEPTH, SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE / n_pos)
 
 
-def saddlepoint_log10_bound(n: int, n_pos: int) -> float | None:
-    """The measured bound on the saddlepoint's log10 error for (N, P), or None outside its region."""
-    if n_pos < SADDLEPOINT_MIN_POSITIVES or n_pos >= n:
-        return None
-    if n > SADDLEPOINT_MAX_RHO * n_pos * n_pos or n > SADDLEPOINT_MAX_ITEMS_PER_POSITIVE * n_pos:
-        return None
-    if n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS:
-        return None
-    return SADDLEPOINT_LOG10_BOUND
+def mean_ap_method(n_queries: int, cumulants) -> str:
+    """The method of ``"auto"`` for the mean AP of Q >= 2 queries (one query: :func:`plan`).
+
+    The tilted estimator for at most :data:`AUTO_TILT_MAX_QUERIES` queries;
+    beyond, the saddlepoint where the null mean AP's excess kurtosis
+    ``k4 / k2^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS`, the tilted
+    estimator elsewhere (docs/mean_ap.md). ``cumulants()`` returns the null
+    CGF and its derivatives at 0 (``k[2]``, ``k[4]`` are the second and
+    fourth cumulants); it is called only when needed.
+    """
+    if n_queries <= AUTO_TILT_MAX_QUERIES:
+        return "tilt"
+    k = cumulants()
+    return "saddlepoint" if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2] else "tilt"
 
 
 @renamed_parameters(N="n", P="n_pos")
 def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     """The method ``method="auto"`` uses for N instances and P positives.
 
-    - ``"exact"`` when P = 1, P = N or C(N, P) <= 1e6 (the tail count is then
-      instant);
-    - ``"saddlepoint"`` where the second-order saddlepoint has been
-      calibrated — ``N <= 0.1 P^2``, ``N <= 25 P``, ``P >= 50``,
-      ``P (N - P + 1) <= 1e8``
-      — and its measured bound (0.01 in log10, 2.3 %) is within twice
-      ``rtol`` (the half-width of the tilted estimator's own 95 % interval):
-      a few milliseconds to a few seconds, no draws. Thresholds
-      beyond its calibrated depth (90 % of the way from the null mean to AP
-      = 1) are answered by the tilt; each p-value's ``method`` says which;
-    - ``"saddlepoint"`` also where ``0.1 P^2 < N <= 10 P^2`` or ``N > 25 P``
-      (up to ``N = 1000 P``; ``P >= 50``, 4e6 to 1e8 cells ``P (N - P + 1)``) and the
-      bound there (0.015 in log10, 3.5 %) is within twice ``rtol``, for
-      the thresholds whose tilted law has pinned the top positives to the
-      top ranks (deep in the tail); the tilt answers the others (each
-      p-value's ``method`` says which);
-    - ``"saddlepoint"`` also for many positives beyond the exact recursion
-      (``P >= 10^4``, ``N <= 10 P``, more than 1e8 cells), on a compressed
-      CGF accurate to about 1e-3 nats, where its bound (0.015 in log10, 3.5
-      %) is within twice ``rtol``: seconds instead of the tilt's minutes;
-    - ``"tilt"`` otherwise: the importance sampler with exact likelihood
-      ratios, 2 % relative standard error, for any N (its tables take at
-      most ~130 MB: exact layers while they fit, the compressed proposal of
-      :mod:`pranker.null.compressed` beyond).
-
-    The rule depends on (N, P) and ``rtol`` only, never on the observed AP
-    except through the saddlepoint's depth limit and the pinning of the top
-    positives at the AP's saddle point (both functions of the AP, N and P),
-    so every entry point gives the same answer for the same ranking.
+    ``"exact"`` where counting the placements is instant, ``"saddlepoint"``
+    where the saddlepoint's measured bound (docs/calibration.md) is within
+    twice ``rtol``, ``"tilt"`` otherwise; :func:`plan` says which method,
+    representation and bound each threshold gets (thresholds beyond the
+    saddlepoint's calibrated depth, or whose top positives are not pinned
+    where that is required, are answered by the tilt, and each p-value's
+    ``method`` says which answered).
 
     Parameters
     ----------
@@ -267,8 +400,8 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
 
     See Also
     --------
+    plan : The method, representation and bound at each threshold.
     pranker.pranker : Uses this rule for ``method="auto"``.
-    pranker.null_distribution : Builds the null for any method by name.
 
     Examples
     --------
@@ -293,17 +426,4 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
             f"auto_method: rtol must be in (0, 1) (a relative standard error, e.g. 0.02); "
             f"got {rtol!r}."
         )
-    if p == 1 or p == n or math.comb(n, p) <= AUTO_EXACT_PLACEMENTS:
-        return "exact"
-    twice = 2.0 * (DEFAULT_RTOL if rtol is None else rtol)
-    bound = saddlepoint_log10_bound(n, p)
-    if bound is not None and 10.0**bound - 1.0 <= twice:
-        return "saddlepoint"
-    if saddlepoint_pinned_region(n, p) and 10.0**SADDLEPOINT_PINNED_LOG10_BOUND - 1.0 <= twice:
-        return (
-            "saddlepoint"  # for the thresholds whose top positives are pinned; the tilt the others
-        )
-    bound = large_p_log10_bound(n, p)
-    if bound is not None and 10.0**bound - 1.0 <= twice:
-        return "saddlepoint"  # on the compressed CGF
-    return "tilt"
+    return plan(n, p, rtol=rtol).method

@@ -55,6 +55,7 @@ from .._numba.compressed import (
     draw_states,
     state_dependent_draws,
 )
+from .choice import WORK_KNOT_CELL
 
 __all__ = ["CompressedProposal", "KNOT_START", "TABLE_BYTES", "knot_ratio", "tilt_grid"]
 
@@ -157,6 +158,11 @@ class CompressedProposal:
             return 8 * (P + 1) * B
         c = self._segment()
         return 8 * (-(-P // c) + c + 1) * B
+
+    @property
+    def checkpointed(self) -> bool:
+        """Whether the rows are checkpointed (then recomputed for each batch of draws)."""
+        return 8 * (self.P + 1) * self.n_knots > TABLE_BYTES
 
     def _segment(self) -> int:
         return max(1, math.ceil(math.sqrt(self.P)))
@@ -280,6 +286,12 @@ class CompressedProposal:
 
     # -- state-dependent tilting -------------------------------------------------
     def saddle(self, s: float, mean_s: float, sd_s: float, bar=None) -> float:
+        """The tilt ``phi > 0`` with ``Khat'(phi) = s`` (:meth:`saddle_within`, no budget)."""
+        return self.saddle_within(s, mean_s, sd_s, bar)[0]
+
+    def saddle_within(
+        self, s: float, mean_s: float, sd_s: float, bar=None, max_work: int | None = None
+    ) -> tuple[float, int, bool]:
         """The tilt ``phi > 0`` with ``Khat'(phi) = s``, to :data:`SADDLE_TOL` tilted sd.
 
         ``Khat'`` is increasing and convex in ``phi`` and nearly flat then
@@ -298,30 +310,57 @@ class CompressedProposal:
         against 2.58). The path depends on ``s`` alone, so the tilt is a
         function of the threshold. ``bar``, when given, is updated once per
         pass of the recursion on the real knots.
+
+        Returns ``(phi, work, cut)``: the work of the passes, in the units of
+        :mod:`pranker.null.choice` (``WORK_KNOT_CELL`` per cell, P times the
+        knots per pass), and whether ``max_work`` (None: no bound) stopped
+        the search before it converged; then ``phi`` is the evaluated tilt
+        whose slope came nearest ``s`` (on the real knots if any pass on them
+        was made; else on the coarse copy; else the normal guess). Every
+        tilt keeps the estimator unbiased; one off the saddle point only
+        costs variance, which the estimate reports.
         """
         coarse = self._coarse
         if coarse is None:
             coarse = compressed_knots(self.M, min(self.E, 256), max(self.eps, 0.05))
             self._coarse = coarse
         seen: list[tuple[float, float]] = []
+        fine: list[tuple[float, float]] = []
+        work = [0]
+
+        def charge(knots: int) -> None:
+            units = self.P * knots * WORK_KNOT_CELL
+            if max_work is not None and work[0] + units > max_work:
+                raise _Spent
+            work[0] += units
 
         def g_coarse(phi):
+            charge(coarse.shape[0])
             g = compressed_cgf(self.N, self.P, phi, coarse)[1] - s
             seen.append((phi, g))
             return g
 
         def g_fine(phi):
+            charge(self.n_knots)
             if bar is not None:
                 bar.update(1)
-            return self.cgf(phi)[1] - s
+            g = self.cgf(phi)[1] - s
+            fine.append((phi, g))
+            return g
 
         floor = 1e-6 / sd_s  # a tilt this small changes no draw: the threshold is in the body
         phi0 = min(max((s - mean_s) / (sd_s * sd_s), floor), 1.0)
-        br = _bracket(g_coarse, phi0, floor)
-        phi_c = floor if br is None else _illinois(g_coarse, *br, 0.02)
-        # a coarse root at the floor is the coarse copy's bias near the mean: start from the guess
-        x0 = phi_c if phi_c > floor else phi0
-        return _fine_root(g_fine, x0, _coarse_slope(seen, x0), s, floor, SADDLE_TOL, phi0)
+        try:
+            br = _bracket(g_coarse, phi0, floor)
+            phi_c = floor if br is None else _illinois(g_coarse, *br, 0.02)
+            # a coarse root at the floor is the coarse copy's bias near the mean: start from the guess
+            x0 = phi_c if phi_c > floor else phi0
+            phi = _fine_root(g_fine, x0, _coarse_slope(seen, x0), s, floor, SADDLE_TOL, phi0)
+        except _Spent:
+            best = fine or seen
+            phi = min(best, key=lambda p: abs(p[1]))[0] if best else phi0
+            return phi, work[0], True
+        return phi, work[0], False
 
     def state_dependent_tilts(self, s: float, phi_star: float):
         """``(phis, kc)`` for threshold ``s``, or None when their tables do not fit the budget.
@@ -396,6 +435,10 @@ class CompressedProposal:
         if not math.isfinite(top):
             return 0.0, np.zeros(n)
         return top, np.exp(logc - top)
+
+
+class _Spent(Exception):
+    """The saddle search's share of the work budget is spent."""
 
 
 def _bracket(g, phi, floor, factor=2.0) -> tuple[tuple[float, float], tuple[float, float]] | None:

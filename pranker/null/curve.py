@@ -221,7 +221,7 @@ class NullInterpolatedAP:
     precision: np.ndarray | None = None
     precision_se: np.ndarray | None = None
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     N = DeprecatedAlias("n")
     P = DeprecatedAlias("n_pos")
 

@@ -77,12 +77,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docs import fill_doc
-from .._numba.exact import _enumerate_sums, _last_level_count, _tail_count
+from .._numba.exact import _enumerate_sums, _tail_count
 from .._results import DeprecatedAlias, renamed_parameters
 from .._validation import check_ap, check_counts
-from .choice import REL_TOL
+from .base import NULL_DOCS, NullDistribution, PValue, log10_comb, one_positive_count, vectorize
+from .choice import DEFAULT_SEED, EXACT_MAX_NODES, REL_TOL
+from .logspace import placements_at_most
+from .moments import null_quantiles
 
 __all__ = [
+    "ExactNull",
     "ExactNullDistribution",
     "exact_null_distribution",
     "exact_pvalue",
@@ -90,7 +94,6 @@ __all__ = [
 ]
 
 EXACT_DISTRIBUTION_LIMIT = 20_000_000
-EXACT_MAX_NODES = 1_000_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -160,7 +163,7 @@ class ExactNullDistribution:
     n: int
     n_pos: int
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     N = DeprecatedAlias("n")
     P = DeprecatedAlias("n_pos")
 
@@ -232,13 +235,13 @@ def exact_null_distribution(n: int, n_pos: int) -> ExactNullDistribution:
     """
     N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_counts(N, P)
-    total = math.comb(n, p)
-    if total > EXACT_DISTRIBUTION_LIMIT:
+    if not placements_at_most(n, p, EXACT_DISTRIBUTION_LIMIT):
         raise ValueError(
-            f"C(N={n}, P={p}) = {float(min(total, 10**300)):.3g} placements exceeds "
+            f"C(N={n}, P={p}) = 10^{log10_comb(n, p):.1f} placements exceeds "
             f"EXACT_DISTRIBUTION_LIMIT={EXACT_DISTRIBUTION_LIMIT:.0e}; use exact_pvalue "
             "(tail count, no storage) or method='montecarlo'."
         )
+    total = math.comb(n, p)
     sums = np.empty(total, dtype=np.float64)
     got = _enumerate_sums(n, p, sums)
     assert got == total
@@ -330,8 +333,7 @@ def exact_pvalue(
     if p == n:
         count = total if a <= 1.0 + REL_TOL else 0
     elif p == 1:
-        thr = a * (1.0 - REL_TOL)
-        count = int(_last_level_count(0.0, 1, n, 1.0, thr))
+        count = one_positive_count(n, a)
     else:
         thr = a * p * (1.0 - REL_TOL)
         cnt, nodes = _tail_count(n, p, thr, int(max_nodes))
@@ -346,3 +348,114 @@ def exact_pvalue(
     if return_count:
         return pv, count, total
     return pv
+
+
+# ---------------------------------------------------------------------------
+@fill_doc(NULL_DOCS)
+class ExactNull(NullDistribution):
+    """The exact null: counted placements (:mod:`pranker.null.exact`).
+
+    Parameters
+    ----------
+    n, n_pos : int
+        Number of instances N and of positives P, ``1 <= P <= N``.
+    max_nodes : int, optional
+        Budget of the tail count (default ``EXACT_MAX_NODES``); beyond it
+        :class:`pranker.null.exact.ExactBudgetExceeded` is raised.
+
+    Attributes
+    ----------
+    %(null_attributes)s
+    max_nodes : int
+        Budget of the tail count.
+
+    See Also
+    --------
+    exact_pvalue : The tail count itself.
+    exact_null_distribution : The whole distribution for small C(N, P).
+    TiltNull : Unbiased estimates where counting is too slow.
+
+    References
+    ----------
+    .. [1] %(ref_lopes2014)s
+
+    Examples
+    --------
+    The six placements of 2 positives among 4 have AP 5/12, 1/2, 7/12, 3/4,
+    5/6 and 1:
+
+    >>> null = ExactNull(4, 2)
+    >>> float(null.cdf(0.5)) == 2 / 6, float(null.sf(0.75)) == 3 / 6
+    (True, True)
+    >>> bool(abs(null.ppf(0.5) - 7 / 12) < 1e-12)  # the first value with cdf >= 1/2
+    True
+
+    p-values by the bounded tail count; quantiles from the full distribution
+    when C(N, P) is small enough to enumerate, else from the saddlepoint.
+    """
+
+    method = "exact"
+
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int, *, max_nodes: int | None = None):
+        N, P = n, n_pos  # the paper's notation in the formulas below
+        super().__init__(N, P)
+        self.max_nodes = EXACT_MAX_NODES if max_nodes is None else int(max_nodes)
+        self._dist = None
+
+    @property
+    def interval_method(self) -> str:  # type: ignore[override]  # a class attribute elsewhere
+        return "exact" if self.enumerable else "montecarlo"
+
+    @property
+    def enumerable(self) -> bool:
+        """Whether C(N, P) is small enough to enumerate the whole distribution."""
+        return (
+            self.P == 1
+            or self.P == self.N
+            or placements_at_most(self.N, self.P, EXACT_DISTRIBUTION_LIMIT)
+        )
+
+    def pvalue(self, ap: float, conf_level: float = 0.95) -> PValue:
+        edge = self.edge_pvalue(ap)
+        if edge is not None:
+            return edge
+        pv, count, total = exact_pvalue(
+            ap, self.N, self.P, max_nodes=self.max_nodes, return_count=True
+        )
+        if pv > 0.0 or count == 0:
+            return PValue.exact(pv)
+        return PValue.exact(pv, math.log10(count) - log10_comb(self.N, self.P))
+
+    def _distribution(self):
+        if self._dist is None:
+            if self.P == 1:
+                r = np.arange(self.N, 0, -1, dtype=np.float64)
+                self._dist = (1.0 / r, np.ones(self.N), float(self.N))
+            elif self.P == self.N:
+                self._dist = (np.array([1.0]), np.array([1.0]), 1.0)
+            else:
+                d = exact_null_distribution(self.N, self.P)
+                self._dist = (d.values, d.counts.astype(np.float64), float(d.total))
+        return self._dist
+
+    def cdf(self, ap):
+        if not self.enumerable:
+            return vectorize(lambda a: 1.0 - self._gt(a), ap)
+        values, counts, total = self._distribution()
+        cum = np.cumsum(counts) / total
+        a = np.asarray(ap, dtype=np.float64)
+        idx = np.searchsorted(values, a * (1.0 + REL_TOL), side="right")
+        return np.where(idx > 0, cum[np.maximum(idx - 1, 0)], 0.0)[()]
+
+    def _gt(self, a: float) -> float:
+        return self.pvalue(a * (1.0 + 2.0 * REL_TOL)).pvalue
+
+    def ppf(self, q):
+        if not self.enumerable:
+            return null_quantiles(self.N, self.P, DEFAULT_SEED, q)
+        values, counts, total = self._distribution()
+        cum = np.cumsum(counts) / total
+        qa = np.asarray(q, dtype=np.float64)
+        idx = np.searchsorted(cum, qa * (1.0 - 1e-15), side="left")
+        return values[np.minimum(idx, len(values) - 1)][()]

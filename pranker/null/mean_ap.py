@@ -12,7 +12,7 @@ One query
 ---------
 With Q = 1 the null is that of one ranking, and :class:`MeanAPNull` is the
 null :func:`pranker.significance_from_ap` uses, built the same way
-(``method="auto"``: :func:`pranker.auto_method`; ``"tilt"``: the exact-tilt
+(``method="auto"``: :func:`pranker.null.choice.plan`; ``"tilt"``: the exact-tilt
 estimator; ``"saddlepoint"``: Lugannani–Rice): the same p-value, method and
 interval.
 
@@ -67,9 +67,9 @@ Two ways to a tail probability (Q >= 2)
     standard error is below ``rtol``. Its cost is Q times the
     number of draws times the mean P, so it is the choice for few queries.
 
-``method="auto"`` takes ``"tilt"`` for at most :data:`AUTO_TILT_MAX_QUERIES`
+``method="auto"`` takes ``"tilt"`` for at most :data:`pranker.null.choice.AUTO_TILT_MAX_QUERIES`
 queries, and beyond that the saddlepoint where the null mAP's excess kurtosis
-``K''''(0) / K''(0)^2`` is at most :data:`AUTO_SADDLE_MAX_KURTOSIS` (else
+``K''''(0) / K''(0)^2`` is at most :data:`pranker.null.choice.AUTO_SADDLE_MAX_KURTOSIS` (else
 ``"tilt"``): measured, the saddlepoint was within 1 % of the unbiased
 estimate there and off by up to 11 % at a kurtosis near 4 (docs/mean_ap.md).
 The rule depends on the queries' (N_q, P_q) only, never on the observed mAP.
@@ -101,18 +101,17 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._validation import check_query_counts
+from .base import NullDistribution, PValue
 from .choice import (
-    AUTO_SADDLE_MAX_KURTOSIS,
-    AUTO_TILT_MAX_QUERIES,
     DEFAULT_MAX_DRAWS_PER_QUERY,
     DEFAULT_RTOL,
     DEFAULT_SEED,
     FIRST_DRAWS,
     REL_TOL,
-    auto_method,
+    mean_ap_method,
     next_draws,
 )
-from .distributions import ExactNull, NullDistribution, PValue, SaddlepointNull, TiltNull
+from .distributions import null_distribution
 from .logspace import log_comb, log_comb_array, pow10
 from .moments import min_auprc
 
@@ -350,7 +349,7 @@ def _saddlepoint_pvalue(t: _SharedTables, m: float) -> MeanAPPValue:
     """Lugannani–Rice at ``m``, with the relative size of the next term as ``pvalue_error``."""
     from scipy.special import ndtr
 
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     z = (m - t.mean) / math.sqrt(t.var)
     if abs(z) < 1e-4:
@@ -374,7 +373,7 @@ def _saddlepoint_error(t: _SharedTables, m: float, theta: float) -> float:
     Lugannani–Rice value is the error estimate reported (NaN where the
     expansion does not apply).
     """
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     k, _, k2, k3, k4 = t.cgf(theta, order=4, recentre=True)
     if not (k2 > 0.0 and theta != 0.0):
@@ -394,7 +393,7 @@ def _saddlepoint_error(t: _SharedTables, m: float, theta: float) -> float:
 def _log_sf_at(t: _SharedTables, theta: float):
     """``(K'(theta), log sf_LR(K'(theta)))``: the saddlepoint tail where ``theta`` is the
     saddle point, from one CGF evaluation (no search)."""
-    from .tilt import log_sf_lugannani_rice
+    from .saddlepoint import log_sf_lugannani_rice
 
     k, k1, k2 = t.cgf(theta)
     z = (k1 - t.mean) / math.sqrt(t.var)
@@ -560,16 +559,9 @@ def _check_queries(n, n_pos):
 
 def _single_null(N, P, method, seed, rtol, max_draws) -> NullDistribution:
     """The null of one ranking, built as :func:`pranker.significance_from_ap` builds it."""
-    beyond = method == "auto"  # the default: the tilt answers beyond the saddlepoint's region
-    if method == "auto":
-        method = auto_method(N, P, rtol)
-    if method == "tilt":
-        return TiltNull(N, P, rtol=rtol, seed=seed, max_draws=max_draws, progress=False)
-    if method == "saddlepoint":
-        return SaddlepointNull(
-            N, P, seed=seed, tilt_beyond=beyond, rtol=rtol, max_draws=max_draws, progress=False
-        )
-    return ExactNull(N, P)
+    return null_distribution(
+        N, P, method, seed=seed, rtol=rtol, max_draws=max_draws, progress=False
+    )
 
 
 @fill_doc()
@@ -592,7 +584,8 @@ class MeanAPNull(NullDistribution):
         default of :class:`TiltNull`).
     method : {"auto", "saddlepoint", "tilt"}
         How p-values are computed (module documentation). For one query,
-        ``"auto"`` is :func:`pranker.auto_method` (exact or tilt).
+        ``"auto"`` is the plan of :func:`pranker.null.choice.plan` for one
+        query, :func:`pranker.null.choice.mean_ap_method` for more.
 
     Attributes
     ----------
@@ -685,10 +678,7 @@ class MeanAPNull(NullDistribution):
             return "exact"  # every query has P = N: mAP = 1 always
         if method != "auto":
             return method
-        if self.n_queries <= AUTO_TILT_MAX_QUERIES:
-            return "tilt"
-        k = t.cgf0()
-        return "saddlepoint" if k[4] <= AUTO_SADDLE_MAX_KURTOSIS * k[2] * k[2] else "tilt"
+        return mean_ap_method(self.n_queries, t.cgf0)
 
     def __repr__(self) -> str:
         return f"MeanAPNull(n_queries={self.n_queries}, method={self.method!r})"

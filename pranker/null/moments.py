@@ -65,6 +65,7 @@ recall curve", ECML PKDD 2014, doi:10.1007/978-3-662-44851-9_21.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -338,3 +339,22 @@ def _min_auprc_pair(N, P):
     b = np.empty(n_arr.size)
     _kernels.min_ap_array(n_arr.ravel(), p_arr.ravel(), a, b)
     return a.reshape(n_arr.shape), b.reshape(n_arr.shape)
+
+
+_QUANTILE_CACHE = 8  # (N, P, seed) whose sorted draws are kept
+QUANTILE_DRAWS = 1 << 16
+
+
+def null_quantiles(N, P, seed, q):
+    """Quantiles ``q`` of the null AP from ``QUANTILE_DRAWS`` seeded random rankings (cached)."""
+    key = (N, P, seed)
+    x = _QUANTILE_SAMPLES.get(key)
+    if x is None:
+        x = np.sort(null_ap_samples(N, P, QUANTILE_DRAWS, seed=seed))
+        _QUANTILE_SAMPLES[key] = x
+        while len(_QUANTILE_SAMPLES) > _QUANTILE_CACHE:
+            _QUANTILE_SAMPLES.popitem(last=False)
+    return np.quantile(x, q)[()]
+
+
+_QUANTILE_SAMPLES: OrderedDict = OrderedDict()

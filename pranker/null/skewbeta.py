@@ -64,10 +64,11 @@ from .._numba import moments as _kernels
 from .._numba.skew import _central_moments_dp
 from .._results import renamed_parameters
 from .._validation import check_counts
-from .beta import log10_fitted_tail, log10_floor
+from .base import NULL_DOCS
+from .beta import FittedNull, log10_fitted_tail, log10_floor
 from .logspace import pow10
 
-__all__ = ["null_third_moment", "null_skewness", "SkewBetaFit", "skew_beta_fit"]
+__all__ = ["SkewBetaNull", "null_third_moment", "null_skewness", "SkewBetaFit", "skew_beta_fit"]
 
 THIRD_MOMENT_MAX_WORK = 2_000_000_000
 
@@ -327,3 +328,51 @@ def skew_beta_fit(n: int, n_pos: int) -> SkewBetaFit:
         L = a_min
         al, be = _shapes(mean, var, L)
     return SkewBetaFit(al, be, L, mean, var, g, matched, n, p)
+
+
+@fill_doc(NULL_DOCS)
+class SkewBetaNull(FittedNull):
+    """A beta matched to the exact mean, variance and skewness (:func:`pranker.null.skewbeta.skew_beta_fit`).
+
+    Parameters
+    ----------
+    N, P : int
+        Number of instances and of positives (``N * P`` up to 2e9).
+
+    Attributes
+    ----------
+    %(null_attributes)s
+    fit : SkewBetaFit
+        The fitted beta.
+
+    See Also
+    --------
+    skew_beta_fit : The fit.
+    BetaNull : The two-moment beta.
+
+    Examples
+    --------
+    >>> from pranker.null.exact import ExactNull
+    >>> exact = ExactNull(40, 4).pvalue(0.6).pvalue
+    >>> pv = SkewBetaNull(40, 4).pvalue(0.6)
+    >>> pv.method, bool(abs(pv.pvalue / exact - 1) < 0.1)
+    ('skewbeta', True)
+    """
+
+    method = "skewbeta"
+    interval_method = "skewbeta"
+    fit: SkewBetaFit
+
+    @renamed_parameters(N="n", P="n_pos")
+    def __init__(self, n: int, n_pos: int):
+        N, P = n, n_pos  # the paper's notation in the formulas below
+        super().__init__(N, P)
+        self.fit = skew_beta_fit(self.N, self.P)
+
+    def ppf(self, q):
+        from scipy.special import betaincinv
+
+        f = self.fit
+        if f.degenerate:
+            return np.full(np.shape(q), f.mean)[()]
+        return (f.lower + (1.0 - f.lower) * betaincinv(f.alpha, f.beta, np.asarray(q, float)))[()]

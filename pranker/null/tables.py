@@ -47,7 +47,7 @@ class NullTable:
     min_auprc : ndarray of float64
         Smallest possible AP (all positives last), the left end of the beta.
     beta_alpha, beta_beta : ndarray of float64
-        Shapes of the fitted beta (:func:`pranker.beta_fit`). NaN where no
+        Shapes of the fitted beta (:func:`pranker.null.beta.beta_fit`). NaN where no
         beta exists: P = N (a point mass) and N = 2, P = 1 (a two-point null,
         whose variance is the largest possible on [min_auprc, 1]).
 

@@ -2,9 +2,8 @@
 
 Only drawing happens here: the statistics shown (the null's bulk, its
 density on a grid, its survival function, the interval of a p-value on the
-log10 scale) come from the null object (``display_support``,
-``density_grid``, ``tail_curve`` and ``log10_interval`` of
-:class:`pranker.NullDistribution`), and the p-value is printed by
+log10 scale) are read from the null object by
+:mod:`pranker.plotting.null_stats`, and the p-value is printed by
 :func:`pranker._format.pvalue_text`, as in the score table.
 """
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from .._format import method_name, pvalue_text
 from ._figure import DPI, axes_or_new, axes_pair, legend_under, maybe_save
+from .null_stats import density_grid, display_support, log10_interval, tail_curve
 
 LOG10_05 = math.log10(0.05)  # the conventional threshold, drawn as a dotted line
 
@@ -42,7 +42,8 @@ def _null_of(N, P, null, method, params):
     """The null to draw: the one given, else ``null_distribution(N, P, method)``."""
     if null is not None:
         return null
-    from pranker import auto_method, null_distribution
+    from ..null.choice import auto_method
+    from ..null.distributions import null_distribution
 
     if method is None:
         method = "beta" if params is not None else auto_method(N, P)
@@ -59,12 +60,6 @@ def _pvalue_of(null, observed: float, pvalue):
     return pvalue
 
 
-def _log10_interval(pv):
-    from pranker.null.distributions import NullDistribution
-
-    return NullDistribution.log10_interval(pv)
-
-
 # --- the density panel ---------------------------------------------------------------
 
 
@@ -74,7 +69,7 @@ def _density_range(null, samples, zoom: bool) -> tuple[float, float]:
         return max(0.0, null.mean - 0.1), min(1.0, null.mean + 0.1)
     if not zoom:
         return 0.0, 1.0
-    lo, hi = null.display_support(samples)
+    lo, hi = display_support(null, samples)
     pad = 0.04 * (hi - lo)
     return max(0.0, lo - pad), min(1.0, hi + pad)
 
@@ -128,7 +123,7 @@ def _draw_density(ax, null, observed: float, xlo: float, xhi: float) -> float:
     if null.var <= 0.0:
         ax.axvline(null.mean, color="C0", lw=2, label=f"null: point mass at {null.mean:.4g}")
         return 0.0
-    curve = null.density_grid(xlo, xhi)
+    curve = density_grid(null, xlo, xhi)
     what = f"{curve.label}; mean {null.mean:.3g}, sd {math.sqrt(null.var):.3g}"
     if curve.x.size == curve.y.size + 1:  # bin edges: a histogram of the exact probabilities
         _draw_binned(ax, curve.x, curve.y, observed, what)
@@ -203,7 +198,7 @@ def _tail_range(null, observed: float, samples) -> tuple[float, float]:
     if null.var <= 0.0:
         lo, hi = null.mean - 0.05, null.mean + 0.05
     else:
-        lo, hi = null.display_support(samples)
+        lo, hi = display_support(null, samples)
         lo = max(lo, null.min_auprc)
     right = max(hi, observed)
     return lo, min(1.0, right + 0.03 * (right - lo))
@@ -235,7 +230,7 @@ def _draw_tilt_estimates(ax, null, observed, x_lo, points, conf_level):
         lg = e.log10_pvalue
         if not math.isfinite(lg):
             continue
-        iv = _log10_interval(e)
+        iv = log10_interval(e)
         xs.append(t)
         ys.append(lg)
         lows.append(lg - (iv[0] if iv and math.isfinite(iv[0]) else lg))
@@ -276,7 +271,7 @@ def _bar_note(pv, yerr, ymin: float) -> str:
 
 def _draw_observed(ax, observed, lg_obs, pv, plabel, ymin) -> float:
     """The observed point at its p-value with the p-value's interval; returns the new lowest y."""
-    iv = _log10_interval(pv)
+    iv = log10_interval(pv)
     yerr = _observed_error(lg_obs, iv, ymin)
     exact = getattr(pv, "method", "") == "exact"
     note = _bar_note(pv, yerr, ymin) if yerr is not None and not exact else ""
@@ -352,7 +347,7 @@ def _tail_panel(ax, null, observed, pv, plabel, samples, tail_points, own) -> No
     x_lo, x_hi = _tail_range(null, observed, samples)
     ymin = 0.0
     if null.var > 0.0:
-        curve = null.tail_curve(np.linspace(x_lo, x_hi, 60), samples)
+        curve = tail_curve(null, np.linspace(x_lo, x_hi, 60), samples)
         ymin = min(ymin, _draw_tail_curve(ax, curve))
         if null.method == "tilt" and tail_points > 0:
             level = float(getattr(pv, "conf_level", 0.95))
@@ -414,7 +409,7 @@ def plot_null_distribution(
         The null that gave the p-value (``result.null``); default
         ``pranker.null_distribution(N, P, method)``.
     method : str, optional
-        Method of the default null (default: ``pranker.auto_method(N, P)``,
+        Method of the default null (default: ``pranker.null.choice.auto_method(N, P)``,
         or ``"beta"`` when ``params`` is given).
     params : (mean, var), optional
         Null moments for the beta null.
@@ -476,7 +471,7 @@ def plot_null_from_result(result, *, samples=None, **kwargs):
     """
     null = getattr(result, "null", None)
     if null is None:
-        from pranker import null_distribution
+        from ..null.distributions import null_distribution
 
         opts = {"params": (result.null_mean, result.null_var)} if result.method == "beta" else {}
         null = null_distribution(result.n, result.n_pos, result.method, **opts)

@@ -213,7 +213,7 @@ def plot_pr_curves(
         the horizontal "random" line.
     null_curve : (recall, expected_precision), optional
         Expected precision of a random ranking at each recall level
-        (``pranker.expected_null_pr_curve``); above P/N at low recall.
+        (``pranker.null.curve.expected_null_pr_curve``); above P/N at low recall.
     raw, interpolated : bool
         Draw the step curve (the AUPRC) and/or the interpolated envelope.
     f_isolines : sequence of float

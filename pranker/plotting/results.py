@@ -10,7 +10,7 @@
 - :class:`pranker.MapGroup`: one group's mean AP against its null;
 - :class:`pranker.ManyResult`: every ranking's AUPRC and -log10 p-value,
   those significant after Benjamini-Hochberg at ``alpha`` marked;
-- :class:`pranker.MonteCarloPvalue`: the null distribution of its draws and
+- :class:`pranker.significance.montecarlo.MonteCarloPvalue`: the null distribution of its draws and
   tail, with the observed AP and the p-value with its interval.
 """
 
@@ -207,9 +207,9 @@ def plot_many_result(
 
 def _plot_montecarlo_result(result, **kwargs):
     """A Monte Carlo p-value on its null: :func:`plot_null_distribution` with the null of
-    the result's draws (:class:`pranker.MonteCarloNull`, same draws and seed) and the
+    the result's draws (:class:`pranker.null.montecarlo.MonteCarloNull`, same draws and seed) and the
     p-value as the result states it (with its Clopper-Pearson interval)."""
-    from pranker import MonteCarloNull
+    from ..null.montecarlo import MonteCarloNull
 
     null = MonteCarloNull(result.n, result.n_pos, n_draws=result.n_draws, seed=result.seed)
     return plot_null_distribution(

@@ -17,9 +17,9 @@ Counts add over chunks, and from the sums
     greater[g]     = sum_{j > g} between[j] + sum_{g' > g} tied[g']
     pos_greater[g] = sum_{g' > g} pos_tied[g']
 
-are the global tie groups of :func:`pranker.tie_groups`, hence the AP in the
+are the global tie groups of :func:`pranker.measures.ap.tie_groups`, hence the AP in the
 ``"average"``, ``"threshold"``, ``"optimistic"`` and ``"pessimistic"`` modes
-(:func:`pranker.ap_from_tie_groups`). The algorithm is two passes:
+(:func:`pranker.measures.ap.ap_from_tie_groups`). The algorithm is two passes:
 
 1. gather the positives' scores (``O(P)`` memory) and count ``N``;
 2. for each chunk, sort it (``numpy.sort``) and binary-search the sorted

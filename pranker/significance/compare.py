@@ -133,9 +133,13 @@ many positives and negatives each slot holds. Each instance has one slot per
 model; swapping moves it between the two. Instances with the same pair of
 slots form a *cell*; a pattern sends a Binomial(n, 1/2) share of a cell's n
 instances one way, drawn exactly as the set bits of n random bits, and model
-B's counts are the totals minus model A's. One pattern costs O(cells + K +
-N/64) (:func:`pranker._numba.compare.swap_diffs`), after one pass that finds
-the cells.
+B's counts are the totals minus model A's. Which bits of a pattern's stream
+each cell reads depends only on the cells' sizes, so it is worked out once per
+call (:func:`pranker._numba.compare.swap_layout`); a pattern then makes its
+N/64 words and counts each slot's set bits with popcounts, with no store per
+instance. One pattern costs O(cells + K + N/64)
+(:func:`pranker._numba.compare.swap_diffs`), after one pass that finds the
+cells.
 
 *Sequential stopping.* With ``alpha`` given, the p-value is looked at after
 999 patterns, then 1,999, 3,999, ... up to ``n_draws``; drawing stops at the
@@ -269,7 +273,7 @@ class CompareResult(ResultDisplay, Plottable):
         replicates or of the centred bootstrap replicates otherwise.
 
     The earlier names ``confidence_level`` and ``n_resamples`` still work
-    for one release (with a ``DeprecationWarning``), as keywords of
+    until 0.5.0 (with a ``DeprecationWarning``), as keywords of
     :func:`compare` and :meth:`confidence_interval` and as attributes.
     See Also
     --------
@@ -316,7 +320,7 @@ class CompareResult(ResultDisplay, Plottable):
     _replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
     _accel: tuple = field(default=(0.0, 0.0), repr=False, compare=False)
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     confidence_level = DeprecatedAlias("conf_level")
     n_resamples = DeprecatedAlias("n_draws")
 
@@ -407,8 +411,7 @@ class CompareResult(ResultDisplay, Plottable):
         )
         note = f"standard error of the difference {_fmt.sig(self.standard_error, 3)}"
         if self.n_draws is not None:
-            what = "swap patterns" if self.method == "permutation" else "resamples"
-            note += f"; {self.n_draws:,} {what}, seed {self.seed}"
+            note += f"; {draws_text(self)}, seed {self.seed}"
         if self.decision is not None:
             note += f"; at alpha = {self.alpha:g}: {self.decision}"
         return caption, headers, [row], note
@@ -421,6 +424,13 @@ class CompareResult(ResultDisplay, Plottable):
         d["confidence_interval"] = [ci.low, ci.high]
         d["null_interval"] = self.null_interval
         return jsonable(d)
+
+
+def draws_text(res: CompareResult) -> str:
+    """The draws of a resampling test, e.g. ``"9,999 swap patterns"`` or ``"1,999 resamples"``
+    (``res.n_draws`` is not None)."""
+    what = "swap patterns" if res.method == "permutation" else "resamples"
+    return f"{res.n_draws:,} {what}"
 
 
 def _check_level(c) -> float:
@@ -740,21 +750,12 @@ def _influence_test(sa, sb, yb, d, common):
             and d > 0
         ):
             p, lg = 1.0, 0.0
-        return CompareResult(
-            pvalue=p,
-            log10_pvalue=lg,
-            seed=None,
-            standard_error=se,
-            n_draws=None,
-            df=math.inf,
-            null_mean=0.0,
-            null_var=se * se,
-            **common,
-        )
-    df = _welch_df(dif, yb)
-    p, lg = _tails(d / se, common["alternative"], df)
-    # the null law is se times Student's t on df degrees of freedom
-    nvar = se * se * (df / (df - 2.0) if math.isfinite(df) else 1.0) if df > 2.0 else math.inf
+        df, nvar = math.inf, se * se
+    else:
+        df = _welch_df(dif, yb)
+        p, lg = _tails(d / se, common["alternative"], df)
+        # the null law is se times Student's t on df degrees of freedom
+        nvar = se * se * (df / (df - 2.0) if math.isfinite(df) else 1.0) if df > 2.0 else math.inf
     return CompareResult(
         pvalue=p,
         log10_pvalue=lg,
@@ -916,7 +917,7 @@ def _looks(n_draws: int, sequential: bool) -> list[int]:
 
 
 def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
-    from .._numba.compare import swap_diffs
+    from .._numba.compare import swap_diffs, swap_layout
     from ..null.montecarlo import clopper_pearson as _cp
 
     max_m = int(max_m)
@@ -926,7 +927,8 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
         )
     ties = common["ties"]
     alt = common["alternative"]
-    (cp, cn, bp, bn, tp, tn), mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    cells, mode, d_kernel = _swap_setup(sa, sb, yb, ties)
+    layout = swap_layout(*cells)
     n_pos = common["n_pos"]
     looks = _looks(max_m, alpha is not None)
     stop_level = 1.0 - _STOP_RISK / len(looks)
@@ -935,7 +937,7 @@ def _permutation_test(sa, sb, yb, d, seed, max_m, alpha, common):
     b = 0
     decision = None
     for look in looks:
-        reps = swap_diffs(cp, cn, bp, bn, tp, tn, n_pos, mode, seed, m, look - m)
+        reps = swap_diffs(layout, n_pos, mode, seed, m, look - m)
         chunks.append(reps)
         b += _exceed(reps, d_kernel, alt)  # the observed difference as the kernel computes it
         m = look

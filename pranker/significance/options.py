@@ -5,7 +5,7 @@ Every entry point (:func:`pranker.pranker`, :func:`pranker.significance_from_ap`
 line) takes the same keywords, checks them once into a :class:`PValueOptions`
 and hands that object down; the null is built from it by
 :func:`pranker.null_distribution`, the package's one factory, with the default
-rule ``method="auto"`` of :func:`pranker.auto_method`. So the same ranking gets
+rule ``method="auto"`` of :func:`pranker.null.choice.auto_method`. So the same ranking gets
 the same p-value everywhere.
 """
 
@@ -56,6 +56,9 @@ class PValueOptions:
         Step budget of the exact tail count.
     progress : bool or None
         A progress bar for long p-values (None: on a terminal only).
+    max_work : int or None
+        Work budget of each tilt p-value in deterministic units (None: the
+        default of :mod:`pranker.null.choice`, about a sort of 10^7 numbers).
     """
 
     method: str = "auto"
@@ -67,6 +70,7 @@ class PValueOptions:
     alpha: float | None = None
     max_nodes: int | None = None
     progress: bool | None = None
+    max_work: int | None = None
 
     @classmethod
     def checked(cls, where: str | None = None, **options) -> PValueOptions:
@@ -78,7 +82,7 @@ class PValueOptions:
             o["params"] = check_params(o["params"])
         o["rtol"] = check_positive(o.get("rtol"), "rtol", where)
         o["alpha"] = check_positive(o.get("alpha"), "alpha", where)
-        for name in ("n_draws", "max_nodes"):
+        for name in ("n_draws", "max_nodes", "max_work"):
             o[name] = check_positive(o.get(name), name, where, integer=True)
         return cls(**o)
 
@@ -98,26 +102,41 @@ class PValueOptions:
         return auto_method(n, n_pos, self.rtol) if self.method == "auto" else self.method
 
     def null(self, n: int, n_pos: int) -> NullDistribution:
-        """The null distribution these options name for n instances and n_pos positives."""
+        """The null distribution these options name for n instances and n_pos positives.
+
+        ``"auto"`` is built by :func:`pranker.null.distributions.null_distribution`,
+        whose plan (:func:`pranker.null.choice.plan`) picks the method.
+        """
+        rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
+        n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
+        every: dict[str, dict] = {
+            "exact": {"max_nodes": self.max_nodes},
+            "tilt": {
+                "rtol": rtol,
+                "seed": self.seed,
+                "progress": self.progress,
+                "max_work": self.max_work,
+            },
+            "saddlepoint": {
+                "seed": self.seed,
+                "progress": self.progress,
+                "max_work": self.max_work,
+            },
+            "montecarlo": {
+                "n_draws": n_draws,
+                "seed": self.seed,
+                "alpha": self.alpha,
+                "progress": self.progress,
+            },
+            "beta": {"params": self.params},
+            "skewbeta": {},
+        }
         method = self.resolved_method(n, n_pos)
-        kwargs: dict = {}
-        if method == "exact":
-            kwargs = {"max_nodes": self.max_nodes}
-        elif method == "tilt":
-            rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
-            kwargs = {"rtol": rtol, "seed": self.seed, "progress": self.progress}
-        elif method == "saddlepoint":
-            kwargs = {"seed": self.seed, "progress": self.progress}
-            if self.method == "auto":  # the tilt answers beyond the calibrated region
-                rtol = DEFAULT_RTOL if self.rtol is None else self.rtol
-                kwargs.update(tilt_beyond=True, rtol=rtol)
-        elif method == "montecarlo":
-            n_draws = DEFAULT_MC_DRAWS if self.n_draws is None else self.n_draws
-            kwargs = {"n_draws": n_draws, "seed": self.seed, "alpha": self.alpha}
-            kwargs["progress"] = self.progress
-        elif method == "beta":
-            kwargs = {"params": self.params}
-        null = null_distribution(n, n_pos, method, **kwargs)
+        if self.method == "auto":  # the factory keeps the options of the method it picks
+            kwargs: dict = {"rtol": rtol, **every[method]}
+        else:
+            kwargs = every[method]
+        null = null_distribution(n, n_pos, self.method, **kwargs)
         if self.params is not None and method != "beta":
             null.set_moments(self.params)
         return null

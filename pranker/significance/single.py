@@ -5,8 +5,9 @@ of the same N instances with P positives. Every entry point of the package
 (``pranker``, ``significance_from_ap``, ``pranker_many``, the out-of-core and
 Dask versions, the command line) computes it through the same null
 distributions (:mod:`pranker.null.distributions`) with the same default rule
-(:func:`auto_method`): exact where counting the placements is instant, the
-exact-tilt estimator otherwise, with a fixed default seed.
+(:func:`pranker.null.choice.plan`): exact where counting the placements is
+instant, the saddlepoint where its error has been measured, the exact-tilt
+estimator otherwise, with a fixed default seed.
 
 Differences from the R package, on purpose:
 
@@ -94,6 +95,9 @@ class PrankerResult(ResultDisplay, Plottable):
         Random draws behind the p-value (estimators only).
     seed : int or None
         Seed of those draws (estimators only).
+    log10_pvalue_interval : (float, float) or None
+        ``pvalue_interval`` in log10, finite where the linear values underflow
+        float64 (p-values below about 1e-308).
     null : NullDistribution
         The null distribution that produced the p-value; ``null_interval``,
         ``null.sf``, ``null.ppf`` ... come from it.
@@ -130,6 +134,7 @@ class PrankerResult(ResultDisplay, Plottable):
     ties: str = "average"
     n_draws: int | None = None
     seed: int | None = None
+    log10_pvalue_interval: tuple | None = None
     null: NullDistribution | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -167,7 +172,7 @@ class PrankerResult(ResultDisplay, Plottable):
             _k_moments.min_ap(float(self.n), float(self.n_pos), float(self.n - self.n_pos))[0]
         )
 
-    # earlier names, kept for one release
+    # earlier names, kept until 0.5.0
     conf_int = DeprecatedAlias("null_interval")
     pvalue_ci = DeprecatedAlias("pvalue_interval")
 
@@ -217,6 +222,7 @@ def pranker(
     alpha: float | None = None,
     max_nodes: int | None = None,
     progress: bool | None = None,
+    max_work: int | None = None,
 ) -> PrankerResult:
     """AUPRC of a ranking and its p-value against random ranking.
 
@@ -244,8 +250,10 @@ def pranker(
         Tie mode of the observed AUPRC; see :func:`auprc_ap`. The null is
         always untied random ranking.
     method : {"auto", "exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta"}
-        ``"auto"`` (default): exact when counting is instant, the exact-tilt
-        estimator otherwise, for every N and P (:func:`auto_method`).
+        ``"auto"`` (default): exact when counting is instant, the
+        saddlepoint where its error has been measured (the bound is its
+        interval), the exact-tilt estimator otherwise, for every N and P
+        (:func:`pranker.null.choice.plan`; the table in docs/calibration.md).
         ``"exact"``: the exact tail count (raises ``ExactBudgetExceeded``
         after ``max_nodes`` steps).
         ``"tilt"``: the exact-tilt estimator, unbiased at any depth of the
@@ -276,6 +284,14 @@ def pranker(
         A progress bar (tqdm) for long p-values: Monte Carlo, or tilt draws
         predicted to take more than about 2 s. True, False, or None (the
         default): only when stderr is a terminal and tqdm is installed.
+    max_work : int, optional
+        Work budget of each estimated (tilt) p-value, in deterministic units
+        (about 1 ns each on the reference machine; default 1.8e9, about a
+        stable sort of 10^7 numbers). A p-value that reaches it before
+        ``rtol`` reports the relative standard error it reached and the
+        wider interval that goes with it, and warns
+        (:class:`pranker.WorkBudgetWarning`); the same call gives the same
+        number on every machine.
 
     Returns
     -------
@@ -326,6 +342,7 @@ def significance_from_ap(
     alpha: float | None = None,
     max_nodes: int | None = None,
     progress: bool | None = None,
+    max_work: int | None = None,
 ) -> PrankerResult:
     """The :class:`PrankerResult` of an AP computed elsewhere: the null needs only N and P.
 
@@ -338,7 +355,7 @@ def significance_from_ap(
         The observed average precision, in [min_auprc(n, n_pos), 1].
     n, n_pos : int
         Number of instances N and of positives P of the ranking it scores.
-    params, conf_level, ties, method, rtol, n_draws, seed, alpha, max_nodes, progress
+    params, conf_level, ties, method, rtol, n_draws, seed, alpha, max_nodes, progress, max_work
         As in :func:`pranker` (``ties`` is only recorded on the result).
 
     Returns
@@ -399,5 +416,6 @@ def result_from_pvalue(
         ties=ties,
         n_draws=pv.n_draws,
         seed=pv.seed,
+        log10_pvalue_interval=pv.log10_pvalue_interval,
         null=null,
     )

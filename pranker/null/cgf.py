@@ -1,0 +1,324 @@
+r"""The cumulant generating function of S = P * AP under random ranking, on each representation.
+
+Under random ranking the positives' ranks are a uniform P-subset of ``1..N``
+and ``S = sum_k k / r_k``; ``K(phi) = log E[e^{phi S}]``. Two
+representations compute ``K``, ``K'`` and ``K''`` behind the same small
+interface (``N``, ``P``, ``mean_s``, ``sd_s``, ``log_comb`` and
+``cgf(phi) -> (K, K', K'')``):
+
+- :class:`LayersCGF`: the exact forward recursion over the positives, one
+  prefix sum per positive (``O(P (N - P + 1))`` per pass; kernels in
+  :mod:`pranker._numba.tilt`), with the saddle-point search on it. The
+  tilted estimator (:class:`pranker.null.tilt.TiltEngine`) and the
+  second-order saddlepoint stand on it.
+- :class:`KnotsCGF`: the same recursion on compressed knots (every offset
+  below ``knot_start``, then a geometric grid), with a cubic rule and
+  Gauss-Legendre block sums accurate to about 1e-3 nats, each pass started
+  at each layer's floor (:mod:`pranker._numba.cgf_knots`); its cost is
+  ``P B`` blocks (``B`` about 250-420 knots) whatever N. The saddlepoint for
+  many positives beyond the exact recursion's reach stands on it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._numba.cgf_knots import (
+    FLOOR_MARGIN,
+    FLOOR_STRIDE,
+    FLOOR_T,
+    band_layers_range,
+    layer_floors,
+)
+from .._numba.compressed import compressed_knots
+from .._numba.moments import null_moments
+from .._numba.tilt import tilt_forward
+from .logspace import log_comb
+
+__all__ = ["LayersCGF", "KnotsCGF", "solve_slope"]
+
+KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
+KNOT_EPS = 0.04  # geometric growth of the knots above it
+# The knots of the chord-rule passes that find each layer's floor (pranker._numba.cgf_knots):
+# at 0.16 the floors gave the same K, K', K'' to 5e-7 as at 0.08, at half the cost.
+FLOOR_KNOT_START, FLOOR_KNOT_EPS = 16, 0.16
+# Floors are found at the tilts 2^(i / 4) (and 0): a pass at phi uses those of the smallest
+# such tilt >= phi (valid there: a floor found at a tilt holds at every smaller one), so the
+# floors, and hence K, K' and K'', are a function of phi alone, whatever was computed before.
+_FLOOR_GRID = 4
+# A pass runs in pieces of this many blocks (about 0.25 s): Ctrl-C is seen between them.
+_CHUNK_BLOCKS = 500_000
+
+
+class LayersCGF:
+    """``K``, ``K'``, ``K''`` of S by the exact forward recursion, and its saddle point, for one (N, P).
+
+    Parameters
+    ----------
+    N, P : int
+        Instances and positives, ``2 <= P < N``.
+    """
+
+    def __init__(self, N: int, P: int):
+        self.N = int(N)
+        self.P = int(P)
+        mean, var = null_moments(float(N), float(P), float(N - P))
+        self.mean_s = mean * P  # E[S] under the null
+        self.sd_s = math.sqrt(var) * P
+        self.log_comb = log_comb(self.N, self.P)
+
+    def cgf(self, phi: float, derivs: bool = True):
+        """``(K(phi), K'(phi), K''(phi))`` of S, exactly (O(N P))."""
+        c = self.mean_s
+        log_zc, m1, m2, _ = tilt_forward(self.N, self.P, float(phi), c, derivs, False)
+        k = log_zc - self.log_comb + phi * c
+        if not derivs:
+            return k, math.nan, math.nan
+        return k, c + m1, max(m2 - m1 * m1, 0.0)
+
+    def saddle(self, s: float, tol: float = 1e-10, max_iter: int = 100):
+        """The saddle point ``phi`` with ``K'(phi) = s``: safeguarded Newton in ``log |phi|``.
+
+        Returns ``(phi, K(phi), K''(phi))``. Newton steps in ``t = log |phi|``
+        are capped at 2; a step leaving the bracket is replaced by bisection
+        of the bracket in ``t``. (Regula falsi, used before, stalls where K'
+        is strongly convex in ``t``: with few positives among many items the
+        tilted law moves from "no positive at rank 1" (S below 1/2) to "a
+        positive at rank 1" (S at least 1) within a short range of ``phi``,
+        and the bracket end on the low side crept by 1 % a step, so the
+        search ran out of steps far from the root.) Stops when
+        ``|K' - s| <= tol sd_phi`` or the bracket is narrower than ``tol``
+        in ``t``; ``s`` must lie strictly inside the support of S. Near the
+        root Newton converges quadratically, so the tight default costs about
+        one more recursion pass and makes the result independent of the path
+        the search took (to about 1e-10 in log p).
+        """
+        phi, k, _, k2, _ = self.saddle_search(s, tol, max_iter)
+        return phi, k, k2
+
+    def saddle_search(
+        self,
+        s: float,
+        tol: float = 1e-10,
+        max_iter: int = 100,
+        phi0: float | None = None,
+        bar: Any = None,
+        tol_u: float | None = None,
+    ):
+        """:meth:`saddle`'s search: ``(phi, K(phi), K'(phi), K''(phi), passes)`` at its last point.
+
+        ``passes`` counts the recursions made; ``phi0`` (on the side of
+        the mean ``s`` lies) replaces the default first point; ``bar`` (a
+        progress bar) is advanced by one per recursion. With a loose
+        ``tol`` (in tilted standard deviations) the caller finishes the step itself
+        (:func:`pranker.null.saddlepoint.saddlepoint_tail`); with ``tol_u``
+        the tolerance is one tilted standard deviation at the first point,
+        ``phi0``, where ``u = |phi| sqrt(K'')`` is at least ``tol_u`` (later
+        points of a search may have large ``u`` far from the saddle point
+        where S is lumpy).
+        """
+        sign = 1.0 if s >= self.mean_s else -1.0
+        if s == self.mean_s:
+            k, k1, k2 = self.cgf(0.0)
+            return 0.0, k, k1, k2, 1
+        # t = log|phi|; K' is increasing in phi, so g(t) = sign (K'(sign e^t) - s) increases in t
+        guessed = phi0 is not None and phi0 * sign > 0.0 and math.isfinite(phi0)
+        if phi0 is not None and guessed:
+            t = math.log(abs(phi0))
+        else:
+            phi_n = abs(s - self.mean_s) / (self.sd_s * self.sd_s)
+            t = math.log(min(phi_n, 0.5 / self.sd_s))
+        return solve_slope(
+            self.cgf,
+            s,
+            t,
+            sign,
+            tol=tol,
+            bracket_tol=tol,
+            max_iter=max_iter,
+            loose_u=tol_u if guessed else None,
+            bar=bar,
+        )
+
+
+class KnotsCGF:
+    """``K``, ``K'``, ``K''`` of S on accurate compressed knots, for one (N, P): cost independent of N.
+
+    Parameters
+    ----------
+    N, P : int
+        Instances and positives, ``2 <= P < N``.
+    knot_start, knot_eps : optional
+        The knots (defaults :data:`KNOT_START`, :data:`KNOT_EPS`).
+    parallel : bool
+        Compute the blocks of each layer on all threads (same result).
+    progress : bool or None
+        Kept for the saddlepoint's progress bar over the passes.
+    """
+
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        *,
+        knot_start: int = KNOT_START,
+        knot_eps: float = KNOT_EPS,
+        parallel: bool = False,
+        progress: bool | None = False,
+    ):
+        N, P = int(N), int(P)
+        if not 2 <= P < N:
+            raise ValueError(f"KnotsCGF: need 2 <= P < N, got N={N}, P={P}.")
+        if knot_start < 4 or not knot_eps > 0.0:
+            raise ValueError(
+                f"KnotsCGF: need knot_start >= 4 and knot_eps > 0, got {knot_start}, {knot_eps}."
+            )
+        self.N, self.P = N, P
+        self.log_comb = log_comb(N, P)
+        mean, var = null_moments(float(N), float(P), float(N - P))
+        self.mean_s = mean * P
+        self.sd_s = math.sqrt(var) * P
+        self.x = compressed_knots(N - P, int(knot_start), float(knot_eps))
+        self.parallel = bool(parallel)
+        self.progress = progress
+        self._bar = None
+        self.passes = 0  # recursion passes made
+        self.floor_passes = 0  # pairs of chord passes made to find the layers' floors
+        self._floor_knots = compressed_knots(N - P, FLOOR_KNOT_START, FLOOR_KNOT_EPS)
+        self._floors: dict[int | None, np.ndarray] = {}
+
+    @property
+    def n_knots(self) -> int:
+        return int(self.x.shape[0])
+
+    def floors(self, phi: float):
+        """The layers' lowest knots for a pass at ``phi >= 0``.
+
+        By the FKG argument of :mod:`pranker._numba.cgf_knots`, floors found
+        at one tilt hold at every smaller one. They are found at tilts
+        ``2^(i/4)``; a pass at ``phi`` takes those of the smallest such tilt
+        already found within three grid steps above ``phi``, else finds them
+        one step above ``phi`` (a Newton search then reuses them). So a
+        result depends on the passes made before it on this object, by the
+        floors' margin only (changes below 1e-6 nats, tests/test_cgf_band.py);
+        the routes that answer p-values make one object per threshold, so
+        their answers are a function of the threshold alone.
+        """
+        if phi <= 0.0:
+            key, at = None, 0.0
+        else:
+            need = math.ceil(_FLOOR_GRID * math.log2(phi))
+            have = [i for i in self._floors if i is not None and need <= i <= need + 3]
+            if have:
+                return self._floors[min(have)]
+            key = need + 1
+            at = 2.0 ** (key / _FLOOR_GRID)
+        lo = self._floors.get(key)
+        if lo is None:
+            self.floor_passes += 1
+            lo = layer_floors(
+                self.P, at, self.x, self._floor_knots, FLOOR_T, FLOOR_MARGIN, FLOOR_STRIDE
+            )
+            self._floors[key] = lo
+        return lo
+
+    def cgf(self, phi: float) -> tuple[float, float, float]:
+        """``(K(phi), K'(phi), K''(phi))`` of S on the knots: one pass from the layers' floors.
+
+        Below the mean (``phi < 0``) every knot is visited.
+        """
+        phi = float(phi)
+        self.passes += 1
+        if phi < 0.0:
+            lo = np.zeros(self.P, np.int64)
+        else:
+            lo = self.floors(phi)
+        # in pieces of about _CHUNK_BLOCKS blocks, so that Ctrl-C is seen between them
+        B = self.x.shape[0]
+        g, g1, g2 = np.zeros(B), np.zeros(B), np.zeros(B)
+        j0 = 0
+        cost = np.cumsum(B - lo)
+        k = 1
+        while k <= self.P:
+            base = cost[k - 2] if k > 1 else 0
+            end = min(max(int(np.searchsorted(cost, base + _CHUNK_BLOCKS, "right")), k), self.P)
+            g, g1, g2, j0 = band_layers_range(k, end, phi, self.x, lo, self.parallel, g, g1, g2, j0)
+            k = end + 1
+        if self._bar is not None:
+            self._bar.update(1)
+        return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
+
+
+def solve_slope(
+    cgf,
+    s: float,
+    t: float,
+    sign: float,
+    *,
+    tol: float,
+    bracket_tol: float,
+    max_iter: int,
+    loose_u: float | None = None,
+    stretch: bool = False,
+    bar: Any = None,
+):
+    """The saddle point ``K'(phi) = s``: safeguarded Newton steps in ``t = log |phi|``.
+
+    The one root finder of the CGFs' slope (:class:`LayersCGF` and
+    :class:`pranker.null.saddlepoint.LargePSaddle` on :class:`KnotsCGF`).
+    ``cgf(phi)`` returns ``(K, K', K'')``; ``sign`` is the side of the mean
+    ``s`` lies on (``phi = sign e^t``) and ``t`` the first point. Since K' is
+    increasing in phi, ``g(t) = sign (K'(phi) - s)`` increases in t with
+    ``dg/dt = |phi| K''``. Each Newton step is capped at 2 in t; a step that
+    leaves the bracket of points seen on either side of the root is replaced
+    by its bisection. With ``stretch``, a step is divided by ``1 - r`` when
+    the residual shrank by ``r`` (``0 < r < 1``, capped at 0.9) without
+    changing sign: where K'' falls steeply towards the root, Newton creeps,
+    and if the residual keeps shrinking by r the remaining steps sum to
+    ``step / (1 - r)``. The search stops when ``|K' - s| <= tol sqrt(K'')``
+    (``tol`` in tilted standard deviations; with ``loose_u``, one standard
+    deviation at the first point when ``u = |phi| sqrt(K'')`` is at least
+    ``loose_u`` there), when the bracket is narrower than ``bracket_tol`` in
+    t, or after ``max_iter`` evaluations. ``bar``, a progress bar, advances
+    by one per evaluation.
+
+    Returns
+    -------
+    (phi, K, K', K'', evaluations) at the last point.
+    """
+    lo = hi = None  # (t, g) at the bracket ends
+    prev_g = None
+    phi = k = k1 = k2 = math.nan
+    passes = 0
+    for _ in range(max_iter):
+        phi = sign * math.exp(t)
+        k, k1, k2 = cgf(phi)
+        passes += 1
+        if bar is not None:
+            bar.update(1)
+        g = sign * (k1 - s)
+        sd = math.sqrt(max(k2, 0.0))
+        loose = loose_u is not None and passes == 1 and abs(phi) * sd >= loose_u
+        tol_here = max(tol, 1.0) if loose else tol
+        if abs(g) <= tol_here * sd and (k2 > 0.0 or g == 0.0):
+            break
+        if g < 0.0:
+            lo = (t, g)
+        else:
+            hi = (t, g)
+        if lo is not None and hi is not None and hi[0] - lo[0] < bracket_tol:
+            break
+        dg = abs(phi) * max(k2, 0.0)  # dg/dt
+        step = -g / dg if dg > 0.0 else math.copysign(2.0, -g)
+        if stretch and prev_g is not None and 0.0 < g / prev_g < 1.0:
+            step /= 1.0 - min(g / prev_g, 0.9)
+        prev_g = g
+        new = t + max(-2.0, min(2.0, step))
+        if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
+            assert lo is not None and hi is not None
+            new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)
+        t = new
+    return phi, k, k1, k2, passes
