@@ -60,7 +60,7 @@ _FLUSH = 1e-300  # a cell below this share of its block is set to 0 (no subnorma
 _LN2 = math.log(2.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def block_len(P):
     """Cells per scaling block for P positives: the largest L in [16, 512] with ``log C(L + P, L) <= 300``.
 
@@ -79,7 +79,7 @@ def block_len(P):
     return L
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _layer_tables(N, phi):
     """``inv_r[r] = 1 / r`` for ``r = 0..N`` (``inv_r[0] = 0``), and the work arrays ``X``, ``B``.
 
@@ -125,7 +125,7 @@ def _layer_shift(k, m, phi, cP, inv_r, X, B, mult):
     return shift
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def forward_start(N, P, phi, c):
     """What a block-scaled forward pass over ``N`` items, ``P`` positives starts from.
 
@@ -144,7 +144,7 @@ def forward_start(N, P, phi, c):
     return m, w, L, nb, cP, inv_r, X, B, mult
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def block_scales(lam, E):
     """``lam + E[b] log 2`` for each block ``b``: the log scale of every block of the last layer."""
     scale = np.empty(E.shape[0])
