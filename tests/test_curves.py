@@ -180,7 +180,7 @@ def test_ap_tie_modes_from_curve(seed, mode):
 def test_ap_stable_needs_stable_curve():
     with pytest.raises(ValueError, match="stable"):
         pr_curve([1, 2, 3], [1, 0, 1]).average_precision(ties="stable")
-    with pytest.raises(ValueError, match="unweighted"):
+    with pytest.raises(ValueError, match="no weighted meaning"):
         pr_curve([1, 2, 3], [1, 0, 1], sample_weight=[1, 2, 1]).average_precision(ties="average")
 
 

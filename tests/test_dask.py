@@ -112,8 +112,10 @@ def test_dask_array_every_mode(cl, ties):
 @pytest.mark.parametrize("ties", TIES)
 def test_fallback_every_mode(cl, ties):
     s, y = _data(2)
-    sd = da.from_array(s.reshape(20, 20), chunks=(5, 20))  # 2-d: flattened in C order
-    got = pdask.auprc_ap(sd, y.reshape(20, 20), ties=ties, max_positives=10, rows_per_range=120)
+    sd = da.from_array(s.reshape(20, 20), chunks=(5, 20))  # 2-d, micro: flattened in C order
+    got = pdask.auprc_ap(
+        sd, y.reshape(20, 20), ties=ties, max_positives=10, rows_per_range=120, average="micro"
+    )
     _check(got, s, y, ties)
 
 

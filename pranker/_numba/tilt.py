@@ -312,7 +312,6 @@ def layer_step(k, m, L, phi, cP, inv_r, X, mult, shift, Tp, c0p, c1p, Tn, c0n, c
                 c0n[j, b] = p * (c0n[j, b - 1] + c1n[b - 1] * Tn[j, lo - 1])
 
 
-@njit(cache=True)
 def tilt_forward(N, P, phi, c, derivs, store):
     """Forward recursion of the tilted law at ``phi``, centred at ``c``.
 
@@ -329,13 +328,16 @@ def tilt_forward(N, P, phi, c, derivs, store):
     """
     if store and derivs:
         raise ValueError("tilt_forward: the stored layers carry no derivatives")
-    log_z, mom, layers = _forward(N, P, phi, c, 2 if derivs else 0, store)
+    # a Python function around the kernel: a compiled wrapper would be one more entry that
+    # re-optimises the whole recursion on a cold first call (about 1 s)
+    log_z, mom, layers = _forward(
+        int(N), int(P), float(phi), float(c), 2 if derivs else 0, bool(store)
+    )
     if derivs:
         return log_z, mom[1], mom[2], layers
     return log_z, np.nan, np.nan, layers
 
 
-@njit(cache=True)
 def tilt_moments(N, P, phi, c):
     """``(log Z_c, E_phi[(S - c)^j] for j = 1..4)`` in one pass (no layers stored).
 
@@ -345,11 +347,9 @@ def tilt_moments(N, P, phi, c):
     tilted law's third and fourth cumulants, and centring at ``c = s`` keeps
     them well conditioned near the saddle point.
     """
-    # order and store as runtime values: literal constants would make numba compile
-    # _forward and layer_step a second time (about 3 s on a cold first call)
-    order = 4 if P > 0 else 0
-    store = P < 0
-    log_z, mom, _ = _forward(N, P, phi, c, order, store)
+    # a Python function around the kernel, as tilt_forward: _forward (one signature, order
+    # and store as runtime values) is the only compiled entry of the recursion
+    log_z, mom, _ = _forward(int(N), int(P), float(phi), float(c), 4 if P > 0 else 0, False)
     return log_z, mom[1], mom[2], mom[3], mom[4]
 
 

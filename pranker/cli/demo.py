@@ -137,6 +137,7 @@ def _fit_and_score(digit: int, seed: int, progress: bool) -> _Scored:
         draws=None,
         seed=None,
         rtol=None,
+        max_work=None,
         progress=progress,
     )
     results, padj = score.score_arrays(cols, s_list, y, defaults)

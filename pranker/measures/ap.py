@@ -457,6 +457,69 @@ def average_table(
     return float(np.average(vals, weights=support))
 
 
+def one_hot_multiclass(scores, y, pos_label, where: str):
+    """``(scores, y)`` with 1-D labels of several classes one-hot encoded, as scikit-learn does.
+
+    With 2-D scores of shape (n_samples, n_classes) and 1-D labels of
+    n_samples taking more than two distinct values (scikit-learn's
+    "multiclass" target; two values stay binary labels, which scikit-learn
+    refuses with 2-D scores and the table path refuses with its own message), column j of the scores scores the j-th of the sorted distinct
+    labels (scikit-learn's ``label_binarize(y, classes=np.unique(y))``): ``y``
+    becomes the (n_samples, n_classes) table ``y[:, None] == classes``. Any
+    other pair is returned as given. The number of distinct labels must be the
+    number of columns, no label may be missing, and ``pos_label`` has no
+    meaning here (scikit-learn refuses it too).
+    """
+    try:
+        if np.ndim(scores) != 2 or np.ndim(y) != 1:
+            return scores, y
+        n_samples, n_classes = np.shape(scores)
+    except ValueError:  # ragged input: the validation of the caller names it
+        return scores, y
+    if np.shape(y)[0] != n_samples or n_samples < 2 or n_classes < 2:
+        return scores, y
+    if np.ma.isMaskedArray(y) or np.ma.isMaskedArray(scores):
+        raise ValueError(
+            f"{where}: masked entries cannot be left out of a multiclass table (a sample "
+            "would lose its class); drop those samples (rows) first."
+        )
+    labels = np.asarray(y)
+    missing = (labels.dtype.kind == "f" and bool(np.isnan(labels).any())) or (
+        labels.dtype.kind == "O" and any(v is None or v != v for v in labels)
+    )
+    if missing:
+        raise ValueError(
+            f"{where}: y has a missing (NaN or None) label; every sample needs its class: "
+            "drop those samples or give them one."
+        )
+    try:
+        classes = np.unique(labels)
+    except TypeError as exc:
+        raise ValueError(
+            f"{where}: the labels in y cannot be sorted ({exc}); give labels of one type "
+            "(all numbers or all strings)."
+        ) from None
+    if classes.size <= 2:  # binary labels, not scikit-learn's multiclass: left as given
+        return scores, y
+    if pos_label is not None:
+        raise ValueError(
+            f"{where}: pos_label={pos_label!r} has no meaning with 1-D labels of several "
+            f"classes and 2-D scores: each class is the positive class of its own column "
+            "(as in scikit-learn, which refuses pos_label here too). Leave pos_label out."
+        )
+    if classes.size != n_classes:
+        shown = ", ".join(repr(c) for c in classes[:10].tolist())
+        more = ", ..." if classes.size > 10 else ""
+        raise ValueError(
+            f"{where}: y has {classes.size} distinct labels ({shown}{more}) but scores has "
+            f"{n_classes} columns. With 1-D labels of several classes, scores must have one "
+            "column per class, in the sorted order of the labels (as scikit-learn's "
+            "label_binarize); pass a one-hot table y of the scores' shape when a class is "
+            "absent from y."
+        )
+    return scores, labels[:, None] == classes[None, :]
+
+
 def _ap_table_rows(ties: str):
     def rows(S, Y, W, axis):
         if W is None:
@@ -496,6 +559,9 @@ def auprc_ap(
     y : array_like, same shape as ``scores``
         Gold standard, binary: 0/1, False/True or -1/1, where 1 (True) marks
         a positive. Other labels (more values, strings) need ``pos_label``.
+        With a 2-D table of scores, 1-D labels of several classes are one-hot
+        encoded as scikit-learn does: column j scores the j-th of the sorted
+        distinct labels (their number must be the number of columns).
     ties : {"average", "stable", "threshold", "optimistic", "pessimistic"}
         How tied scores are ordered; see the module documentation.
         ``"threshold"`` is scikit-learn's ``average_precision_score``; the
@@ -594,12 +660,21 @@ def auprc_ap(
     >>> Y = [[1, 0], [0, 1], [1, 1]]
     >>> auprc_ap(S, Y, average="macro"), auprc_ap(S, Y, average=None).tolist()
     (0.9166666666666666, [0.8333333333333333, 1.0])
+
+    Labels of three classes in one column, one column of scores per class:
+
+    >>> S3 = [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.2, 0.3, 0.5], [0.5, 0.1, 0.4]]
+    >>> auprc_ap(S3, ["a", "b", "c", "a"], average=None).tolist()
+    [1.0, 1.0, 1.0]
     """
     where = "auprc_ap"
     check_ties(ties, where)
     check_average(average, where)
     if sample_weight is not None:
         check_weighted_ties(ties, where)
+    scores, y_table = one_hot_multiclass(scores, y, pos_label, where)
+    if y_table is not y:  # 1-D multiclass labels, now one column of labels per class
+        y, pos_label = y_table, None
     if is_matrix(scores) or is_matrix(y):
         return average_table(
             where,

@@ -52,6 +52,7 @@ from .._validation import (
     check_no_nan,
     check_ties,
     check_weighted_pair,
+    check_weighted_ties,
     refuse_table,
     score_label_aliases,
 )
@@ -401,19 +402,30 @@ class PRCurve:
             of scikit-learn's ``average_precision_score``). ``"threshold"``
             on a per-item curve regroups its points by threshold;
             ``"average"``, ``"optimistic"`` and ``"pessimistic"`` are computed
-            exactly from the tie groups (unweighted curves only); ``"stable"``
-            needs the input order, so only a curve built with
-            ``ties="stable"`` gives it.
+            exactly from the tie groups; ``"stable"`` needs the input order,
+            so only a curve built with ``ties="stable"`` gives it. A curve
+            built with ``sample_weight`` gives only ``"threshold"`` and
+            ``"stable"``, as :func:`pranker.auprc_ap` does: an
+            ``"optimistic"`` or ``"pessimistic"`` weighted curve has no AP.
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            An unknown tie mode, ``"stable"`` on a curve of another mode, or
+            a tie mode without a weighted meaning on a weighted curve.
         """
+        where = "PRCurve.average_precision"
+        if ties is not None:
+            check_ties(ties, where)
+        if self.weighted:  # refused as auprc_ap refuses it, whichever mode built the curve
+            check_weighted_ties(self.ties if ties is None else ties, where)
         if ties is None or ties == self.ties:
             dtp = np.diff(self.tp)
             return float(np.dot(dtp, self.precision[1:]) / self.n_pos)
-        where = "PRCurve.average_precision"
-        check_ties(ties, where)
         if ties == "stable":
             raise ValueError(
                 f"{where}: ties='stable' depends on the input order; build the curve with "
@@ -425,11 +437,6 @@ class PRCurve:
         if ties == "threshold":
             prec = tp_g[1:] / (tp_g[1:] + fp_g[1:])
             return float(np.dot(np.diff(tp_g), prec) / self.n_pos)
-        if self.weighted:
-            raise ValueError(
-                f"{where}: ties={ties!r} is defined for unweighted data only; use "
-                "ties='threshold' (or repeat items instead of weighting them)."
-            )
         dtp = np.diff(tp_g)
         dfp = np.diff(fp_g)
         has = dtp > 0

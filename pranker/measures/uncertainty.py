@@ -462,7 +462,7 @@ def ap_interval(
     >>> round(low, 4), high  # clipped to [0, 1]
     (0.3168, 1.0)
     """
-    check_ties(ties)
+    check_ties(ties, "ap_interval")
     _z(conf_level)
     if method not in ("logit", "binomial"):
         raise ValueError(f"method must be 'logit' or 'binomial'; got {method!r}.")

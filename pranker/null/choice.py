@@ -81,6 +81,22 @@ class WorkBudgetWarning(UserWarning):
     it. Pass a larger ``max_work=`` (or a larger ``rtol=``) for more
     precision; filter it with ``warnings.simplefilter("ignore",
     pranker.WorkBudgetWarning)``.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message: what was stopped, the relative standard error reached,
+        and the ``max_work=`` and ``rtol=`` that would go further.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from pranker.null.choice import WorkBudgetWarning
+    >>> issubclass(WorkBudgetWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", WorkBudgetWarning)
+    ...     warnings.warn("stopped at max_work", WorkBudgetWarning)  # silenced
     """
 
 

@@ -82,7 +82,15 @@ from pathlib import Path
 import numpy as np
 
 from .._docs import fill_doc
-from .._validation import check_ties
+from .._validation import (
+    check_average,
+    check_table_shapes,
+    check_ties,
+    check_weighted_ties,
+    is_matrix,
+    matrix_error,
+)
+from ..measures.ap import auprc_ap
 from ..significance.single import PrankerResult
 from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in .counts)
     DEFAULT_CHUNK_SIZE,
@@ -107,6 +115,7 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     scan_chunk,
     split_by_range,
 )
+from .weighted import average_of_columns, weight_at_or_above, weighted_ap, weighted_positives
 
 __doc__ = fill_doc()(__doc__)
 
@@ -297,7 +306,7 @@ def _auprc_chunked(
     tmp_dir,
     pos_label,
 ):
-    check_ties(ties)
+    check_ties(ties, "auprc_ap_chunked")  # pranker_chunked checked it under its own name
     max_positives = int(max_positives)
     chunks = _chunk_source(source, y, score_col, label_col, chunk_size)
     n, n_pos, positives, samples, weights = _pass1(chunks, max_positives, pos_label)
@@ -308,6 +317,118 @@ def _auprc_chunked(
             chunks, n, n_pos, samples, weights, ties, rows_per_range, tmp_dir, pos_label
         )
     return ap, n, n_pos
+
+
+def _weighted_chunks(source, y, sample_weight, chunk_size, where):
+    """The row chunks of score and label arrays, each with its weights."""
+    if y is None or callable(source):
+        raise ValueError(
+            f"{where}: sample_weight= goes with arrays (or .npy files) of scores and labels "
+            "y=, one weight per row; a parquet or callable source carries no weights."
+        )
+    chunks = _chunk_source(source, y, "score", "label", chunk_size)
+    w = _open_array(sample_weight, "sample_weight")
+    w_flat = w.reshape(-1) if hasattr(w, "reshape") else np.asarray(w).ravel()
+    n = int(np.prod(np.shape(_open_array(source, "scores"))))
+    if w_flat.shape[0] != n:
+        raise ValueError(
+            f"{where}: sample_weight has {w_flat.shape[0]} entries for {n} rows; give one "
+            "weight per row."
+        )
+
+    def wchunks():
+        start = 0
+        for s, lab, name in chunks():
+            stop = start + int(np.shape(s)[0])
+            yield s, lab, w_flat[start:stop], name
+            start = stop
+
+    return wchunks
+
+
+def _auprc_weighted(source, y, sample_weight, chunk_size, ties, pos_label, where):
+    """Weighted AP (``ties="threshold"``) in two passes; the AP and the positives' weight."""
+    if ties != "threshold":
+        raise ValueError(
+            f"{where}: with sample_weight, ties='threshold' (scikit-learn's weighted AP) is "
+            f"computed chunk by chunk; got ties={ties!r}. The weighted 'stable' AP needs "
+            "every positive's place in the input order: use pranker.auprc_ap in memory."
+        )
+    wchunks = _weighted_chunks(source, y, sample_weight, chunk_size, where)
+    n = 0
+    xs, ws, codes = [], [], set()
+    for s, lab, w, name in wchunks():
+        k, x, wp, code = weighted_positives(s, lab, w, where=name, pos_label=pos_label)
+        n += k
+        xs.append(x)
+        ws.append(wp)
+        codes.add(code)
+    pos_x = np.concatenate(xs) if xs else np.empty(0)
+    pos_w = np.concatenate(ws) if ws else np.empty(0)
+    check_totals(n, int(pos_x.shape[0]), "source", pos_label, codes)
+
+    def w_ge(vals):
+        total = np.zeros(vals.shape[0])
+        for s, _, w, name in wchunks():
+            total += weight_at_or_above(s, w, vals, where=name)
+        return total
+
+    return weighted_ap(pos_x, pos_w, w_ge, where), float(pos_w.sum())
+
+
+def _ap_one(where, sample_weight, args):
+    """The AP of one ranking (flattened) and its support: positives, or their weight."""
+    if sample_weight is None:
+        ap, _, n_pos = _auprc_chunked(**args)
+        return ap, float(n_pos)
+    return _auprc_weighted(
+        args["source"],
+        args["y"],
+        sample_weight,
+        args["chunk_size"],
+        args["ties"],
+        args["pos_label"],
+        where,
+    )
+
+
+def _ap_table(where, s, lab, sample_weight, average, args):
+    """A 2-D table of scores and labels averaged as :func:`pranker.auprc_ap` averages it."""
+    if average == "binary":
+        raise matrix_error(where, s, lab)
+    w = sample_weight
+    if average == "micro":
+        if w is not None and np.ndim(s) == 2 and np.shape(w) == np.shape(s)[:1]:
+            w = np.repeat(np.asarray(w), np.shape(s)[1])  # each sample's weight on each class
+        return _ap_one(where, w, {**args, "source": s, "y": lab})[0]
+    n_samples, n_classes = check_table_shapes(s, lab, where, average)
+    if average == "samples":  # each row a ranking of the classes: rows in memory, block by block
+        step = max(1, int(args["chunk_size"]) // n_classes)
+        total = weight = 0.0
+        for start in range(0, n_samples, step):
+            S = np.asarray(s[start : start + step])
+            Y = np.asarray(lab[start : start + step])
+            wb = None if w is None else np.asarray(w[start : start + step], dtype=np.float64)
+            if wb is not None and not (wb > 0).any():
+                continue
+            kw = {"ties": args["ties"], "pos_label": args["pos_label"], "sample_weight": wb}
+            m = auprc_ap(S, Y, average="samples", **kw)
+            b = float(S.shape[0]) if wb is None else float(wb.sum())
+            total += m * b
+            weight += b
+        if not weight > 0:
+            raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
+        return total / weight
+    values, supports = [], []
+    for j in range(n_classes):
+        wj = w if w is None or np.ndim(w) == 1 else w[:, j]
+        try:
+            ap, support = _ap_one(where, wj, {**args, "source": s[:, j], "y": lab[:, j]})
+        except ValueError as exc:
+            raise ValueError(f"{where}: column {j} of the table: {exc}") from None
+        values.append(ap)
+        supports.append(support)
+    return average_of_columns(values, supports, average)
 
 
 @fill_doc(DOCS)
@@ -323,11 +444,16 @@ def auprc_ap_chunked(
     rows_per_range: int = DEFAULT_ROWS_PER_RANGE,
     tmp_dir: str | os.PathLike | None = None,
     pos_label=None,
-) -> float:
+    sample_weight=None,
+    average: str | None = "binary",
+):
     """Exact AP of scores too large for memory, read one chunk at a time.
 
     Equal to :func:`pranker.auprc_ap` on the concatenated data (to rounding)
-    in every tie mode; see the module documentation for the method.
+    in every tie mode; see the module documentation for the method. With
+    ``sample_weight`` and ``average`` the meanings are scikit-learn's, as in
+    :func:`pranker.auprc_ap`: a 2-D table of scores and labels (arrays or
+    ``.npy`` files of shape (n_samples, n_classes)) needs an ``average``.
 
     Parameters
     ----------
@@ -353,6 +479,16 @@ def auprc_ap_chunked(
         See :func:`pranker.auprc_ap`; ``"stable"`` follows the order of the chunks.
     tmp_dir : path, optional
         Fallback only: where the temporary range files go (removed after).
+    sample_weight : array_like, memmap or path, optional
+        One weight per row (arrays and ``.npy`` sources): scikit-learn's
+        weighted AP, with ``ties="threshold"`` only (positives gathered in
+        memory, two passes).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None
+        For a 2-D table, as in :func:`pranker.auprc_ap`: ``"binary"`` (the
+        default) refuses a table, ``"micro"`` ranks all entries together,
+        ``"macro"``/``"weighted"``/``None`` take each column as a ranking
+        (one pass pair per column), ``"samples"`` each row (read in blocks of
+        rows). Ignored for 1-D input.
     %(scale_ap_rest)s
     pranker_chunked : the same AP with its p-value against random ranking.
     pranker.dask.auprc_ap : the same on a Dask cluster.
@@ -372,8 +508,17 @@ def auprc_ap_chunked(
     >>> round(auprc_ap_chunked(np.array(s), labels, chunk_size=3, pos_label="spam"), 6)
     0.966667
     """
-    ap, _, _ = _auprc_chunked(**arguments_of(_auprc_chunked, locals()))
-    return ap
+    where = "auprc_ap_chunked"
+    check_ties(ties, where)
+    check_average(average, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    args = arguments_of(_auprc_chunked, locals())
+    if y is not None and not callable(source):
+        s, lab = _open_array(source, "scores"), _open_array(y, "y")
+        if is_matrix(s) or is_matrix(lab):
+            return _ap_table(where, s, lab, sample_weight, average, args)
+    return _ap_one(where, sample_weight, args)[0]
 
 
 @fill_doc(DOCS)

@@ -379,7 +379,7 @@ def ap_from_counts(c: ChunkCounts, ties: str = "average") -> float:
     >>> round(ap_from_counts(c, "pessimistic"), 12)  # ranks 3 and 4: (1/3 + 2/4) / 2
     0.416666666667
     """
-    check_ties(ties)
+    check_ties(ties, "ap_from_counts")
     if c.n_pos == 0:
         raise ValueError("no positive instance (no positive label): AUPRC is undefined.")
     greater, pos_greater = _greater_counts(c)
@@ -580,7 +580,7 @@ def arguments_of(function, arguments: dict) -> dict:
 def check_significance_args(where: str, ties: str, arguments: dict) -> PValueOptions:
     """Check the p-value options among a ``pranker`` call's arguments once, before any pass
     over the data."""
-    check_ties(ties)
+    check_ties(ties, where)
     return PValueOptions.of(where, arguments)
 
 

@@ -56,9 +56,18 @@ import functools
 import numpy as np
 
 from .._docs import fill_doc
-from .._validation import check_ties
+from .._validation import (
+    check_average,
+    check_table_shapes,
+    check_ties,
+    check_weighted_ties,
+    is_matrix,
+    matrix_error,
+)
+from ..measures.ap import auprc_ap as _auprc_ap_memory
 from ..significance.single import PrankerResult
 from . import counts as _c
+from . import weighted as _w
 
 __doc__ = fill_doc()(__doc__)
 
@@ -232,7 +241,7 @@ def _auprc(
     pos_label,
 ):
     dask = _require_dask()
-    check_ties(ties)
+    check_ties(ties, "pranker.dask.auprc_ap")  # pranker.dask.pranker checked it first
     split_every = int(split_every)
     if split_every < 2:
         raise ValueError(f"split_every must be >= 2; got {split_every}.")
@@ -294,6 +303,167 @@ def _auprc(
     return float(np.sum(np.asarray(sums, dtype=np.float64)) / n_pos), n, n_pos
 
 
+def _wpos_task(s, y, w, where, pos_label):
+    """Pass 1 of the weighted AP on one partition; an input error is returned, not raised."""
+    try:
+        return _w.weighted_positives(s, y, w, where=where, pos_label=pos_label)
+    except (ValueError, TypeError) as exc:
+        return exc
+
+
+def _as_dask(da, a, chunks, what, n):
+    """``a`` (a dask or numpy array) flattened and cut into the given chunks."""
+    if not isinstance(a, da.Array):
+        a = np.asarray(a)
+        if a.size != n:
+            raise ValueError(
+                f"scores and {what} must have the same number of elements; got {n} and {a.size}."
+            )
+        return da.from_array(a.ravel(), chunks=chunks)
+    a = a.ravel() if a.ndim != 1 else a
+    if a.shape[0] != n:
+        raise ValueError(
+            f"scores and {what} must have the same number of elements; got {n} and {a.shape[0]}."
+        )
+    return a if a.chunks == chunks else a.rechunk(chunks)
+
+
+def _auprc_weighted(dask, scores, y, sample_weight, ties, scheduler, pos_label, where):
+    """Weighted AP (``ties="threshold"``) of a dask array in two passes of tasks; the AP and
+    the positives' weight."""
+    import dask.array as da
+
+    if ties != "threshold":
+        raise ValueError(
+            f"{where}: with sample_weight, ties='threshold' (scikit-learn's weighted AP) is "
+            f"computed on the cluster; got ties={ties!r}. The weighted 'stable' AP needs every "
+            "positive's place in the input order: use pranker.auprc_ap in memory."
+        )
+    if not isinstance(scores, da.Array) or y is None:
+        raise ValueError(
+            f"{where}: sample_weight= goes with a dask array of scores and its labels y= (one "
+            "weight per element); a dataframe carries no weights here."
+        )
+    s = scores.ravel() if scores.ndim != 1 else scores
+    n = int(s.shape[0])
+    parts = [
+        list(a.to_delayed().ravel())
+        for a in (
+            s,
+            _as_dask(da, y, s.chunks, "y", n),
+            _as_dask(da, sample_weight, s.chunks, "sample_weight", n),
+        )
+    ]
+    names = [f"partition {i}" for i in range(len(parts[0]))]
+    delayed = functools.partial(dask.delayed, pure=True)
+    kw = {} if scheduler is None else {"scheduler": scheduler}
+    scans = dask.compute(
+        *[
+            delayed(_wpos_task)(a, b, c, name, pos_label)
+            for a, b, c, name in zip(*parts, names, strict=True)
+        ],
+        **kw,
+    )
+    _first_error(scans)
+    pos_x = np.concatenate([r[1] for r in scans])
+    pos_w = np.concatenate([r[2] for r in scans])
+    _c.check_totals(
+        sum(r[0] for r in scans),
+        int(pos_x.shape[0]),
+        "collection",
+        pos_label,
+        [r[3] for r in scans],
+    )
+
+    def w_ge(vals):
+        vals_d = _shared(dask, vals, scheduler)
+        ge = [
+            delayed(_w.weight_at_or_above)(a, c, vals_d, where=name)
+            for a, c, name in zip(parts[0], parts[2], names, strict=True)
+        ]
+        return np.sum(np.asarray(dask.compute(*ge, **kw)), axis=0)
+
+    return _w.weighted_ap(pos_x, pos_w, w_ge, where), float(pos_w.sum())
+
+
+def _ap_one(dask, where, sample_weight, args):
+    """The AP of one ranking (flattened) and its support: positives, or their weight."""
+    if sample_weight is None:
+        ap, _, n_pos = _auprc(**args)
+        return ap, float(n_pos)
+    return _auprc_weighted(
+        dask,
+        args["scores"],
+        args["y"],
+        sample_weight,
+        args["ties"],
+        args["scheduler"],
+        args["pos_label"],
+        where,
+    )
+
+
+def _samples_task(S, Y, W, ties, pos_label):
+    """The weighted sum of the row APs of a block of rows, and the block's weight."""
+    S, Y = np.asarray(S), np.asarray(Y)
+    if W is not None:
+        W = np.asarray(W, dtype=np.float64)
+        if not (W > 0).any():
+            return 0.0, 0.0
+    m = _auprc_ap_memory(S, Y, average="samples", ties=ties, pos_label=pos_label, sample_weight=W)
+    b = float(S.shape[0]) if W is None else float(W.sum())
+    return m * b, b
+
+
+def _ap_table(dask, where, scores, y, sample_weight, average, args):
+    """A 2-D dask table of scores averaged as :func:`pranker.auprc_ap` averages it."""
+    import dask.array as da
+
+    if average == "binary":
+        raise matrix_error(where, scores, y)
+    w = sample_weight
+    if average == "micro":
+        if w is not None and np.shape(w) == tuple(scores.shape[:1]):
+            k = scores.shape[1]  # each sample's weight on each of its classes
+            w = da.repeat(w, k, axis=0) if isinstance(w, da.Array) else np.repeat(w, k)
+        return _ap_one(dask, where, w, {**args, "scores": scores, "y": y})[0]
+    n_samples, n_classes = check_table_shapes(scores, y, where, average)
+    if average == "samples":
+        S = scores.rechunk({1: -1})
+        rows = S.chunks[0]
+        Y = y if isinstance(y, da.Array) else da.from_array(np.asarray(y), chunks=S.chunks)
+        Y = Y.rechunk(S.chunks)
+        Sd, Yd = S.to_delayed().ravel(), Y.to_delayed().ravel()
+        if w is None:
+            Wd = [None] * len(Sd)
+        else:
+            Wa = w if isinstance(w, da.Array) else da.from_array(np.asarray(w), chunks=(rows,))
+            Wd = list(Wa.rechunk((rows,)).to_delayed().ravel())
+        delayed = functools.partial(dask.delayed, pure=True)
+        kw = {} if args["scheduler"] is None else {"scheduler": args["scheduler"]}
+        parts = dask.compute(
+            *[
+                delayed(_samples_task)(a, b, c, args["ties"], args["pos_label"])
+                for a, b, c in zip(Sd, Yd, Wd, strict=True)
+            ],
+            **kw,
+        )
+        total, weight = (float(sum(p[i] for p in parts)) for i in (0, 1))
+        if not weight > 0:
+            raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
+        return total / weight
+    values, supports = [], []
+    for j in range(n_classes):
+        wj = w if w is None or np.ndim(w) == 1 else w[:, j]
+        try:
+            ap, support = _ap_one(dask, where, wj, {**args, "scores": scores[:, j], "y": y[:, j]})
+        except ValueError as exc:
+            raise ValueError(f"{where}: column {j} of the table: {exc}") from None
+        values.append(ap)
+        supports.append(support)
+    return _w.average_of_columns(values, supports, average)
+
+
 @fill_doc(_c.DOCS)
 def auprc_ap(
     scores,
@@ -307,17 +477,22 @@ def auprc_ap(
     split_every: int = 8,
     scheduler=None,
     pos_label=None,
-) -> float:
+    sample_weight=None,
+    average: str | None = "binary",
+):
     """Exact AP of a dask array or dataframe, computed on the cluster.
 
     Equal to :func:`pranker.auprc_ap` on the concatenated data (to rounding)
     in every tie mode; the method is that of :mod:`pranker.chunked`, run as
-    tasks (see the module documentation).
+    tasks (see the module documentation). With ``sample_weight`` and
+    ``average`` the meanings are scikit-learn's, as in
+    :func:`pranker.auprc_ap`: a 2-D table (n_samples, n_classes) of scores
+    and labels needs an ``average``.
 
     Parameters
     ----------
     scores : dask.array.Array or dask.dataframe.DataFrame
-        Scores (higher first; any shape, flattened in C order), or a dataframe
+        Scores (higher first; 1-D, or a 2-D table with ``average``), or a dataframe
         holding the columns ``score_col`` and ``label_col`` (e.g. from
         ``dask.dataframe.read_parquet``).
     y : dask.array.Array or array_like, optional
@@ -333,6 +508,16 @@ def auprc_ap(
     scheduler : optional
         Passed to ``dask.compute``; by default the active
         ``distributed.Client`` (or dask's default scheduler).
+    sample_weight : dask.array.Array or array_like, optional
+        One weight per element of a dask array of scores: scikit-learn's
+        weighted AP, with ``ties="threshold"`` only (positives gathered on the
+        client, two passes of tasks).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None
+        For a 2-D table, as in :func:`pranker.auprc_ap`: ``"binary"`` (the
+        default) refuses a table, ``"micro"`` ranks all entries together,
+        ``"macro"``/``"weighted"``/``None`` take each column as a ranking,
+        ``"samples"`` each row (one task per block of rows). Ignored for 1-D
+        input.
     %(scale_ap_rest)s
     pranker : the same AP with its p-value against random ranking.
     pranker.chunked.auprc_ap_chunked : the same for files read chunk by chunk.
@@ -353,8 +538,16 @@ def auprc_ap(
     ...                scheduler="sync"), 6)
     0.966667
     """
-    ap, _, _ = _auprc(**_c.arguments_of(_auprc, locals()))
-    return ap
+    where = "pranker.dask.auprc_ap"
+    check_ties(ties, where)
+    check_average(average, where)
+    if sample_weight is not None:
+        check_weighted_ties(ties, where)
+    args = _c.arguments_of(_auprc, locals())
+    dask = _require_dask()
+    if y is not None and (is_matrix(scores) or is_matrix(y)):
+        return _ap_table(dask, where, scores, y, sample_weight, average, args)
+    return _ap_one(dask, where, sample_weight, args)[0]
 
 
 @fill_doc(_c.DOCS)

@@ -679,7 +679,7 @@ def compare(
         raise ValueError(
             f"compare: alternative must be one of {ALTERNATIVES}; got {alternative!r}."
         )
-    check_ties(ties)
+    check_ties(ties, "compare")
     conf_level = _check_level(conf_level)
     if stop_after is not None:
         warnings.warn(

@@ -117,7 +117,7 @@ class PrankerResult(ResultDisplay, Plottable):
     >>> res.statistic == res.auprc, res.pvalue_interval == (res.pvalue, res.pvalue)
     (True, True)
     >>> sorted(res.to_dict())[:4]  # plain fields, ready for JSON
-    ['auprc', 'conf_level', 'log10_pvalue', 'method']
+    ['auprc', 'conf_level', 'log10_pvalue', 'log10_pvalue_interval']
     """
 
     auprc: float
