@@ -62,7 +62,7 @@ __all__ = ["CompressedProposal", "KNOT_START", "TABLE_BYTES", "knot_ratio", "til
 KNOT_START = 256  # every offset below this is a knot
 TABLE_BYTES = 48 * 2**20  # rows kept whole up to this; checkpointed beyond (and the budget
 # of the state-dependent tilts' tables)
-SD_TILTS = 40  # tilts of the state-dependent proposal (fewer when their tables would not fit)
+SD_TILTS = 80  # tilts of the state-dependent proposal (fewer when their tables would not fit)
 SD_MIN_TILTS = 8  # below this many, one fixed tilt instead
 KC_SLACK = 10.0  # the state-dependent tilts serve layers 1 .. floor(2 s + KC_SLACK)
 # the saddle search stops when |Khat'(phi) - s| is below this many tilted standard deviations
