@@ -436,21 +436,26 @@ class CompressedProposal:
                 sr = np.zeros(m)
                 D = np.full(m, self.M, dtype=np.int64)
             new = np.empty(m)
-            state_dependent_draws(
-                tabs,
-                np.asarray(phis, dtype=np.float64),
-                kc,
-                self.x,
-                s * (1.0 - rel_tol),
-                j0,
-                np.uint64(seeds[1]),
-                start,
-                K,
-                D,
-                lw,
-                sr,
-                new,
-            )
+            # in batches of about 4,096 continuations, so that Ctrl-C is seen between them
+            # (each draw has its own streams: the same numbers in any batches)
+            step = max(64, 4096 // K)
+            for lo in range(0, m, step):
+                hi = min(m, lo + step)
+                state_dependent_draws(
+                    tabs,
+                    np.asarray(phis, dtype=np.float64),
+                    kc,
+                    self.x,
+                    s * (1.0 - rel_tol),
+                    j0,
+                    np.uint64(seeds[1]),
+                    start + lo,
+                    K,
+                    D[lo:hi],
+                    lw[lo:hi],
+                    sr[lo:hi],
+                    new[lo:hi],
+                )
             have = np.concatenate([have, new])
             self._sd = (key, tabs, have)
         if not estimate:
