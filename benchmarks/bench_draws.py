@@ -106,7 +106,7 @@ def measure_case(N: int, P: int, target: float, n_fixed: int, n_sd: int) -> dict
     out_sd = np.empty(n_sd)
     t0 = time.perf_counter()
     state_dependent_draws(
-        tabs, phis, kc, cz.x, s * (1 - 1e-12), j0, np.uint64(7), 0, D, lw, sr, out_sd
+        tabs, phis, kc, cz.x, s * (1 - 1e-12), j0, np.uint64(7), 0, 1, D, lw, sr, out_sd
     )
     total = time.perf_counter() - t0
     out["kc"] = kc

@@ -2,6 +2,7 @@
 
 Run:  python benchmarks/bench_work_cap.py                 (the hard points, default budget)
       python benchmarks/bench_work_cap.py --set sizing    (ns per unit across the plane)
+      python benchmarks/bench_work_cap.py --set heldout   (N = 1e4..1e8, P <= 1e3, p to 1e-100)
       python benchmarks/bench_work_cap.py --budgets 3e8,1.5e9 --only 1e6,1e4
 
 For each case, the tilted estimate that ``method="auto"`` takes at that
@@ -15,7 +16,10 @@ case (median of three each time). The threshold of a target p comes from
 ``bench_tail.ap_for_targets`` (the compressed CGF, never the estimator).
 
 Columns: units charged, seconds, ns per unit, time / T, the rse reached and
-log10 p, and whether the budget stopped the estimate.
+log10 p, the draws, the variance per draw (draws times rse squared; with
+state-dependent tilts a draw is one pass of the upper layers and its
+continuations below the hand-over), and whether the budget stopped the
+estimate.
 """
 
 from __future__ import annotations
@@ -50,6 +54,15 @@ SIZING = [
 ]
 
 
+# the held-out scale points: N = 1e4 .. 1e8, P <= 1e3, p ~ 1e-3, 1e-30, 1e-100
+HELDOUT = [
+    (n, p, t)
+    for n, p in [(10**5, 100), (10**4, 1000), (10**5, 1000), (10**6, 300), (10**7, 1000)]
+    + [(10**8, 1000)]
+    for t in (-3.0, -30.0, -100.0)
+]
+
+
 def sort_time(x) -> float:
     ts = []
     for _ in range(3):
@@ -77,7 +90,7 @@ def _e(v: float) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--set", choices=["hard", "sizing"], default="hard")
+    ap.add_argument("--set", choices=["hard", "sizing", "heldout"], default="hard")
     ap.add_argument(
         "--budgets", default=None, help="comma-separated max_work (default: the default)"
     )
@@ -90,7 +103,7 @@ def main(argv=None) -> int:
     from pranker.null.choice import DEFAULT_MAX_WORK, plan
     from pranker.null.tilt import TiltNull, tilt_engine
 
-    cases = HARD if args.set == "hard" else SIZING
+    cases = {"hard": HARD, "sizing": SIZING, "heldout": HELDOUT}[args.set]
     if args.only:
         n, p = (int(float(v)) for v in args.only.split(","))
         cases = [c for c in cases if (c[0], c[1]) == (n, p)]
@@ -106,9 +119,9 @@ def main(argv=None) -> int:
     print()
     print(
         "| N | P | target log10 p | max_work | units | seconds | ns / unit | time / T "
-        "| rse | log10 p | draws | capped |"
+        "| rse | log10 p | draws | variance per draw | capped |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     warmed = set()
     found_for: dict = {}
     for N, P, target in cases:
@@ -139,7 +152,7 @@ def main(argv=None) -> int:
             print(
                 f"| {_e(N)} | {_e(P)} | {target:g} | {budget:.2g} | {est.work:.3g} | {secs:.2f} "
                 f"| {ns:.2f} | {secs / T:.2f} | {est.rse:.3g} | {est.log10_pvalue:.2f} "
-                f"| {est.n_draws} | {flag} |",
+                f"| {est.n_draws} | {est.n_draws * est.rse**2:.3g} | {flag} |",
                 flush=True,
             )
     return 0

@@ -613,3 +613,80 @@ def test_draws_are_the_same_bits_for_any_thread_count():
         numba.set_num_threads(before)
     (a_sd, a_c, a_off), (b_sd, b_c, b_off) = out
     assert np.array_equal(a_sd, b_sd) and np.array_equal(a_c, b_c) and a_off == b_off
+
+
+# ------------------------------- 10. splitting: several continuations below the hand-over
+@pytest.mark.parametrize("N,P,E,eps,kc,K", [(14, 9, 1, 1.0, 3, 7), (13, 6, 2, 0.5, 2, 3)])
+def test_split_continuations_against_exact_enumeration(N, P, E, eps, kc, K, monkeypatch):
+    """Each draw's upper layers continued K times below the hand-over: the exact count
+    within 4 rse at every interior threshold above the mean (the hand-over moved down and K
+    set, as the defaults at these sizes have no upper layers)."""
+    monkeypatch.setattr(compressed_module, "handover_layer", lambda s, P: kc)
+    monkeypatch.setattr(compressed_module.CompressedProposal, "continuations", lambda self, k: K)
+    sums = sums_of(N, P)
+    eng = coarse(N, P, 7 * N + P, E, eps)
+    mean = float(sum(sums) / len(sums))
+    checked = 0
+    for s in interior_thresholds(sums):
+        if not float(s) > mean:
+            continue
+        p = exact_tail(sums, s)
+        est = eng.tail(float(s))
+        key = eng._cz._sd[0]
+        assert key[3] == kc and key[5] == K  # state-dependent, split
+        assert 0.0 <= est.rse <= 0.02
+        assert z_of(est, p) <= 4.0, (N, P, kc, K, float(s), float(p), est)
+        checked += 1
+    assert checked >= 3
+
+
+def test_default_continuations_at_scale():
+    """Where the upper layers cost most of a draw, each is continued several times (and
+    never more than the cap); with no upper layers, once."""
+    from pranker.null.choice import MAX_CONTINUATIONS
+
+    cz = TiltEngine(10**7, 1000)._cz
+    assert cz is not None
+    assert 8 <= cz.continuations(25) <= MAX_CONTINUATIONS
+    assert cz.continuations(60) < cz.continuations(25)
+    assert cz.continuations(2) == MAX_CONTINUATIONS
+    assert cz.continuations(1000) == 1
+
+
+def test_split_draws_are_the_same_bits_for_any_thread_count(monkeypatch):
+    """Continuation r of draw i has its own stream: one thread or two, the same numbers."""
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread only")
+    monkeypatch.setattr(compressed_module, "handover_layer", lambda s, P: 6)
+    before = numba.get_num_threads()
+    out = []
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            eng = TiltEngine(3000, 20, seed=9, compressed=True)
+            eng.tail(0.4574 * 20)
+            assert eng._cz._sd[0][5] > 1
+            out.append(eng._cz._sd[2].copy())
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(out[0], out[1])
+
+
+def test_split_default_against_plain_monte_carlo():
+    """N = 1e5, P = 60, p ~ 1e-3 and 1e-4: the default hand-over and continuations (K > 1)
+    against 400,000 uniform rankings from numpy (binomial standard error), the thresholds
+    taken from another 100,000 rankings."""
+    N, P = 10**5, 60
+    S = numpy_null_sums(N, P, 400_000, seed=77)
+    pick = numpy_null_sums(N, P, 100_000, seed=78)
+    eng = TiltEngine(N, P, compressed=True)
+    for q_target in (1e-3, 2e-4):
+        s = float(np.quantile(pick, 1.0 - q_target))
+        q = float(np.mean(S >= s * (1 - 1e-12)))
+        se_q = math.sqrt(q * (1 - q) / S.size)
+        est = eng.tail(s)
+        assert eng._cz._sd[0][5] > 1  # split
+        p = 10.0**est.log10_pvalue
+        assert abs(p - q) <= 4.0 * math.hypot(se_q, p * est.rse), (s, q, se_q, est)

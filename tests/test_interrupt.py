@@ -27,7 +27,7 @@ import pranker
 pranker.significance_from_ap(0.5, 10**4, 20)  # load the kernels before the clock starts
 pranker.significance_from_ap(0.5, 10**6, 20)
 print("started", flush=True)
-r = pranker.significance_from_ap(0.0254747, 10**7, 1000, progress=False)
+r = pranker.significance_from_ap(0.0254747, 10**7, 1000, progress=False, max_work=10**13)
 print("finished", r.log10_pvalue, flush=True)
 """
 

@@ -608,7 +608,7 @@ def _sd_draw(tabs, phis, kc, x, thr, j0, state, d, lw, sr, Lc):
 
 
 @njit(cache=True, parallel=True)
-def state_dependent_draws(tabs, phis, kc, x, thr, j0, seed, start, D, lw, sr, out):
+def state_dependent_draws(tabs, phis, kc, x, thr, j0, seed, start, K, D, lw, sr, out):
     """``out[i]``: log contribution of draw ``start + i`` to ``P(S >= thr)``.
 
     ``tabs[j, k]`` is the row of layer ``k = 0..kc`` at tilt ``phis[j]``
@@ -625,15 +625,33 @@ def state_dependent_draws(tabs, phis, kc, x, thr, j0, seed, start, D, lw, sr, ou
     although every placement that reaches the threshold counts once
     (measured at N = 1e6, P = 20, p = 1e-8.8: variance per draw 217 with the
     first positive counted, 1.4 with the first two).
+
+    Splitting: each draw's upper layers are continued ``K`` times below
+    ``kc``, independently (stream ``(start + i) K + r`` for continuation
+    ``r``), and ``out[i]`` is the log of the mean of the ``K`` contributions.
+    Given the upper layers each continuation is an unbiased estimate of the
+    same conditional tail, so their mean is too, and the draws stay
+    independent of each other (a two-stage estimator; Asmussen & Glynn 2007,
+    ch. V). The upper layers cost most of a draw while most of the variance
+    comes from the layers below ``kc`` (measured at N = 1e7, P = 1e3,
+    p = 1e-30: about 53 of a variance per draw of 61), so a few
+    continuations divide the variance per unit of work several times. With
+    ``K = 1`` it is the plain state-dependent estimator, stream for stream.
     """
     n = out.shape[0]
     nb = max(1, min(n, 64))
     per = (n + nb - 1) // nb
     J = phis.shape[0]
+    lk = math.log(K)
     for b in prange(nb):
         Lc = np.empty(J)
         lo = b * per
         hi = min(n, lo + per)
         for i in range(lo, hi):
-            state = _draw_seed(seed, start + i)
-            out[i] = _sd_draw(tabs, phis, kc, x, thr, j0, state, D[i], lw[i], sr[i], Lc)
+            acc = -np.inf
+            for r in range(K):
+                state = _draw_seed(seed, (start + i) * K + r)
+                v = _sd_draw(tabs, phis, kc, x, thr, j0, state, D[i], lw[i], sr[i], Lc)
+                if v > -np.inf:
+                    acc = v if acc == -np.inf else _logaddexp(acc, v)
+            out[i] = acc - lk

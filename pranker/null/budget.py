@@ -107,7 +107,7 @@ def compressed_cost(cz, plan, spent: int) -> Cost:
     fixed tilt). Tables: the state-dependent tilts' rows ``1..kc`` and one
     pass at the saddle tilt (checkpointed rows: one more per batch of draws);
     draws: the positives above ``kc`` at the saddle tilt, those below by the
-    state-dependent steps.
+    state-dependent steps, once per continuation (``cz.continuations(kc)``).
     """
     P, B = cz.P, cz.n_knots
     pass_ = P * B * WORK_KNOT_CELL
@@ -116,7 +116,7 @@ def compressed_cost(cz, plan, spent: int) -> Cost:
         return Cost(spent + pass_, (P - 1) * WORK_KNOT_STEP, per_chunk)
     phis, kc = plan
     tables = len(phis) * (kc + 1) * B * WORK_KNOT_CELL
-    per_draw = (kc - 1) * WORK_SD_STEP
+    per_draw = cz.continuations(kc) * (kc - 1) * WORK_SD_STEP
     if kc < P:
         tables += pass_
         per_draw += (P - kc) * WORK_KNOT_STEP

@@ -63,6 +63,10 @@ WORK_SEARCH_PASSES = 8
 # At most this share of the budget goes to the compressed proposal's saddle search; the rest
 # to its tables and draws (when it is spent, the search keeps the best tilt found so far).
 WORK_SADDLE_SHARE = 0.5
+# The state-dependent draws continue each draw's upper layers (those above the hand-over) this
+# many times at most below it (splitting: about the cost of the upper layers over that of one
+# continuation, see CompressedProposal.continuations).
+MAX_CONTINUATIONS = 64
 # A capped estimate still makes at least this many draws (its rse then says how rough it is).
 MIN_CAPPED_DRAWS = 64
 # A capped estimate's normal-theory interval p (1 -+ z rse) is reported only from this many
