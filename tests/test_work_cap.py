@@ -163,3 +163,18 @@ def test_no_hit_yet_gives_an_upper_bound():
     assert out.log10_pvalue == hi <= -1.0
     assert 10.0**lo <= truth <= 10.0**hi
     assert lo == pytest.approx(-math.log10(math.comb(N, P)))
+
+
+def test_a_budget_too_small_for_any_draw_gives_the_bound_at_once(truth):
+    """When even the minimum of draws would cost more than twice the budget, none is made:
+    the answer is the Cantelli bound, inside the rigorous interval that holds the truth."""
+    ap, p = truth
+    aps = _all_aps(N, P)
+    mean_s, var_s = P * aps.mean(), P * P * aps.var()
+    cantelli = math.log10(var_s / (var_s + (P * ap - mean_s) ** 2))
+    with pytest.warns(WorkBudgetWarning, match="Cantelli"):
+        res = significance_from_ap(ap, N, P, method="tilt", max_work=1_000)
+    assert res.n_draws == 0 and math.isinf(res.pvalue_rse)
+    lo, hi = res.log10_pvalue_interval
+    assert res.log10_pvalue == pytest.approx(cantelli) and hi == pytest.approx(cantelli)
+    assert lo <= math.log10(p) <= hi

@@ -91,12 +91,15 @@ class Cost:
         return self.spent + n * self.per_draw + chunks * self.per_chunk
 
     def affordable(self, max_work: int) -> int:
-        """The most draws within ``max_work`` (at least :data:`MIN_CAPPED_DRAWS`)."""
+        """The most draws within ``max_work``: at least :data:`MIN_CAPPED_DRAWS`, unless even
+        those would cost more than twice the budget; then none (the estimate is a bound)."""
         left = max_work - self.spent - self.per_chunk
         per = self.per_draw + self.per_chunk / DRAW_STEP
         n = int(left // per) if left > 0 else 0
         while n > 0 and self.of(n) > max_work:
             n -= 1
+        if n < MIN_CAPPED_DRAWS and self.of(MIN_CAPPED_DRAWS) > 2 * max_work:
+            return n
         return max(n, MIN_CAPPED_DRAWS)
 
 
@@ -253,6 +256,11 @@ def run_draws(
     if max_work is not None and cost is not None:
         cap_n = min(max_draws, cost.affordable(max_work))
     n = min(first_draws(rtol), cap_n)
+    if n < MIN_CAPPED_DRAWS:
+        # the budget affords too few draws to say anything: no draw, and the caller's
+        # rigorous bound (no_hit_bound: 1 here, then the Cantelli bound)
+        work = 0 if cost is None else cost.of(0)
+        return TailEstimate(-math.inf, math.inf, (-math.inf, 0.0), 0, phi, work, True)
     z = _z_of(conf_level)
     bar = None
     t0 = time.perf_counter()
