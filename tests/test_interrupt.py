@@ -77,7 +77,7 @@ def test_library_call_stops_on_sigint():
 @pytest.mark.slow
 def test_cli_stops_on_sigint_and_writes_no_file(tmp_path):
     rng = np.random.default_rng(5)
-    n, p = 1_000_000, 10_000  # minutes of tail draws at P = 1e4
+    n, p = 1_000_000, 10_000  # minutes of tail draws at P = 1e4 with a large budget
     y = np.zeros(n, dtype=bool)
     y[rng.choice(n, p, replace=False)] = True
     scores = rng.standard_normal(n) + 1.0 * y
@@ -86,7 +86,9 @@ def test_cli_stops_on_sigint_and_writes_no_file(tmp_path):
     out = tmp_path / "r.json"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pranker.cli.main", "score", str(data), "-o", str(out), "-q"],
+        # a budget for minutes of draws (the default one answers within about a second)
+        [sys.executable, "-m", "pranker.cli.main", "score", str(data), "-o", str(out), "-q"]
+        + ["--max-work", "10000000000000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

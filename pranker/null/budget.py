@@ -204,12 +204,25 @@ def check_work(max_work, where: str | None = None) -> int:
     return int(check_positive(max_work, "max_work", where, integer=True))
 
 
-def warn_capped(N: int, P: int, rtol: float, max_work: int, rse: float) -> None:
-    """The :class:`WorkBudgetWarning` of an estimate stopped by its work budget.
+def warn_capped(
+    N: int, P: int, rtol: float, max_work: int, rse: float, method: str = "tilt"
+) -> None:
+    """The :class:`WorkBudgetWarning` of an estimate (or a saddle-point search) stopped by its work budget.
 
     Its text is the same for every ranking of one (N, P) and call, so a batch
     warns once per (N, P) under Python's default filter.
     """
+    if method == "saddlepoint":
+        warnings.warn(
+            f"the saddlepoint p-value for N = {N}, P = {P} stopped its search for the saddle "
+            f"point at its work budget max_work={max_work}; its interval is what the passes "
+            "made prove (the Lugannani-Rice tails at the tilts reached, with the measured "
+            "bound, and the Chernoff and Cantelli bounds). Pass a larger max_work= for the "
+            "saddle point's own answer and bound.",
+            WorkBudgetWarning,
+            stacklevel=4,
+        )
+        return
     what = (
         "too few draws reached the threshold to measure the estimate's error: its interval "
         "is the rigorous [1/C(N, P), Cantelli bound] (pvalue_rse is inf)"

@@ -39,9 +39,10 @@ from .._numba.cgf_knots import (
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
 from .._numba.tilt import tilt_forward
+from .choice import WORK_CGF_BLOCK, WORK_CGF_LAYER, WORK_FLOOR_BLOCK
 from .logspace import log_comb
 
-__all__ = ["LayersCGF", "KnotsCGF", "solve_slope"]
+__all__ = ["LayersCGF", "KnotsCGF", "OutOfWork", "solve_slope"]
 
 KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
 KNOT_EPS = 0.04  # geometric growth of the knots above it
@@ -175,6 +176,15 @@ class KnotsCGF:
         Leap over layers (below); None: for more than
         :data:`LEAP_MIN_POSITIVES` and at most :data:`LEAP_MAX_POSITIVES`
         positives (at N = 10^7, P = 10^6 the leaped K was off by 0.030 nats).
+    max_work : int or None
+        Work budget in the units of :mod:`pranker.null.choice`: each pass is
+        charged the layers it computes and the blocks it visits
+        (``WORK_CGF_LAYER``, ``WORK_CGF_BLOCK`` each), each search
+        for the layers' floors its two chord passes (``WORK_FLOOR_BLOCK``
+        per coarse block). A pass or floor search that would take the work
+        (``work``) past the budget raises :class:`OutOfWork` before it
+        starts, so what was computed is a function of the call alone
+        (None: no bound).
 
     Leaping over layers
     -------------------
@@ -213,6 +223,7 @@ class KnotsCGF:
         parallel: bool = False,
         progress: bool | None = False,
         leap: bool | None = None,
+        max_work: int | None = None,
     ):
         N, P = int(N), int(P)
         if not 2 <= P < N:
@@ -236,6 +247,22 @@ class KnotsCGF:
         self.floor_passes = 0  # pairs of chord passes made to find the layers' floors
         self._floor_knots = compressed_knots(N - P, FLOOR_KNOT_START, FLOOR_KNOT_EPS)
         self._floors: dict[int | None, np.ndarray] = {}
+        self.max_work = max_work
+        self.work = 0  # units charged so far (passes and floor searches)
+        self._visited = leap_schedule(P) if self.leap else None
+
+    def _charge(self, units: int) -> None:
+        """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
+        if self.max_work is not None and self.work + units > self.max_work:
+            raise OutOfWork(self.work, units)
+        self.work += units
+
+    def pass_work(self, lo: np.ndarray) -> int:
+        """Work units of a pass from the floors ``lo``: the layers it computes (every one, or
+        the leaps' exact layers) and their blocks from the floors up."""
+        B = self.x.shape[0]
+        left = B - lo if self._visited is None else B - lo[self._visited - 1]
+        return int(left.shape[0]) * WORK_CGF_LAYER + int(left.sum()) * WORK_CGF_BLOCK
 
     @property
     def n_knots(self) -> int:
@@ -265,6 +292,7 @@ class KnotsCGF:
             at = 2.0 ** (key / _FLOOR_GRID)
         lo = self._floors.get(key)
         if lo is None:
+            self._charge(2 * self.P * self._floor_knots.shape[0] * WORK_FLOOR_BLOCK)
             self.floor_passes += 1
             lo = layer_floors(
                 self.P, at, self.x, self._floor_knots, FLOOR_T, FLOOR_MARGIN, FLOOR_STRIDE
@@ -278,11 +306,12 @@ class KnotsCGF:
         Below the mean (``phi < 0``) every knot is visited.
         """
         phi = float(phi)
-        self.passes += 1
         if phi < 0.0:
             lo = np.zeros(self.P, np.int64)
         else:
             lo = self.floors(phi)
+        self._charge(self.pass_work(lo))
+        self.passes += 1
         if self.leap:
             g, g1, g2 = self._leaped(phi, lo)
             if self._bar is not None:
@@ -320,6 +349,37 @@ class KnotsCGF:
                 k, P, phi, x, lo, par, g, g1, g2, j0, LEAP_FRACTION, LEAP_MAX, piece
             )
         return g, g1, g2
+
+
+class OutOfWork(Exception):
+    """A pass of :class:`KnotsCGF` would take its work past ``max_work`` (raised before it starts).
+
+    Attributes ``spent`` (units charged so far) and ``wanted`` (the units
+    of the pass or floor search that was not started).
+    """
+
+    def __init__(self, spent: int, wanted: int):
+        super().__init__(f"work budget: {spent} units spent, the next step needs {wanted}")
+        self.spent, self.wanted = spent, wanted
+
+
+def leap_schedule(P: int) -> np.ndarray:
+    """The layers (1-based) a leaped pass computes exactly, in order.
+
+    The same schedule as :func:`pranker._numba.cgf_knots.leap_layers` walks
+    with :data:`LEAP_FRACTION` and :data:`LEAP_MAX` from :data:`LEAP_START`
+    (used to charge a pass the blocks it visits).
+    """
+    k = min(LEAP_START, P)
+    out = list(range(1, k + 1))
+    while k < P:
+        m = min(int(LEAP_FRACTION * k), LEAP_MAX)
+        if k + 3 + max(m, 4) > P:
+            out.extend(range(k + 1, P + 1))
+            break
+        out.extend((k + 1, k + 2, k + 3))
+        k += 3 + m
+    return np.asarray(out, np.int64)
 
 
 def solve_slope(

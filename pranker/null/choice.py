@@ -58,6 +58,9 @@ WORK_MC_STEP = 20  # one positive placed by an untilted draw
 WORK_KNOT_CELL = 50  # one cell of a compressed pass (P times the knots per pass)
 WORK_KNOT_STEP = 250  # one positive walked by a draw from the compressed proposal
 WORK_SD_STEP = 400  # one positive walked by a state-dependent draw
+WORK_CGF_BLOCK = 400  # one block of the accurate compressed CGF (K, K', K'' on all threads)
+WORK_CGF_LAYER = 15_000  # one layer of it (the threads' start and join, the prefix sums)
+WORK_FLOOR_BLOCK = 45  # one coarse block of the chord passes that find the layers' floors
 # Nominal passes of the search for a grid point (exact layers, or compressed below the mean).
 WORK_SEARCH_PASSES = 8
 # At most this share of the budget goes to the compressed proposal's saddle search; the rest

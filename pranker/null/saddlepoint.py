@@ -97,15 +97,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docs import fill_doc
+from .._numba.moments import null_moments
 from .._numba.tilt import tilt_moments, top_pinned
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
-from .cgf import KnotsCGF, solve_slope
+from .budget import cantelli_log10, check_work, warn_capped
+from .cgf import KnotsCGF, LayersCGF, OutOfWork, solve_slope
 from .choice import (
+    DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
     DEFAULT_SEED,
+    LARGE_P_LOG10_BOUND,
+    SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
+    WORK_LAYER_CELL,
     saddlepoint_at,
     saddlepoint_backend,
     within_rtol,
@@ -159,6 +165,8 @@ _NS_PER_CELL = 5.0
 # LargePSaddle: a bar over the passes of a p-value whose passes are predicted to take more
 # than ~2 s in all (about 0.5 us per block, five passes) ...
 _BAR_BLOCKS = 800_000
+# ... its first tilt is the saddle point of the problem scaled down to this many positives ...
+_LARGE_P_GUESS_POSITIVES = 256
 # ... and its search stops when |K'(phi) - s| is below this many tilted sd; the last Newton
 # step is then taken in closed form (LargePSaddle.saddle)
 _SADDLE_TOL = 0.02
@@ -480,12 +488,18 @@ def _first_guess(engine: TiltEngine, s: float) -> tuple[float | None, int]:
     of ``s``, for 1/64 of the cost of a pass. Returns ``(None, 0)`` when P is
     too small to scale down or the AP falls outside the smaller support.
     """
-    P, N = engine.P, engine.N
+    P = engine.P
     if P < 2 * _GUESS_POSITIVES:
         return None, 0
-    p_small = max(_GUESS_POSITIVES, P // 8)
+    return scaled_guess(engine.N, P, s, max(_GUESS_POSITIVES, P // 8))
+
+
+def scaled_guess(N: int, P: int, s: float, p_small: int) -> tuple[float | None, int]:
+    """``(phi, passes)``: the saddle point of the same AP with ``p_small`` positives and as many
+    items per positive (exact recursion, to :data:`_GUESS_TOL` of its tilted sd); ``(None, 0)``
+    where the AP falls outside the smaller support."""
     n_small = max(p_small + 1, round(N * p_small / P))
-    small = TiltEngine(n_small, p_small, engine.seed)
+    small = LayersCGF(n_small, p_small)
     s_small = s / P * p_small
     s_min = sum(k / (n_small - p_small + k) for k in range(1, p_small + 1))
     if not s_min < s_small < p_small:
@@ -538,6 +552,10 @@ class LargePSaddle(KnotsCGF):
     -6.9
     """
 
+    def __init__(self, N: int, P: int, **options):
+        super().__init__(N, P, **options)
+        self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') of each pass
+
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
         """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
 
@@ -548,18 +566,16 @@ class LargePSaddle(KnotsCGF):
         at 2 in ``log phi``, bisection of the bracket when a step leaves it).
         It stops when ``|K' - s| <= 0.02 sqrt(K'')`` and takes the last
         Newton step in closed form: with ``m = K'(phi) - s`` and ``delta = -m
-        / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) - m^2 /
-        (2 K'')`` but for a term ``K3 delta^3 / 6`` (K3 the third cumulant:
+        / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) + m^2 /
+        (2 K'')`` (its maximum over phi, the Legendre transform at s) but for
+        a term ``K3 delta^3 / 6`` (K3 the third cumulant:
         at most ``0.02^3 / 6`` nats times the tilted skewness), and ``K''`` is
         kept (its relative change, ``lambda_3 m / sqrt(K'')``, is at most
         ``0.02 lambda_3``: with 0.1 instead, log10 p moved by up to 0.003
         deep in the tail at N = 2e4, P = 1e4, and moving ``K''`` by a
         ``K'''`` from the last two passes' difference made it worse).
         """
-        phi0 = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
-        # deep in the tail the normal guess overshoots by far: beyond phi = log(N / P) the tilt
-        # pins positives to the top ranks one after another (e^phi P / N > 1), so start there
-        t = math.log(min(phi0, max(math.log(self.N / self.P), 1e-12)))
+        t = math.log(self.first_guess(s))
         phi, k, k1, k2, _ = solve_slope(
             self.cgf,
             s,
@@ -572,11 +588,46 @@ class LargePSaddle(KnotsCGF):
         )
         m = k1 - s
         if k2 > 0.0 and phi - m / k2 > 0.0:  # the last Newton step, in closed form
-            return phi - m / k2, phi * s - k - 0.5 * m * m / k2, k2
+            return phi - m / k2, phi * s - k + 0.5 * m * m / k2, k2
         return phi, phi * s - k, k2
 
+    def cgf(self, phi: float) -> tuple[float, float, float]:
+        """``(K, K', K'')`` at ``phi`` (:meth:`KnotsCGF.cgf`), each pass kept in ``points``."""
+        out = super().cgf(phi)
+        self.points.append((float(phi), *out))
+        return out
+
+    def first_guess(self, s: float) -> float:
+        """The search's first tilt for ``s`` above the mean (charged to ``work``).
+
+        The saddle point of the problem scaled down to
+        :data:`_LARGE_P_GUESS_POSITIVES` positives with as many items per
+        positive (:func:`scaled_guess`), at the same distance of AP from its
+        null mean: ``K_S`` grows about in proportion to P at a fixed N / P,
+        with a correction whose slope at ``phi = 0`` the shift to the small
+        problem's mean removes (at N / P = 2-10 and 3 sd to half-way of
+        the way to the top, within 0.5-15 % of the saddle point, mostly
+        within 1-4 %: docs/calibration.md). Where that problem's support
+        does not hold it, the normal guess ``(s - mean) / var``, at most
+        ``log(N / P)`` (beyond it the tilt pins positives to the top ranks
+        one after another, ``e^phi P / N > 1``, and the normal guess
+        overshoots by far).
+        """
+        phi = None
+        p_small = _LARGE_P_GUESS_POSITIVES
+        if self.P >= 4 * p_small:
+            n_small = max(p_small + 1, round(self.N * p_small / self.P))
+            shift = null_moments(float(n_small), float(p_small), float(n_small - p_small))[0]
+            s_equiv = s - self.mean_s + self.P * shift
+            phi, passes = scaled_guess(self.N, self.P, s_equiv, p_small)
+            self._charge(passes * p_small * (n_small - p_small + 1) * WORK_LAYER_CELL)
+        if phi is None or not phi > 0.0:
+            phi = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
+            phi = min(phi, max(math.log(self.N / self.P), 1e-12))
+        return phi
+
     def log_sf(self, s: float) -> float:
-        """Natural log of the Lugannani–Rice ``P(S >= s)``."""
+        """Natural log of the Lugannani–Rice ``P(S >= s)`` (no work budget)."""
         return self._log_sf(s)[0]
 
     def _log_sf(self, s: float) -> tuple[float, float]:
@@ -595,6 +646,73 @@ class LargePSaddle(KnotsCGF):
                 self._bar = None
         w = math.sqrt(max(2.0 * expo, 0.0))
         return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2)), phi
+
+    def bounded_tail(
+        self, s: float, log10_bound: float | None
+    ) -> tuple[float, tuple[float, float] | None, bool]:
+        """``(log10 p, log10 interval, capped)`` of ``P(S >= s)`` within the work budget.
+
+        Where the search reaches the saddle point within ``max_work``, the
+        Lugannani–Rice tail with ``log10_bound`` (the region's measured
+        bound) on either side: the same number as :meth:`log_sf`. Where the
+        budget stops it first (``capped``), the interval is built from what
+        the passes made so far prove, each tail probability read at the
+        threshold ``K'(phi)`` its own tilt is the saddle point of:
+
+        - upper end: the smallest of the Cantelli bound (exact mean and
+          variance), the Chernoff bound ``K(phi) - phi s`` of every pass
+          (plus ``log10_bound`` for the compressed CGF's error), and the
+          Lugannani–Rice tail at ``K'(phi) <= s`` plus ``log10_bound``
+          (``P(S >= s) <= P(S >= K'(phi))``);
+        - lower end: the largest Lugannani–Rice tail at ``K'(phi) >= s``
+          (within the calibrated depth) minus ``log10_bound``, else the
+          smallest possible p-value ``1 / C(N, P)``;
+        - the value: the Lugannani–Rice tail after a closed-form Newton step
+          from the pass nearest the saddle point (the normal tail when no
+          pass was affordable), kept within the interval.
+
+        With ``log10_bound`` None (outside the calibrated region) only the
+        Cantelli, Chernoff and ``1 / C(N, P)`` ends are used, and an
+        uncapped answer has no interval.
+        """
+        ln10 = _LN10
+        b = log10_bound
+        if s <= self.mean_s or s > self.P:
+            lp = self._log_sf(s)[0] / ln10
+            lp = min(lp, 0.0)
+            return lp, (None if b is None else (lp - b, min(lp + b, 0.0))), False
+        self.points = []
+        try:
+            lp = min(self._log_sf(s)[0] / ln10, 0.0)
+            return lp, (None if b is None else (lp - b, min(lp + b, 0.0))), False
+        except OutOfWork:
+            pass
+        slack = LARGE_P_LOG10_BOUND if b is None else b
+        hi = cantelli_log10(s, True, self.mean_s, self.sd_s)
+        lo = min(-self.log_comb / ln10, hi)
+        z = (s - self.mean_s) / self.sd_s
+        best, value = math.inf, log_sf_lugannani_rice(z, 0.0, 0.0) / ln10
+        for phi, k, k1, k2 in self.points:
+            if not (phi > 0.0 and k2 > 0.0):
+                continue
+            hi = min(hi, (k - phi * s) / ln10 + slack)  # Chernoff
+            gap = abs(k1 - s) / math.sqrt(k2)
+            if gap < best:  # the value: a Newton step from the nearest pass, in closed form
+                best, m = gap, k1 - s
+                step = phi - m / k2
+                if step > 0.0:
+                    expo = phi * s - k + 0.5 * m * m / k2
+                    value = self.log_sf_at(step, s, step * s - expo, k2) / ln10
+            if b is None or not k1 <= self.P:
+                continue
+            at_k1 = self.log_sf_at(phi, k1, k, k2) / ln10  # P(S >= K'(phi)), phi its saddle point
+            if k1 <= s:
+                hi = min(hi, at_k1 + b)
+            elif (k1 - self.mean_s) / (self.P - self.mean_s) <= SADDLEPOINT_MAX_DEPTH:
+                lo = max(lo, at_k1 - b)
+        hi = min(hi, 0.0)
+        lo = min(lo, hi)
+        return min(max(value, lo), hi), (lo, hi), True
 
     def log_sf_at(self, phi: float, s: float, k: float, k2: float) -> float:
         """Lugannani–Rice from the saddle point ``phi`` of ``s`` with ``K(phi) = k``, ``K''(phi) = k2``."""
@@ -735,16 +853,40 @@ class SaddlepointNull(NullDistribution):
         """Natural log of the saddlepoint upper tail at ``ap``."""
         from scipy.special import ndtr
 
-        if saddlepoint_backend(self.N, self.P) == "knots":
-            # the compressed CGF (one object per threshold): its passes cost P B blocks
-            # whatever N, where the exact CGF's cost P (N - P + 1) cells (minutes at 10^10)
-            return LargePSaddle(self.N, self.P, progress=self.progress).log_sf(ap * self.P)
         eng = tilt_engine(self.N, self.P, self.seed)
         s = ap * self.P
         z = (s - eng.mean_s) / eng.sd_s
         if abs(z) < 1e-4:
             return math.log(ndtr(-z))
         return saddlepoint_tail(eng, s, True, self.progress).log_p
+
+    def _large_p_pvalue(self, ap: float, bound: float | None) -> PValue:
+        """The p-value on the compressed CGF (:class:`LargePSaddle`), within the work budget.
+
+        One object per threshold, so the answer is a function of the
+        threshold alone. Its passes cost ``P B`` blocks whatever N (where the
+        exact recursion's would cost ``P (N - P + 1)`` cells: minutes at
+        10^10), computed on all threads (the same bits). A search stopped by
+        ``max_work`` (default :data:`pranker.null.choice.DEFAULT_MAX_WORK`)
+        reports the interval its passes prove
+        (:meth:`LargePSaddle.bounded_tail`) and warns.
+        """
+        budget = DEFAULT_MAX_WORK if self.max_work is None else check_work(self.max_work)
+        sd = LargePSaddle(self.N, self.P, parallel=True, progress=self.progress, max_work=budget)
+        lp, interval, capped = sd.bounded_tail(ap * self.P, bound)
+        if capped:
+            warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
+        if interval is None:
+            return PValue.approximate(pow10(lp), "saddlepoint", lp)
+        lo, hi = interval
+        return PValue(
+            pvalue=pow10(lp),
+            log10_pvalue=lp,
+            pvalue_interval=(pow10(lo), pow10(hi)),
+            log10_pvalue_interval=(lo, hi),
+            pvalue_rse=None,
+            method="saddlepoint",
+        )
 
     @staticmethod
     def _lr(phi, s, k, k2, z):
@@ -783,6 +925,8 @@ class SaddlepointNull(NullDistribution):
                 progress=self.progress,
             )
             return tilt.pvalue(ap, conf_level=conf_level)
+        if tail is None and saddlepoint_backend(self.N, self.P) == "knots":
+            return self._large_p_pvalue(ap, bound)
         lp = (self._log_sf(ap) if tail is None else tail.log_p) / _LN10
         if bound is None:
             return PValue.approximate(pow10(lp), "saddlepoint", lp)
