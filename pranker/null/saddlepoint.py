@@ -671,9 +671,8 @@ class LargePSaddle(KnotsCGF):
           from the pass nearest the saddle point (the normal tail when no
           pass was affordable), kept within the interval.
 
-        With ``log10_bound`` None (outside the calibrated region) only the
-        Cantelli, Chernoff and ``1 / C(N, P)`` ends are used, and an
-        uncapped answer has no interval.
+        With ``log10_bound`` None (uncalibrated) only the Cantelli, Chernoff
+        and ``1 / C(N, P)`` ends are used; an uncapped answer has no interval.
         """
         ln10 = _LN10
         b = log10_bound
@@ -998,6 +997,3 @@ class SaddlepointNull(NullDistribution):
             return a1
 
         return vectorize(one, q)
-
-
-# ---------------------------------------------------------------------------
