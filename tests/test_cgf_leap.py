@@ -27,8 +27,10 @@ def exact_k(N, P, phi):
     return lg[-1] - log_comb(N, P)
 
 
-@pytest.mark.parametrize("phi", [0.3, 2.0])
+@pytest.mark.parametrize("phi", [0.3, 2.0, 5.0, 6.5])
 def test_leaped_pass_against_the_exact_recursion(phi):
+    """Also at high tilts, where leaps of 0.005 k lost the layers' mass (NaN) and shorter
+    ones are taken."""
     N, P = 6000, 3000
     leaped = KnotsCGF(N, P, leap=True).cgf(phi)
     every = KnotsCGF(N, P, leap=False).cgf(phi)
@@ -38,9 +40,10 @@ def test_leaped_pass_against_the_exact_recursion(phi):
     k1 = (kp - km) / (2 * h)
     k2 = (kp - 2 * k0 + km) / (h * h)
     sd = math.sqrt(k2)
-    # the pass over every layer is within ~1e-3 nats here; the leaps add far less
-    assert abs(every[0] - k0) < 2e-3
-    assert abs(leaped[0] - k0) < 2e-3
+    # the pass over every layer is within ~1e-3 nats here (2.5e-3 at phi = 6.5, the knots'
+    # own error, as in tests/test_cgf_accurate.py); the leaps add far less
+    assert abs(every[0] - k0) < 5e-3
+    assert abs(leaped[0] - k0) < 5e-3
     assert abs(leaped[0] - every[0]) < 2e-4
     assert abs(leaped[1] - k1) < 0.01 * sd
     assert abs(leaped[2] / k2 - 1.0) < 0.01

@@ -23,6 +23,7 @@ interface (``N``, ``P``, ``mean_s``, ``sd_s``, ``log_comb`` and
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -39,10 +40,10 @@ from .._numba.cgf_knots import (
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
 from .._numba.tilt import tilt_forward
-from .choice import WORK_CGF_BLOCK, WORK_CGF_LAYER, WORK_FLOOR_BLOCK
+from .choice import WORK_CGF_BLOCK, WORK_CGF_LAYER, WORK_FLOOR_BLOCK, WORK_LAYER_CELL
 from .logspace import log_comb
 
-__all__ = ["LayersCGF", "KnotsCGF", "OutOfWork", "solve_slope"]
+__all__ = ["LayersCGF", "KnotsCGF", "OutOfWork", "scaled_guess", "solve_slope"]
 
 KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
 KNOT_EPS = 0.04  # geometric growth of the knots above it
@@ -55,6 +56,15 @@ FLOOR_KNOT_START, FLOOR_KNOT_EPS = 16, 0.16
 _FLOOR_GRID = 4
 # A pass runs in pieces of this many blocks (about 0.25 s): Ctrl-C is seen between them.
 _CHUNK_BLOCKS = 500_000
+# KnotsCGF.first_guess: the saddle point of the problem scaled down to this many positives
+# (fewer where its passes would take more than GUESS_CELLS cells: N / P > 30) ...
+GUESS_POSITIVES = 256
+GUESS_CELLS = 2_000_000
+# ... solved to this many of its own tilted standard deviations; also the exact route's
+# scaled-down guess (pranker.null.saddlepoint), whose passes cost 1/64 of a full one: tighter
+# than the 0.3 of version 0.3, so that deep in the tail the first full pass is close enough
+# more often (docs/calibration.md, "A shorter search")
+GUESS_TOL = 0.2
 # Leaping over layers (KnotsCGF, "Leaping over layers" there): for more than LEAP_MIN_POSITIVES
 # and at most LEAP_MAX_POSITIVES positives, after LEAP_START exact layers, three exact layers
 # then a leap over min(LEAP_FRACTION k, LEAP_MAX) layers. Measured against the pass over every
@@ -66,6 +76,12 @@ LEAP_MAX_POSITIVES = 200_000
 LEAP_START = 128
 LEAP_FRACTION = 0.005
 LEAP_MAX = 200
+# ... with LEAP_FRACTION halved for every unit of tilt beyond LEAP_FULL_TILT, and no leap
+# beyond LEAP_MAX_TILT: leaps of 0.005 k lost the layers' mass (NaN) from phi = 4.4 at
+# N = 4e4 and 2e5, P = 2e4; 0.002 k held to 5, 0.001 k to 6, 0.0005 k to 7, each within
+# 2e-6 nats of the pass over every layer (docs/calibration.md, "Leaping over layers")
+LEAP_FULL_TILT = 3.0
+LEAP_MAX_TILT = 7.0
 
 
 class LayersCGF:
@@ -249,7 +265,7 @@ class KnotsCGF:
         self._floors: dict[int | None, np.ndarray] = {}
         self.max_work = max_work
         self.work = 0  # units charged so far (passes and floor searches)
-        self._visited = leap_schedule(P) if self.leap else None
+        self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') per pass
 
     def _charge(self, units: int) -> None:
         """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
@@ -257,16 +273,65 @@ class KnotsCGF:
             raise OutOfWork(self.work, units)
         self.work += units
 
-    def pass_work(self, lo: np.ndarray) -> int:
+    def leap_fraction(self, phi: float) -> float:
+        """The leaps' ``m / k`` at ``phi`` (0: no leap): :data:`LEAP_FRACTION`, halved for every
+        unit of tilt beyond :data:`LEAP_FULL_TILT`; none beyond :data:`LEAP_MAX_TILT`, below
+        0, or without ``leap``."""
+        if not (self.leap and 0.0 <= phi <= LEAP_MAX_TILT):
+            return 0.0
+        return LEAP_FRACTION * min(1.0, 2.0 ** (LEAP_FULL_TILT - phi))
+
+    def pass_work(self, lo: np.ndarray, frac: float) -> int:
         """Work units of a pass from the floors ``lo``: the layers it computes (every one, or
-        the leaps' exact layers) and their blocks from the floors up."""
+        with leaps of ``frac k`` the exact ones) and their blocks from the floors up."""
         B = self.x.shape[0]
-        left = B - lo if self._visited is None else B - lo[self._visited - 1]
+        left = B - lo[leap_schedule(self.P, frac) - 1] if frac > 0.0 else B - lo
         return int(left.shape[0]) * WORK_CGF_LAYER + int(left.sum()) * WORK_CGF_BLOCK
 
     @property
     def n_knots(self) -> int:
         return int(self.x.shape[0])
+
+    def first_guess(self, s: float) -> float:
+        """The search's first tilt for ``s`` above the mean (charged to ``work``).
+
+        The saddle point of the problem scaled down to
+        :data:`GUESS_POSITIVES` positives (fewer, down to 16, where its
+        passes would exceed :data:`GUESS_CELLS` cells) with as many items per
+        positive (:func:`scaled_guess`), at the same distance of AP from its
+        null mean: ``K_S`` grows about in proportion to P at a fixed N / P,
+        with a correction whose slope at ``phi = 0`` the shift to the small
+        problem's mean removes (at N / P = 2-10 and 3 sd to half-way of
+        the way to the top, within 0.5-15 % of the saddle point, mostly
+        within 1-4 %: docs/calibration.md). Where that problem's support
+        does not hold it, the normal guess ``(s - mean) / var``, at most
+        ``log(N / P)`` (beyond it the tilt pins positives to the top ranks
+        one after another, ``e^phi P / N > 1``, and the normal guess
+        overshoots by far).
+        """
+        phi = None
+        # at most GUESS_POSITIVES positives and about GUESS_CELLS cells per pass
+        p_small = min(GUESS_POSITIVES, math.isqrt(GUESS_CELLS * self.P // self.N))
+        if p_small >= 16 and self.P >= 4 * p_small:
+            n_small = max(p_small + 1, round(self.N * p_small / self.P))
+            shift = null_moments(float(n_small), float(p_small), float(n_small - p_small))[0]
+            s_equiv = s - self.mean_s + self.P * shift
+            phi, passes = scaled_guess(self.N, self.P, s_equiv, p_small, GUESS_TOL)
+            self._charge(passes * p_small * (n_small - p_small + 1) * WORK_LAYER_CELL)
+        if phi is None or not phi > 0.0:
+            phi = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
+            phi = min(phi, max(math.log(self.N / self.P), 1e-12))
+        return phi
+
+    def chernoff_log10(self, s: float) -> float:
+        """log10 of the best Chernoff bound ``e^{K(phi) - phi s}`` on ``P(S >= s)`` among the
+        passes made (``points``; 0 when none has ``phi > 0``). A bound for the exact K; the
+        compressed K's own error (about 5e-4 nats) is the caller's to add."""
+        best = 0.0
+        for phi, k, _, _ in self.points:
+            if phi > 0.0:
+                best = min(best, (k - phi * s) / math.log(10.0))
+        return best
 
     def floors(self, phi: float):
         """The layers' lowest knots for a pass at ``phi >= 0``.
@@ -310,14 +375,14 @@ class KnotsCGF:
             lo = np.zeros(self.P, np.int64)
         else:
             lo = self.floors(phi)
-        self._charge(self.pass_work(lo))
+        frac = self.leap_fraction(phi)
+        self._charge(self.pass_work(lo, frac))
         self.passes += 1
-        if self.leap:
-            g, g1, g2 = self._leaped(phi, lo)
+        if frac > 0.0:
+            g, g1, g2 = self._leaped(phi, lo, frac)
             if self._bar is not None:
                 self._bar.update(1)
-            B = self.x.shape[0]
-            return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
+            return self._record(phi, g, g1, g2)
         # in pieces of about _CHUNK_BLOCKS blocks, so that Ctrl-C is seen between them
         B = self.x.shape[0]
         g, g1, g2 = np.zeros(B), np.zeros(B), np.zeros(B)
@@ -331,9 +396,16 @@ class KnotsCGF:
             k = end + 1
         if self._bar is not None:
             self._bar.update(1)
-        return float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1])
+        return self._record(phi, g, g1, g2)
 
-    def _leaped(self, phi: float, lo: np.ndarray):
+    def _record(self, phi: float, g, g1, g2) -> tuple[float, float, float]:
+        """``(K, K', K'')`` from the last layer's rows, kept in ``points``."""
+        B = self.x.shape[0]
+        out = (float(g[B - 1]) - self.log_comb, float(g1[B - 1]), float(g2[B - 1]))
+        self.points.append((phi, *out))
+        return out
+
+    def _leaped(self, phi: float, lo: np.ndarray, frac: float):
         """The last layer's ``(log G, d/dphi, d^2/dphi^2)`` at the knots, leaping over layers.
 
         In pieces of about ``_CHUNK_BLOCKS`` blocks (Ctrl-C is seen between them).
@@ -346,7 +418,7 @@ class KnotsCGF:
         piece = max(_CHUNK_BLOCKS // B, 3)
         while k < P:
             g, g1, g2, j0, k = leap_layers(
-                k, P, phi, x, lo, par, g, g1, g2, j0, LEAP_FRACTION, LEAP_MAX, piece
+                k, P, phi, x, lo, par, g, g1, g2, j0, frac, LEAP_MAX, piece
             )
         return g, g1, g2
 
@@ -363,23 +435,38 @@ class OutOfWork(Exception):
         self.spent, self.wanted = spent, wanted
 
 
-def leap_schedule(P: int) -> np.ndarray:
+@functools.lru_cache(maxsize=8)
+def leap_schedule(P: int, frac: float = LEAP_FRACTION) -> np.ndarray:
     """The layers (1-based) a leaped pass computes exactly, in order.
 
     The same schedule as :func:`pranker._numba.cgf_knots.leap_layers` walks
-    with :data:`LEAP_FRACTION` and :data:`LEAP_MAX` from :data:`LEAP_START`
+    with leaps of ``frac k`` (at most :data:`LEAP_MAX`) from :data:`LEAP_START`
     (used to charge a pass the blocks it visits).
     """
     k = min(LEAP_START, P)
     out = list(range(1, k + 1))
     while k < P:
-        m = min(int(LEAP_FRACTION * k), LEAP_MAX)
+        m = min(int(frac * k), LEAP_MAX)
         if k + 3 + max(m, 4) > P:
             out.extend(range(k + 1, P + 1))
             break
         out.extend((k + 1, k + 2, k + 3))
         k += 3 + m
     return np.asarray(out, np.int64)
+
+
+def scaled_guess(N: int, P: int, s: float, p_small: int, tol: float) -> tuple[float | None, int]:
+    """``(phi, passes)``: the saddle point of the same AP with ``p_small`` positives and as many
+    items per positive (exact recursion, to ``tol`` of its tilted sd); ``(None, 0)``
+    where the AP falls outside the smaller support."""
+    n_small = max(p_small + 1, round(N * p_small / P))
+    small = LayersCGF(n_small, p_small)
+    s_small = s / P * p_small
+    s_min = sum(k / (n_small - p_small + k) for k in range(1, p_small + 1))
+    if not s_min < s_small < p_small:
+        return None, 0
+    phi, _, _, _, passes = small.saddle_search(s_small, tol=tol)
+    return (phi if math.isfinite(phi) else None), passes
 
 
 def solve_slope(

@@ -97,13 +97,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docs import fill_doc
-from .._numba.moments import null_moments
 from .._numba.tilt import tilt_moments, top_pinned
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
 from .budget import cantelli_log10, check_work, warn_capped
-from .cgf import KnotsCGF, LayersCGF, OutOfWork, solve_slope
+from .cgf import GUESS_TOL, KnotsCGF, OutOfWork, scaled_guess, solve_slope
 from .choice import (
     DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
@@ -111,7 +110,6 @@ from .choice import (
     LARGE_P_LOG10_BOUND,
     SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
-    WORK_LAYER_CELL,
     saddlepoint_at,
     saddlepoint_backend,
     within_rtol,
@@ -154,19 +152,13 @@ _NODE_SPACING = 0.05
 _NODE_ACCEPT = 0.05
 # positives of the scaled-down problem that gives the search its first point
 _GUESS_POSITIVES = 64
-# ... solved to this many of its own tilted standard deviations (its passes cost 1/64 of
-# a full one): tighter than the 0.3 of version 0.3, so that deep in the tail the first
-# full pass is close enough more often (_SEARCH_TOL_U); docs/calibration.md, "A shorter
-# search"
-_GUESS_TOL = 0.2
+# ... solved to GUESS_TOL of its own tilted standard deviations (pranker.null.cgf)
 # a progress bar when this many passes of this many ns per cell would pass BAR_SECONDS
 _PASSES_TYPICAL = 5
 _NS_PER_CELL = 5.0
 # LargePSaddle: a bar over the passes of a p-value whose passes are predicted to take more
 # than ~2 s in all (about 0.5 us per block, five passes) ...
 _BAR_BLOCKS = 800_000
-# ... its first tilt is the saddle point of the problem scaled down to this many positives ...
-_LARGE_P_GUESS_POSITIVES = 256
 # ... and its search stops when |K'(phi) - s| is below this many tilted sd; the last Newton
 # step is then taken in closed form (LargePSaddle.saddle)
 _SADDLE_TOL = 0.02
@@ -491,21 +483,7 @@ def _first_guess(engine: TiltEngine, s: float) -> tuple[float | None, int]:
     P = engine.P
     if P < 2 * _GUESS_POSITIVES:
         return None, 0
-    return scaled_guess(engine.N, P, s, max(_GUESS_POSITIVES, P // 8))
-
-
-def scaled_guess(N: int, P: int, s: float, p_small: int) -> tuple[float | None, int]:
-    """``(phi, passes)``: the saddle point of the same AP with ``p_small`` positives and as many
-    items per positive (exact recursion, to :data:`_GUESS_TOL` of its tilted sd); ``(None, 0)``
-    where the AP falls outside the smaller support."""
-    n_small = max(p_small + 1, round(N * p_small / P))
-    small = LayersCGF(n_small, p_small)
-    s_small = s / P * p_small
-    s_min = sum(k / (n_small - p_small + k) for k in range(1, p_small + 1))
-    if not s_min < s_small < p_small:
-        return None, 0
-    phi, _, _, _, passes = small.saddle_search(s_small, tol=_GUESS_TOL)
-    return (phi if math.isfinite(phi) else None), passes
+    return scaled_guess(engine.N, P, s, max(_GUESS_POSITIVES, P // 8), GUESS_TOL)
 
 
 def top_lumpiness(engine: TiltEngine, phi: float, k2: float) -> float:
@@ -552,10 +530,6 @@ class LargePSaddle(KnotsCGF):
     -6.9
     """
 
-    def __init__(self, N: int, P: int, **options):
-        super().__init__(N, P, **options)
-        self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') of each pass
-
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
         """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
 
@@ -590,41 +564,6 @@ class LargePSaddle(KnotsCGF):
         if k2 > 0.0 and phi - m / k2 > 0.0:  # the last Newton step, in closed form
             return phi - m / k2, phi * s - k + 0.5 * m * m / k2, k2
         return phi, phi * s - k, k2
-
-    def cgf(self, phi: float) -> tuple[float, float, float]:
-        """``(K, K', K'')`` at ``phi`` (:meth:`KnotsCGF.cgf`), each pass kept in ``points``."""
-        out = super().cgf(phi)
-        self.points.append((float(phi), *out))
-        return out
-
-    def first_guess(self, s: float) -> float:
-        """The search's first tilt for ``s`` above the mean (charged to ``work``).
-
-        The saddle point of the problem scaled down to
-        :data:`_LARGE_P_GUESS_POSITIVES` positives with as many items per
-        positive (:func:`scaled_guess`), at the same distance of AP from its
-        null mean: ``K_S`` grows about in proportion to P at a fixed N / P,
-        with a correction whose slope at ``phi = 0`` the shift to the small
-        problem's mean removes (at N / P = 2-10 and 3 sd to half-way of
-        the way to the top, within 0.5-15 % of the saddle point, mostly
-        within 1-4 %: docs/calibration.md). Where that problem's support
-        does not hold it, the normal guess ``(s - mean) / var``, at most
-        ``log(N / P)`` (beyond it the tilt pins positives to the top ranks
-        one after another, ``e^phi P / N > 1``, and the normal guess
-        overshoots by far).
-        """
-        phi = None
-        p_small = _LARGE_P_GUESS_POSITIVES
-        if self.P >= 4 * p_small:
-            n_small = max(p_small + 1, round(self.N * p_small / self.P))
-            shift = null_moments(float(n_small), float(p_small), float(n_small - p_small))[0]
-            s_equiv = s - self.mean_s + self.P * shift
-            phi, passes = scaled_guess(self.N, self.P, s_equiv, p_small)
-            self._charge(passes * p_small * (n_small - p_small + 1) * WORK_LAYER_CELL)
-        if phi is None or not phi > 0.0:
-            phi = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
-            phi = min(phi, max(math.log(self.N / self.P), 1e-12))
-        return phi
 
     def log_sf(self, s: float) -> float:
         """Natural log of the Lugannani–Rice ``P(S >= s)`` (no work budget)."""
@@ -688,13 +627,13 @@ class LargePSaddle(KnotsCGF):
             pass
         slack = LARGE_P_LOG10_BOUND if b is None else b
         hi = cantelli_log10(s, True, self.mean_s, self.sd_s)
+        hi = min(hi, self.chernoff_log10(s) + slack)
         lo = min(-self.log_comb / ln10, hi)
         z = (s - self.mean_s) / self.sd_s
         best, value = math.inf, log_sf_lugannani_rice(z, 0.0, 0.0) / ln10
         for phi, k, k1, k2 in self.points:
             if not (phi > 0.0 and k2 > 0.0):
                 continue
-            hi = min(hi, (k - phi * s) / ln10 + slack)  # Chernoff
             gap = abs(k1 - s) / math.sqrt(k2)
             if gap < best:  # the value: a Newton step from the nearest pass, in closed form
                 best, m = gap, k1 - s
