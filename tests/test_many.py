@@ -245,6 +245,25 @@ def test_table_conversions_and_row():
         assert getattr(r, f) == pytest.approx(getattr(ref, f), rel=1e-12, abs=tol), f
 
 
+def test_log10_interval_where_the_interval_underflows():
+    """A perfect ranking of 300 positives among 3,000 (p = 1 / C(N, P), about 10^-414): its
+    interval underflows to (0, 0) but its log10 interval is finite, the same as pranker's."""
+    rng = np.random.default_rng(11)
+    y = np.zeros((2, 3000), dtype=bool)
+    y[:, :300] = True
+    rng.shuffle(y[1])
+    s = y * 10.0 + rng.standard_normal((2, 3000)) * np.array([[0.0], [1.0]])
+    res = pranker_many(s, y)
+    exact = -math.log10(math.comb(3000, 300))
+    assert res.pvalue_interval[0][0] == res.pvalue_interval[1][0] == 0.0
+    assert res.log10_pvalue_interval[0][0] == pytest.approx(exact, abs=1e-9)
+    assert res.log10_pvalue_interval[1][0] == pytest.approx(exact, abs=1e-9)
+    for i in range(2):
+        ref = pranker(s[i], y[i]).log10_pvalue_interval
+        assert res.row(i).log10_pvalue_interval == pytest.approx(ref, rel=1e-12)
+        assert tuple(v[i] for v in res.log10_pvalue_interval) == pytest.approx(ref, rel=1e-12)
+
+
 def test_float32_and_integer_labels():
     rng = np.random.default_rng(6)
     s, y = random_batch(rng, 4, 60, frac=0.2)

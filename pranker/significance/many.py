@@ -79,6 +79,7 @@ _COLUMNS = (
     "log10_pvalue_bh",
     "pvalue_rse",
     "pvalue_interval",
+    "log10_pvalue_interval",
     "method",
     "n_draws",
     "null_mean",
@@ -87,7 +88,8 @@ _COLUMNS = (
     "n_pos",
     "valid",
 )
-_INTERVALS = ("pvalue_interval", "null_interval")  # (low, high) pairs of arrays
+# (low, high) pairs of arrays
+_INTERVALS = ("pvalue_interval", "log10_pvalue_interval", "null_interval")
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ class ManyResult(ResultDisplay, Plottable):
     pvalue_interval : (ndarray, ndarray)
         The ends (low, high) of each true p-value's confidence interval at
         ``conf_level`` (NaN for an approximation without an error bound).
+    log10_pvalue_interval : (ndarray, ndarray)
+        The same ends in log10, finite where ``pvalue_interval`` underflows
+        to 0 (p-values below about 10^-308).
     method : ndarray of str (object)
         How each ranking's p-value was obtained (empty when invalid).
     n_draws : ndarray of float
@@ -173,6 +178,7 @@ class ManyResult(ResultDisplay, Plottable):
     log10_pvalue_bh: np.ndarray
     pvalue_rse: np.ndarray
     pvalue_interval: tuple
+    log10_pvalue_interval: tuple
     method: np.ndarray
     n_draws: np.ndarray
     null_mean: np.ndarray
@@ -310,12 +316,14 @@ class ManyResult(ResultDisplay, Plottable):
         null = PValueOptions(method=method, seed=self.seed).null(n, n_pos)
         rse = float(d["pvalue_rse"][i])
         lo, hi = (float(v) for v in d["pvalue_interval"][i])
+        llo, lhi = (float(v) for v in d["log10_pvalue_interval"][i])
         draws = float(d["n_draws"][i])
         return PrankerResult(
             auprc=float(d["auprc"][i]),
             pvalue=float(d["pvalue"][i]),
             log10_pvalue=float(d["log10_pvalue"][i]),
             pvalue_interval=None if np.isnan(lo) else (lo, hi),
+            log10_pvalue_interval=None if np.isnan(llo) else (llo, lhi),
             pvalue_rse=None if np.isnan(rse) else rse,
             method=method,
             n=n,
@@ -640,11 +648,13 @@ def _batch_ap(s2, y2, m2, ties, progress, no_positive):
 def _many_result(out, ap, n, npos, valid, batch, options, ties) -> ManyResult:
     """The :class:`ManyResult` of the columns, in the batch's shape."""
     low, high = out.pop("pvalue_low"), out.pop("pvalue_high")
+    log_low, log_high = out.pop("log10_low"), out.pop("log10_high")
     cols = dict(out, auprc=ap, n=n, n_pos=npos, valid=valid)
     shaped = {k: np.asarray(v).reshape(batch) for k, v in cols.items()}
     return ManyResult(
         **shaped,
         pvalue_interval=(low.reshape(batch), high.reshape(batch)),
+        log10_pvalue_interval=(log_low.reshape(batch), log_high.reshape(batch)),
         conf_level=options.conf_level,
         ties=ties,
         requested_method=options.method,
@@ -670,6 +680,8 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
             "pvalue_rse",
             "pvalue_low",
             "pvalue_high",
+            "log10_low",
+            "log10_high",
             "null_mean",
             "null_var",
             "n_draws",
@@ -707,6 +719,8 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
                 res["pvalue_rse"][i] = np.nan if pv.pvalue_rse is None else pv.pvalue_rse
                 if pv.pvalue_interval is not None:
                     res["pvalue_low"][i], res["pvalue_high"][i] = pv.pvalue_interval
+                if pv.log10_pvalue_interval is not None:
+                    res["log10_low"][i], res["log10_high"][i] = pv.log10_pvalue_interval
                 used[i] = pv.method
                 if pv.n_draws is not None:
                     res["n_draws"][i] = pv.n_draws
