@@ -160,8 +160,10 @@ _NS_PER_CELL = 5.0
 # than ~2 s in all (about 0.5 us per block, five passes) ...
 _BAR_BLOCKS = 800_000
 # ... and its search stops when |K'(phi) - s| is below this many tilted sd; the last Newton
-# step is then taken in closed form (LargePSaddle.saddle)
-_SADDLE_TOL = 0.02
+# step is then taken in closed form (LargePSaddle.saddle). 0.05 instead of 0.02 saved a pass
+# in 5 of 18 thresholds at N = 1e5-1e6, P = 1e4-1e5, moving log10 p by at most 8e-4
+# (docs/calibration.md, "A bound on the work of every p-value")
+_SADDLE_TOL = 0.05
 
 
 def log_sf_lugannani_rice(z: float, w: float, u: float) -> float:
@@ -533,21 +535,22 @@ class LargePSaddle(KnotsCGF):
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
         """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
 
-        Safeguarded Newton in ``t = log phi`` from the normal guess ``phi_0 =
-        (s - mean) / var``, at most ``log(N / P)`` (``dK'/dt = phi K''``;
+        Safeguarded Newton in ``t = log phi`` from :meth:`KnotsCGF.first_guess`
+        (``dK'/dt = phi K''``;
         a step is stretched by ``1 / (1 - r)`` when the residual shrank by
         ``r`` without changing sign; steps capped
         at 2 in ``log phi``, bisection of the bracket when a step leaves it).
-        It stops when ``|K' - s| <= 0.02 sqrt(K'')`` and takes the last
+        It stops when ``|K' - s| <= 0.05 sqrt(K'')`` and takes the last
         Newton step in closed form: with ``m = K'(phi) - s`` and ``delta = -m
         / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) + m^2 /
         (2 K'')`` (its maximum over phi, the Legendre transform at s) but for
         a term ``K3 delta^3 / 6`` (K3 the third cumulant:
-        at most ``0.02^3 / 6`` nats times the tilted skewness), and ``K''`` is
+        at most ``0.05^3 / 6`` nats times the tilted skewness), and ``K''`` is
         kept (its relative change, ``lambda_3 m / sqrt(K'')``, is at most
-        ``0.02 lambda_3``: with 0.1 instead, log10 p moved by up to 0.003
-        deep in the tail at N = 2e4, P = 1e4, and moving ``K''`` by a
-        ``K'''`` from the last two passes' difference made it worse).
+        ``0.05 lambda_3``: against 0.02, log10 p moved by at most 8e-4 at
+        N = 1e5-1e6, P = 1e4-1e5; with 0.1, by up to 0.003 deep in the tail
+        at N = 2e4, P = 1e4; moving ``K''`` by a ``K'''`` from the last two
+        passes' difference made it worse).
         """
         t = math.log(self.first_guess(s))
         phi, k, k1, k2, _ = solve_slope(
