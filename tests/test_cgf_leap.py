@@ -50,7 +50,7 @@ def test_leaped_pass_against_the_exact_recursion(phi):
 
 
 def test_leap_default_only_beyond_the_threshold():
-    assert not KnotsCGF(2 * LEAP_MIN_POSITIVES, LEAP_MIN_POSITIVES).leap
-    assert KnotsCGF(2 * LEAP_MIN_POSITIVES + 2, LEAP_MIN_POSITIVES + 1).leap
+    assert not KnotsCGF(2 * LEAP_MIN_POSITIVES - 2, LEAP_MIN_POSITIVES - 1).leap
+    assert KnotsCGF(2 * LEAP_MIN_POSITIVES, LEAP_MIN_POSITIVES).leap
     assert KnotsCGF(2 * LEAP_MAX_POSITIVES, LEAP_MAX_POSITIVES).leap
     assert not KnotsCGF(2 * LEAP_MAX_POSITIVES + 2, LEAP_MAX_POSITIVES + 1).leap
