@@ -662,6 +662,21 @@ class LargePSaddle(KnotsCGF):
         return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
 
 
+def _saddlepoint_pvalue(lp: float, interval: tuple[float, float] | None) -> PValue:
+    """A saddlepoint p-value of log10 ``lp`` with its log10 ``interval`` (None: no bound)."""
+    if interval is None:
+        return PValue.approximate(pow10(lp), "saddlepoint", lp)
+    lo, hi = interval
+    return PValue(
+        pvalue=pow10(lp),
+        log10_pvalue=lp,
+        pvalue_interval=(pow10(lo), pow10(hi)),
+        log10_pvalue_interval=(lo, hi),
+        pvalue_rse=None,
+        method="saddlepoint",
+    )
+
+
 @fill_doc(NULL_DOCS)
 class SaddlepointNull(NullDistribution):
     """Second-order Lugannani–Rice saddlepoint on the exact CGF (:mod:`pranker.null.saddlepoint`).
@@ -817,17 +832,7 @@ class SaddlepointNull(NullDistribution):
         lp, interval, capped = sd.bounded_tail(ap * self.P, bound)
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
-        if interval is None:
-            return PValue.approximate(pow10(lp), "saddlepoint", lp)
-        lo, hi = interval
-        return PValue(
-            pvalue=pow10(lp),
-            log10_pvalue=lp,
-            pvalue_interval=(pow10(lo), pow10(hi)),
-            log10_pvalue_interval=(lo, hi),
-            pvalue_rse=None,
-            method="saddlepoint",
-        )
+        return _saddlepoint_pvalue(lp, interval)
 
     @staticmethod
     def _lr(phi, s, k, k2, z):
@@ -869,16 +874,8 @@ class SaddlepointNull(NullDistribution):
         if tail is None and saddlepoint_backend(self.N, self.P) == "knots":
             return self._large_p_pvalue(ap, bound)
         lp = (self._log_sf(ap) if tail is None else tail.log_p) / _LN10
-        if bound is None:
-            return PValue.approximate(pow10(lp), "saddlepoint", lp)
-        lo, hi = lp - bound, min(lp + bound, 0.0)
-        return PValue(
-            pvalue=pow10(lp),
-            log10_pvalue=lp,
-            pvalue_interval=(pow10(lo), pow10(hi)),
-            log10_pvalue_interval=(lo, hi),
-            pvalue_rse=None,
-            method="saddlepoint",
+        return _saddlepoint_pvalue(
+            lp, None if bound is None else (lp - bound, min(lp + bound, 0.0))
         )
 
     def cdf(self, ap):
