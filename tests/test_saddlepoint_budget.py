@@ -69,6 +69,7 @@ def test_no_pass_affordable_gives_the_rigorous_interval_at_once():
     assert capped and sd.passes == 0 and sd.work == 0
     assert hi == pytest.approx(math.log10(1.0 / (1.0 + 3.0**2)))  # Cantelli at 3 sd
     assert lo == pytest.approx(-math.log10(math.comb(N, P)))
+    assert lp == hi  # the value is the bound: conservative when read alone
 
 
 @pytest.mark.parametrize("z", [3.0, 5.0])

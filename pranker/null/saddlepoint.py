@@ -610,8 +610,10 @@ class LargePSaddle(KnotsCGF):
           (within the calibrated depth) minus ``log10_bound``, else the
           smallest possible p-value ``1 / C(N, P)``;
         - the value: the Lugannani–Rice tail after a closed-form Newton step
-          from the pass nearest the saddle point (the normal tail when no
-          pass was affordable), kept within the interval.
+          from the pass nearest the saddle point, kept within the interval;
+          with no pass, the upper end itself (a bound, as the tilt reports
+          when it can afford no draw: a p-value read without its interval
+          errs on the conservative side).
 
         With ``log10_bound`` None (uncalibrated) only the Cantelli, Chernoff
         and ``1 / C(N, P)`` ends are used; an uncapped answer has no interval.
@@ -632,8 +634,7 @@ class LargePSaddle(KnotsCGF):
         hi = cantelli_log10(s, True, self.mean_s, self.sd_s)
         hi = min(hi, self.chernoff_log10(s) + slack)
         lo = min(-self.log_comb / ln10, hi)
-        z = (s - self.mean_s) / self.sd_s
-        best, value = math.inf, log_sf_lugannani_rice(z, 0.0, 0.0) / ln10
+        best, value = math.inf, math.inf  # no pass: the upper end (below)
         for phi, k, k1, k2 in self.points:
             if not (phi > 0.0 and k2 > 0.0):
                 continue
