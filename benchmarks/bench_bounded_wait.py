@@ -26,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -41,15 +40,6 @@ SWEEP_FRAC = (0.001, 0.01, 0.1, 0.5)
 LARGE_P = [(10**5, 10**4), (10**6, 10**4)]
 RTOL = 0.02
 FULL_BOUND = 0.015
-
-
-def sort_time(x) -> float:
-    ts = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        np.sort(x, kind="stable")
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
 
 
 def thresholds(n: int, n_pos: int, kind: str) -> list[tuple[str, float]]:
@@ -163,7 +153,9 @@ def child(n: int, n_pos: int, kind: str) -> None:
 
 
 def run_pair(n: int, n_pos: int, kind: str, x) -> tuple[list[dict], dict]:
-    t_before = sort_time(x)
+    from run import sort_median  # benchmarks/run.py: this folder is the script's
+
+    t_before = sort_median(x)
     budget = 4 * (8 * t_before + 20.0)
     cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n), str(n_pos), kind]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -187,7 +179,7 @@ def run_pair(n: int, n_pos: int, kind: str, x) -> tuple[list[dict], dict]:
             (rows.append(d) if "label" in d else meta.update(d))
     finally:
         proc.wait()
-    meta["T"] = 0.5 * (t_before + sort_time(x))
+    meta["T"] = 0.5 * (t_before + sort_median(x))
     return rows, meta
 
 

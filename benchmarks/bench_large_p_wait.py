@@ -32,7 +32,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -85,17 +84,10 @@ print(json.dumps(dict(t=t, t_warm=t_warm, method=r.method, log10=lg, half=half,
 
 
 def sort_time() -> float:
-    import statistics
-
     import numpy as np
+    from run import sort_median  # benchmarks/run.py: this folder is the script's
 
-    x = np.random.default_rng(0).random(10**7)
-    ts = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        np.sort(x, kind="stable")
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return sort_median(np.random.default_rng(0).random(10**7))
 
 
 def points(only):

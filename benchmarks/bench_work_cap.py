@@ -27,15 +27,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
-import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import cpu_model, sort_median  # noqa: E402  (benchmarks/run.py, this folder)
 
 HARD = [(10**6, 10**4, -0.4), (10**6, 10**4, -25.0), (10**6, 10**4, -297.0)]
 HARD += [(10**7, 10**3, -30.0), (10**7, 10**3, -100.0)]
@@ -61,26 +59,6 @@ HELDOUT = [
     + [(10**8, 1000)]
     for t in (-3.0, -30.0, -100.0)
 ]
-
-
-def sort_time(x) -> float:
-    ts = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        np.sort(x, kind="stable")
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
-
-
-def cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name"):
-                return line.split(":", 1)[1].strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    return platform.processor() or "unknown"
 
 
 def _e(v: float) -> str:
@@ -140,11 +118,11 @@ def main(argv=None) -> int:
             warmed.add((N, P))
         for budget in budgets:
             eng.release()  # no draws or tables from the call before (its CGF values stay)
-            t_before = sort_time(x)
+            t_before = sort_median(x)
             t0 = time.perf_counter()
             est = eng.tail(a * P, rtol=null.rtol, max_draws=null.max_draws, max_work=budget)
             secs = time.perf_counter() - t0
-            T = 0.5 * (t_before + sort_time(x))
+            T = 0.5 * (t_before + sort_median(x))
             ns = 1e9 * secs / est.work if est.work else math.nan
             flag = "yes" if est.capped else "no"
             if method != "tilt":

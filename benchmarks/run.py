@@ -61,6 +61,21 @@ def sort_seconds(n: int = 10**7, repeat: int = 3) -> float:
     return best_of(lambda: np.sort(x, kind="stable"), repeat)
 
 
+def sort_median(x, repeat: int = 3) -> float:
+    """Median time of ``numpy.sort(x, kind="stable")`` over ``repeat`` calls (the yardstick T
+    of the sweeps, timed just before and after each case)."""
+    import statistics
+
+    import numpy as np
+
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        np.sort(x, kind="stable")
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
 def machine_line() -> str:
     """Date, CPU, cores, load and the reference sort time: the line every run starts with."""
     import os
