@@ -115,7 +115,13 @@ from .counts import (  # noqa: F401  (re-exported: the per-chunk pieces live in 
     scan_chunk,
     split_by_range,
 )
-from .weighted import average_of_columns, weight_at_or_above, weighted_ap, weighted_positives
+from .weighted import (
+    columns_average,
+    samples_mean,
+    weight_at_or_above,
+    weighted_ap,
+    weighted_positives,
+)
 
 __doc__ = fill_doc()(__doc__)
 
@@ -416,19 +422,12 @@ def _ap_table(where, s, lab, sample_weight, average, args):
             b = float(S.shape[0]) if wb is None else float(wb.sum())
             total += m * b
             weight += b
-        if not weight > 0:
-            raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
-        return total / weight
-    values, supports = [], []
-    for j in range(n_classes):
-        wj = w if w is None or np.ndim(w) == 1 else w[:, j]
-        try:
-            ap, support = _ap_one(where, wj, {**args, "source": s[:, j], "y": lab[:, j]})
-        except ValueError as exc:
-            raise ValueError(f"{where}: column {j} of the table: {exc}") from None
-        values.append(ap)
-        supports.append(support)
-    return average_of_columns(values, supports, average)
+        return samples_mean(total, weight, where)
+
+    def one(j, wj):
+        return _ap_one(where, wj, {**args, "source": s[:, j], "y": lab[:, j]})
+
+    return columns_average(n_classes, w, average, where, one)
 
 
 @fill_doc(DOCS)

@@ -449,19 +449,12 @@ def _ap_table(dask, where, scores, y, sample_weight, average, args):
             **kw,
         )
         total, weight = (float(sum(p[i] for p in parts)) for i in (0, 1))
-        if not weight > 0:
-            raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
-        return total / weight
-    values, supports = [], []
-    for j in range(n_classes):
-        wj = w if w is None or np.ndim(w) == 1 else w[:, j]
-        try:
-            ap, support = _ap_one(dask, where, wj, {**args, "scores": scores[:, j], "y": y[:, j]})
-        except ValueError as exc:
-            raise ValueError(f"{where}: column {j} of the table: {exc}") from None
-        values.append(ap)
-        supports.append(support)
-    return _w.average_of_columns(values, supports, average)
+        return _w.samples_mean(total, weight, where)
+
+    def one(j, wj):
+        return _ap_one(dask, where, wj, {**args, "scores": scores[:, j], "y": y[:, j]})
+
+    return _w.columns_average(n_classes, w, average, where, one)
 
 
 @fill_doc(_c.DOCS)

@@ -130,3 +130,28 @@ def average_of_columns(values, supports, average):
     if average == "macro":
         return float(np.mean(vals))
     return float(np.average(vals, weights=np.asarray(supports, dtype=np.float64)))
+
+
+def samples_mean(total: float, weight: float, where: str) -> float:
+    """The weighted mean of per-sample APs, ``total / weight``, or a ValueError when every
+    sample's weight is 0."""
+    if not weight > 0:
+        raise ValueError(f"{where}: every sample_weight is 0: the average is undefined.")
+    return total / weight
+
+
+def columns_average(n_classes: int, sample_weight, average, where: str, one):
+    """The ``average`` of per-column APs of a table: ``one(j, w_j)`` gives column j's
+    ``(AP, support)`` with its weights ``w_j`` (each sample's, or column j of a 2-D
+    ``sample_weight``); an error names the column."""
+    values, supports = [], []
+    for j in range(n_classes):
+        w = sample_weight
+        wj = w if w is None or np.ndim(w) == 1 else w[:, j]
+        try:
+            ap, support = one(j, wj)
+        except ValueError as exc:
+            raise ValueError(f"{where}: column {j} of the table: {exc}") from None
+        values.append(ap)
+        supports.append(support)
+    return average_of_columns(values, supports, average)
