@@ -302,9 +302,9 @@ class KnotsCGF:
         positive (:func:`scaled_guess`), at the same distance of AP from its
         null mean: ``K_S`` grows about in proportion to P at a fixed N / P,
         with a correction whose slope at ``phi = 0`` the shift to the small
-        problem's mean removes (at N / P = 2-10 and 3 sd to half-way of
-        the way to the top, within 0.5-15 % of the saddle point, mostly
-        within 1-4 %: docs/calibration.md). Where that problem's support
+        problem's mean removes (at N / P = 2-10, from 3 sd to half-way to
+        the top, within 0.1-15 % of the saddle point, mostly within 1-4 %:
+        docs/calibration.md). Where that problem's support
         does not hold it, the normal guess ``(s - mean) / var``, at most
         ``log(N / P)`` (beyond it the tilt pins positives to the top ranks
         one after another, ``e^phi P / N > 1``, and the normal guess
