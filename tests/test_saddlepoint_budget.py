@@ -96,14 +96,15 @@ def test_without_a_measured_bound_an_answer_has_no_interval():
     assert interval is None and not capped and lp < 0.0
 
 
-def test_the_default_warns_and_names_the_budget():
-    """(1e6, 5e5): a pass over every layer costs many sorts; the default answers at once with
-    the rigorous interval, warns once, and gives the same numbers when asked again."""
-    N, P = 10**6, 5 * 10**5
+@pytest.mark.parametrize("N, P", [(10**6, 10**5), (10**6, 5 * 10**5)])
+def test_a_capped_search_warns_and_names_the_budget(N, P):
+    """On the compressed knots (10^5 positives) and on the scaled-down problems (5*10^5), a
+    budget too small for one pass answers at once with the rigorous interval, warns once, and
+    gives the same numbers when asked again."""
     ap = 0.55
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        a = significance_from_ap(ap, N, P, progress=False)
+        a = significance_from_ap(ap, N, P, progress=False, max_work=10**7)
     assert [w.category for w in caught] == [WorkBudgetWarning]
     assert "max_work=" in str(caught[0].message) and "saddlepoint" in str(caught[0].message)
     assert a.method == "saddlepoint"
@@ -111,7 +112,7 @@ def test_the_default_warns_and_names_the_budget():
     assert lo <= a.log10_pvalue <= hi < 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WorkBudgetWarning)
-        b = significance_from_ap(ap, N, P, progress=False)
+        b = significance_from_ap(ap, N, P, progress=False, max_work=10**7)
     assert (b.log10_pvalue, b.log10_pvalue_interval) == (a.log10_pvalue, a.log10_pvalue_interval)
 
 

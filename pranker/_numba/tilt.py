@@ -330,8 +330,8 @@ def tilt_forward(N, P, phi, c, derivs, store):
         raise ValueError("tilt_forward: the stored layers carry no derivatives")
     # a Python function around the kernel: a compiled wrapper would be one more entry that
     # re-optimises the whole recursion on a cold first call (about 1 s)
-    log_z, mom, layers = _forward(
-        int(N), int(P), float(phi), float(c), 2 if derivs else 0, bool(store)
+    log_z, mom, layers, _ = _forward(
+        int(N), int(P), float(phi), float(c), 2 if derivs else 0, bool(store), 0
     )
     if derivs:
         return log_z, mom[1], mom[2], layers
@@ -349,13 +349,31 @@ def tilt_moments(N, P, phi, c):
     """
     # a Python function around the kernel, as tilt_forward: _forward (one signature, order
     # and store as runtime values) is the only compiled entry of the recursion
-    log_z, mom, _ = _forward(int(N), int(P), float(phi), float(c), 4 if P > 0 else 0, False)
+    log_z, mom, _, _ = _forward(int(N), int(P), float(phi), float(c), 4 if P > 0 else 0, False, 0)
     return log_z, mom[1], mom[2], mom[3], mom[4]
 
 
+def tilt_forward_ends(N, P, phi, c, tail):
+    """``ends[i] = (log Z_c, E_phi[S - c], E_phi[(S - c)^2])`` for ``N - tail + 1 + i`` items, i < tail.
+
+    The same pass as :func:`tilt_forward` (with ``derivs``): the recursion's
+    terms ``k / (k + d)`` do not depend on N, and its last layer's prefix
+    sum at offset ``d`` is the sum over the placements with ``d_P <= d``,
+    that is over the subsets of ``P + d`` items. So one pass for N items
+    gives the tilted law, centred at ``c``, for the ``tail`` largest
+    ``N' <= N`` at once (``tail <= N - P + 1``).
+    """
+    if not 1 <= tail <= N - P + 1:
+        raise ValueError(f"tilt_forward_ends: need 1 <= tail <= N - P + 1, got {tail}")
+    _, _, _, ends = _forward(int(N), int(P), float(phi), float(c), 2, False, int(tail))
+    return ends
+
+
 @njit(cache=True)
-def _forward(N, P, phi, c, order, store):
-    """The block-scaled forward pass: ``(log Z_c, mom, layers)``, ``mom[j] = E_phi[(S - c)^j]`` for ``j <= order``."""
+def _forward(N, P, phi, c, order, store, tail):
+    """The block-scaled forward pass: ``(log Z_c, mom, layers, ends)``, ``mom[j] = E_phi[(S - c)^j]``
+    for ``j <= order``; ``ends[i] = (log Z_c, mom[1..order])`` read at the last layer's offset
+    ``m - tail + 1 + i`` (for ``N - tail + 1 + i`` items)."""
     m, w, L, nb, cP, inv_r, X, B, mult = forward_start(N, P, phi, c)
     if store:
         T = np.empty((P, w))
@@ -422,7 +440,15 @@ def _forward(N, P, phi, c, order, store):
     mom[0] = 1.0
     for j in range(1, order + 1):
         mom[j] = (c0l[j, bl] + c1l[bl] * Tl[j, m]) / top
-    return log_z, mom, (T, C0, C1, scale)
+    ends = np.empty((tail, order + 1))
+    for i in range(tail):
+        d = m - tail + 1 + i
+        b = d // L
+        top_d = c0l[0, b] + c1l[b] * Tl[0, d]
+        ends[i, 0] = scale[b] + math.log(top_d)
+        for j in range(1, order + 1):
+            ends[i, j] = (c0l[j, b] + c1l[b] * Tl[j, d]) / top_d
+    return log_z, mom, (T, C0, C1, scale), ends
 
 
 def top_pinned(N, P, phi, out, chunk_cells=20_000_000):

@@ -19,6 +19,11 @@ interface (``N``, ``P``, ``mean_s``, ``sd_s``, ``log_comb`` and
   10^4 up to 2*10^5 positives it leaps over layers (``3 P / 200`` exact layers and fewer).
   The saddlepoint for many positives beyond the exact recursion's reach
   stands on it.
+- :class:`ScaledCGF`: ``K``, ``K'``, ``K''`` of the same problem scaled
+  down to six sizes of at most a few thousand positives with as many items
+  per positive, each by the exact recursion, extrapolated in P to the
+  problem's size (cost independent of N and P). Beyond the leaps' reach
+  (more than 2*10^5 positives) the saddlepoint stands on it.
 """
 
 from __future__ import annotations
@@ -39,11 +44,19 @@ from .._numba.cgf_knots import (
 )
 from .._numba.compressed import compressed_knots
 from .._numba.moments import null_moments
-from .._numba.tilt import tilt_forward
+from .._numba.tilt import tilt_forward, tilt_forward_ends
 from .choice import WORK_CGF_BLOCK, WORK_CGF_LAYER, WORK_FLOOR_BLOCK, WORK_LAYER_CELL
 from .logspace import log_comb
 
-__all__ = ["LayersCGF", "KnotsCGF", "OutOfWork", "scaled_guess", "solve_slope"]
+__all__ = [
+    "LayersCGF",
+    "KnotsCGF",
+    "ScaledCGF",
+    "OutOfWork",
+    "scaled_guess",
+    "scaled_sizes",
+    "solve_slope",
+]
 
 KNOT_START = 64  # every offset below this is a knot (KnotsCGF)
 KNOT_EPS = 0.04  # geometric growth of the knots above it
@@ -83,6 +96,13 @@ LEAP_MAX = 200
 # 2e-6 nats of the pass over every layer (docs/calibration.md, "Leaping over layers")
 LEAP_FULL_TILT = 3.0
 LEAP_MAX_TILT = 7.0
+# ScaledCGF: the largest scaled-down problem has at most SCALED_CELLS cells P_i (N_i - P_i + 1)
+# (about 0.1 s a pass), the others SCALED_STEP times fewer positives each, SCALED_SIZES in all;
+# at most SCALED_MAX_POSITIVES positives (the expansion is already converged there)
+SCALED_CELLS = 20_000_000
+SCALED_SIZES = 6
+SCALED_STEP = math.sqrt(2.0)
+SCALED_MAX_POSITIVES = 8_000
 
 
 class LayersCGF:
@@ -110,6 +130,17 @@ class LayersCGF:
         if not derivs:
             return k, math.nan, math.nan
         return k, c + m1, max(m2 - m1 * m1, 0.0)
+
+    def cgf_ends(self, phi: float, tail: int) -> np.ndarray:
+        """Rows ``(K, K', K'')`` at ``phi`` for ``N - tail + 1 .. N`` items, from one pass."""
+        c = self.mean_s
+        ends = tilt_forward_ends(self.N, self.P, float(phi), c, int(tail))
+        out = np.empty((tail, 3))
+        for i in range(tail):
+            n = self.N - tail + 1 + i
+            m1, m2 = ends[i, 1], ends[i, 2]
+            out[i] = (ends[i, 0] - log_comb(n, self.P) + phi * c, c + m1, max(m2 - m1 * m1, 0.0))
+        return out
 
     def saddle(self, s: float, tol: float = 1e-10, max_iter: int = 100):
         """The saddle point ``phi`` with ``K'(phi) = s``: safeguarded Newton in ``log |phi|``.
@@ -422,6 +453,176 @@ class KnotsCGF:
                 k, P, phi, x, lo, par, g, g1, g2, j0, frac, LEAP_MAX, piece
             )
         return g, g1, g2
+
+
+def _basis(u: np.ndarray, which: int) -> np.ndarray:
+    """Rows of :class:`ScaledCGF`'s extrapolation bases at ``u = P / P_ref`` (shape (6, len(u)))."""
+    lu = np.log(u)
+    if which == 0:
+        return np.stack([u, lu * lu, lu, np.ones_like(u), lu / u, 1.0 / u])
+    return np.stack([u, lu, np.ones_like(u), lu / u, 1.0 / u, 1.0 / (u * u)])
+
+
+def scaled_sizes(N: int, P: int, cells: int = SCALED_CELLS) -> list[int] | None:
+    """The positives of :class:`ScaledCGF`'s scaled-down problems, largest first, or None where
+    (N, P) is too small for them (P under four times the largest) or has so many items per
+    positive that the smallest would have fewer than 32 positives."""
+    per = (N - P) / P
+    p_max = int(min(SCALED_MAX_POSITIVES, math.sqrt(cells / max(per, 1e-9))))
+    sizes = [round(p_max / SCALED_STEP**j) for j in range(SCALED_SIZES)]
+    if len(set(sizes)) < SCALED_SIZES or sizes[-1] < 32 or P < 4 * p_max:
+        return None
+    return sizes
+
+
+class ScaledCGF:
+    r"""``K``, ``K'``, ``K''`` of S extrapolated from the problem scaled down: cost independent of N, P.
+
+    At a fixed number of items per positive ``N / P`` and a fixed tilt, the
+    CGF of ``S = sum_k k / r_k`` is extensive in P with a slowly varying
+    correction. Each of its terms ``k / r_k`` tends, for ``k`` fixed, to a
+    limit law (the top positives' gaps are geometric), and for ``k`` of
+    order P it is a smooth function of ``(k / P, r / N)``; so, as in the
+    Euler-Maclaurin formula, ``K_P(phi) = P kappa(phi) + c_2 ln^2 P + c_1 ln
+    P + c_0 + (d_1 ln P + d_0) / P + ...`` (the ``ln P`` terms from sums of
+    ``1 / k``-corrections of the top positives: ``E[k / r_k] = rho +
+    rho (1 - rho) / k + O(k^-2)``, and ``ln^2 P`` in the variance from their
+    covariances). :class:`ScaledCGF` computes ``K``, ``K'`` and ``K''``
+    exactly (:class:`LayersCGF`) for :data:`SCALED_SIZES` problems of
+    ``P_i`` positives (the largest of at most :data:`SCALED_CELLS` cells,
+    each next :data:`SCALED_STEP` times smaller) with ``N_i = N P_i / P``
+    items, and evaluates at P the function of that form through the six
+    values (Richardson extrapolation; Richardson 1911). Where ``N P_i / P``
+    is not an integer, each value is interpolated linearly in N between
+    the four nearest integers ``floor - 1 .. floor + 2`` by the cubic
+    through them (``K`` is smooth in N; one pass for ``floor + 2`` items gives
+    all four, :meth:`LayersCGF.cgf_ends`). Linear interpolation was not
+    enough: at N / P = 1.5 with 35-200 positives its error, amplified by
+    the extrapolation, reached 2 nats.
+
+    A second basis (``1 / P^2`` instead of ``ln^2 P``) gives a second
+    extrapolation; their difference in K at each tilt is kept
+    (``spread``) as the measure of how far the expansion can be trusted
+    there: it is largest where the tilted law changes regime (from the
+    bulk to positives pinned at the top ranks, near ``phi = log(N / P) /
+    1.5``), and the saddlepoint on this CGF widens its interval by it.
+    Measured against the exact recursion at N = 10^5, P = 10^4 and
+    N = 10^5, P = 5*10^4 (docs/calibration.md, "Beyond the leaps").
+
+    Parameters
+    ----------
+    N, P : int
+        Instances and positives, ``2 <= P < N``.
+    max_work : int or None
+        Work budget in the units of :mod:`pranker.null.choice` (each pass
+        ``WORK_LAYER_CELL`` per cell of the scaled-down problems); a pass
+        that would take ``work`` past it raises :class:`OutOfWork` before
+        it starts (None: no bound).
+    cells : int
+        Cells of the largest scaled-down problem (default :data:`SCALED_CELLS`).
+    """
+
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        *,
+        max_work: int | None = None,
+        cells: int = SCALED_CELLS,
+        progress: bool | None = False,
+    ):
+        N, P = int(N), int(P)
+        if not 2 <= P < N:
+            raise ValueError(f"ScaledCGF: need 2 <= P < N, got N={N}, P={P}.")
+        self.N, self.P = N, P
+        self.log_comb = log_comb(N, P)
+        mean, var = null_moments(float(N), float(P), float(N - P))
+        self.mean_s = mean * P
+        self.sd_s = math.sqrt(var) * P
+        sizes = scaled_sizes(N, P, cells)
+        if sizes is None:
+            raise ValueError(
+                f"ScaledCGF: N={N}, P={P} is too small or has too many items per positive "
+                "for its scaled-down problems."
+            )
+        p_max = sizes[0]
+        self.sizes = sizes
+        # per size: the exact problem and the weights of its last four item counts (cubic
+        # Lagrange interpolation at N P_i / P; one weight where that is an integer)
+        self._problems: list[tuple[LayersCGF, np.ndarray]] = []
+        self.cells = 0
+        for p in sizes:
+            n_star = N * p / P
+            lo = math.floor(n_star)
+            theta = n_star - lo
+            if theta < 1e-9 or theta > 1.0 - 1e-9:
+                small, lag = LayersCGF(round(n_star), p), np.ones(1)
+            else:
+                small = LayersCGF(lo + 2, p)  # its last four: lo - 1, lo, lo + 1, lo + 2
+                t = theta + 1.0  # the point, counted from lo - 1
+                lag = np.array(
+                    [math.prod((t - j) / (i - j) for j in range(4) if j != i) for i in range(4)]
+                )
+            self.cells += small.P * (small.N - small.P + 1)
+            self._problems.append((small, lag))
+        u = np.asarray(sizes, float) / p_max
+        at = np.array([P / p_max])
+        # weights w with w @ y the basis's function through (u_i, y_i), evaluated at P
+        self._weights = [np.linalg.solve(_basis(u, b), _basis(at, b)[:, 0]) for b in (0, 1)]
+        self.max_work = max_work
+        self.progress = progress
+        self._bar = None
+        self.work = 0
+        self.passes = 0
+        self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') per pass
+        self.spreads: list[float] = []  # |K of one basis - K of the other| per pass
+
+    def _charge(self, units: int) -> None:
+        """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
+        if self.max_work is not None and self.work + units > self.max_work:
+            raise OutOfWork(self.work, units)
+        self.work += units
+
+    def cgf(self, phi: float) -> tuple[float, float, float]:
+        """``(K(phi), K'(phi), K''(phi))`` of S, extrapolated (one pass of each scaled-down problem)."""
+        phi = float(phi)
+        self._charge(self.cells * WORK_LAYER_CELL)
+        self.passes += 1
+        rows = np.empty((len(self.sizes), 3))
+        for i, (small, lag) in enumerate(self._problems):
+            rows[i] = lag @ small.cgf_ends(phi, lag.shape[0])
+        k, k1, k2 = (float(v) for v in self._weights[0] @ rows)
+        spread = abs(float(self._weights[1] @ rows[:, 0]) - k)
+        if self._bar is not None:
+            self._bar.update(1)
+        self.points.append((phi, k, k1, k2))
+        self.spreads.append(spread)
+        return k, k1, k2
+
+    def first_guess(self, s: float) -> float:
+        """The search's first tilt for ``s`` above the mean: the saddle point of the largest
+        scaled-down problem at the same distance of S from its mean, scaled by P_i / P (as
+        :meth:`KnotsCGF.first_guess`; charged to ``work``)."""
+        small = self._problems[0][0]
+        s_small = small.mean_s + (s - self.mean_s) * small.P / self.P
+        phi = None
+        s_min = sum(k / (small.N - small.P + k) for k in range(1, small.P + 1))
+        if s_min < s_small < small.P:
+            phi, _, _, _, passes = small.saddle_search(s_small, tol=GUESS_TOL)
+            self._charge(passes * small.P * (small.N - small.P + 1) * WORK_LAYER_CELL)
+        if phi is None or not (math.isfinite(phi) and phi > 0.0):
+            phi = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
+            phi = min(phi, max(math.log(self.N / self.P), 1e-12))
+        return phi
+
+    def chernoff_log10(self, s: float) -> float:
+        """log10 of the best ``e^{K(phi) - phi s}`` among the passes made (0 when none has
+        ``phi > 0``); a bound only up to the extrapolation's error (``spreads``)."""
+        best = 0.0
+        for (phi, k, _, _), spread in zip(self.points, self.spreads, strict=True):
+            if phi > 0.0:
+                best = min(best, (k + 2.0 * spread - phi * s) / math.log(10.0))
+        return best
 
 
 class OutOfWork(Exception):

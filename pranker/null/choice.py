@@ -209,6 +209,15 @@ SADDLEPOINT_PINNED_DEPTH_PER_POSITIVE = 12.0
 LARGE_P_MIN_POSITIVES = 10_000
 LARGE_P_MAX_ITEMS_PER_POSITIVE = 10
 LARGE_P_LOG10_BOUND = 0.015
+# ... on the compressed knots up to this many positives (where their passes leap over layers),
+# beyond it on the problem scaled down and extrapolated in P (pranker.null.cgf.ScaledCGF), with
+# the bound SCALED_LOG10_BOUND plus SCALED_SPREAD_FACTOR times the extrapolation's spread in K
+# at the saddle point: Lugannani-Rice on the exact CGF was within 0.006 of the importance
+# sampler's truths at P = 1e4, N / P = 2 and 10 (docs/calibration.md, "Beyond the leaps"); the
+# extrapolation's error in K stayed within 2.5 times its spread where measured
+KNOTS_MAX_POSITIVES = 200_000
+SCALED_LOG10_BOUND = 0.010
+SCALED_SPREAD_FACTOR = 2.0
 
 
 @dataclass(frozen=True)
@@ -222,7 +231,8 @@ class Plan:
     backend : str
         What the method computes on: ``"count"`` (the exact tail count),
         ``"layers"`` (the exact forward recursion), ``"knots"`` (the
-        accurate compressed CGF) or ``"compressed"`` (the tilted
+        accurate compressed CGF), ``"scaled"`` (the CGF extrapolated from the
+        problem scaled down) or ``"compressed"`` (the tilted
         estimator's compressed proposal).
     log10_bound : float or None
         The bound the answer reports on its log10 error: 0 for exact
@@ -259,8 +269,11 @@ def tilt_backend(n: int, n_pos: int) -> str:
 
 
 def saddlepoint_backend(n: int, n_pos: int) -> str:
-    """The saddlepoint's CGF: ``"layers"`` up to 1e8 cells, ``"knots"`` beyond."""
-    return "knots" if n_pos * (n - n_pos + 1) > SADDLEPOINT_MAX_CELLS else "layers"
+    """The saddlepoint's CGF: ``"layers"`` up to 1e8 cells, ``"knots"`` beyond, ``"scaled"``
+    beyond :data:`KNOTS_MAX_POSITIVES` positives."""
+    if n_pos * (n - n_pos + 1) <= SADDLEPOINT_MAX_CELLS:
+        return "layers"
+    return "scaled" if n_pos > KNOTS_MAX_POSITIVES else "knots"
 
 
 def saddlepoint_region(n: int, n_pos: int) -> tuple[str, float] | None:
@@ -270,7 +283,9 @@ def saddlepoint_region(n: int, n_pos: int) -> tuple[str, float] | None:
     cells ``P (N - P + 1)``, bound 0.01. ``"pinned"``: beyond that up to ``N
     <= 10 P^2`` and ``N <= 1000 P``, 4e6 to 1e8 cells, bound 0.015 for the
     thresholds whose top positives are pinned. ``"large P"``: ``P >= 10^4``,
-    ``N <= 10 P``, more than 1e8 cells, bound 0.015.
+    ``N <= 10 P``, more than 1e8 cells, bound 0.015; ``"scaled"``: the same
+    beyond 2*10^5 positives, bound 0.010 plus the extrapolation's spread
+    (added by the route at its saddle point).
     """
     if n_pos >= n:
         return None
@@ -293,6 +308,8 @@ def saddlepoint_region(n: int, n_pos: int) -> tuple[str, float] | None:
         and n <= LARGE_P_MAX_ITEMS_PER_POSITIVE * n_pos
         and cells > SADDLEPOINT_MAX_CELLS
     ):
+        if n_pos > KNOTS_MAX_POSITIVES:
+            return "scaled", SCALED_LOG10_BOUND
         return "large P", LARGE_P_LOG10_BOUND
     return None
 

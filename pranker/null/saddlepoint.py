@@ -71,14 +71,9 @@ method reports no interval.
 Many positives beyond the exact recursion
 -----------------------------------------
 Beyond ``1e8`` cells ``P (N - P + 1)`` a pass of the exact recursion takes
-seconds to minutes. There :class:`LargePSaddle` applies the first-order
-formula to the accurate compressed CGF (:class:`pranker.null.cgf.KnotsCGF`,
-within about 5e-4 nats of the exact one where that can be computed), found
-by safeguarded Newton steps in ``log phi``: a few passes of ``P B`` blocks,
-independent of N. Where P is large and N / P moderate, S is a sum of many
-small smooth terms and the formula is accurate (the measured bound of
-:func:`pranker.null.choice.plan`); with more items per positive S is lumpy
-at the top and the route must not be used.
+seconds to minutes. There the same first-order formula runs on cheaper
+CGFs (:mod:`pranker.null.large_p`): the accurate compressed knots up to
+2*10^5 positives, the problem scaled down and extrapolated in P beyond.
 
 References
 ----------
@@ -101,20 +96,19 @@ from .._numba.tilt import tilt_moments, top_pinned
 from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
-from .budget import cantelli_log10, check_work, warn_capped
-from .cgf import GUESS_TOL, KnotsCGF, OutOfWork, scaled_guess, solve_slope
+from .budget import check_work, warn_capped
+from .cgf import GUESS_TOL, scaled_guess, scaled_sizes
 from .choice import (
     DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
     DEFAULT_SEED,
-    LARGE_P_LOG10_BOUND,
-    SADDLEPOINT_MAX_DEPTH,
     SADDLEPOINT_MAX_LUMP,
     saddlepoint_at,
     saddlepoint_backend,
     within_rtol,
 )
 from .exact import ExactNull
+from .large_p import LargePSaddle, ScaledSaddle, log_sf_lugannani_rice
 from .logspace import pow10
 from .tilt import TiltEngine, TiltNull, tilt_engine
 
@@ -156,42 +150,6 @@ _GUESS_POSITIVES = 64
 # a progress bar when this many passes of this many ns per cell would pass BAR_SECONDS
 _PASSES_TYPICAL = 5
 _NS_PER_CELL = 5.0
-# LargePSaddle: a bar over the passes of a p-value whose passes are predicted to take more
-# than ~2 s in all (about 0.5 us per block, five passes) ...
-_BAR_BLOCKS = 800_000
-# ... and its search stops when |K'(phi) - s| is below this many tilted sd; the last Newton
-# step is then taken in closed form (LargePSaddle.saddle). 0.05 instead of 0.02 saved a pass
-# in 5 of 18 thresholds at N = 1e5-1e6, P = 1e4-1e5, moving log10 p by at most 8e-4
-# (docs/calibration.md, "A bound on the work of every p-value")
-_SADDLE_TOL = 0.05
-
-
-def log_sf_lugannani_rice(z: float, w: float, u: float) -> float:
-    """Natural log of the Lugannani-Rice upper tail (Lugannani & Rice 1980).
-
-    ``z``: the standardised distance to the mean; ``w``: the signed root of
-    the deviance ``2 (phi s - K(phi))``; ``u = phi sqrt(K''(phi))``. Where the
-    formula breaks down — ``w`` near 0 (near the mean), ``u == 0`` (the tilted
-    law degenerate at the top of the support), or a result outside (0, 1] —
-    the normal tail at ``w`` (or at ``z`` near the mean) is used instead.
-    """
-    from scipy.special import erfcx, log_ndtr, ndtr
-
-    if abs(w) < 1e-4:
-        return float(log_ndtr(-z))
-    if u == 0.0:
-        return float(log_ndtr(-w))
-    log_pdf = -0.5 * w * w - 0.5 * math.log(2.0 * math.pi)
-    corr = 1.0 / u - 1.0 / w
-    if w > 0.0:
-        inner = math.sqrt(math.pi / 2.0) * float(erfcx(w / math.sqrt(2.0))) + corr
-        if not inner > 0.0:
-            return float(log_ndtr(-w))
-        return min(log_pdf + math.log(inner), 0.0)
-    val = float(ndtr(-w)) + math.exp(log_pdf) * corr
-    if not 0.0 < val <= 1.0:
-        return float(log_ndtr(-z))
-    return math.log(val)
 
 
 @dataclass(frozen=True)
@@ -513,156 +471,6 @@ def top_lumpiness(engine: TiltEngine, phi: float, k2: float) -> float:
     return float(np.sum(p * (1.0 - p) / (k + 1.0) ** 2) / k2)
 
 
-class LargePSaddle(KnotsCGF):
-    """Lugannani–Rice upper tails of S = P * AP on the accurate compressed CGF, for one (N, P).
-
-    Parameters
-    ----------
-    N, P : int
-        Instances and positives, ``2 <= P < N``.
-    knot_start, knot_eps : optional
-        The knots (defaults :data:`KNOT_START`, :data:`KNOT_EPS`).
-    parallel : bool
-        Compute the blocks of each layer on all threads (same result).
-
-    Examples
-    --------
-    >>> sd = LargePSaddle(20_000, 2_000)
-    >>> round(sd.log_sf(sd.mean_s + 6 * sd.sd_s) / math.log(10.0), 1)
-    -6.9
-    """
-
-    def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
-        """``(phi, phi s - K(phi), K''(phi))`` at the saddle point ``K'(phi) = s`` (s above the mean).
-
-        Safeguarded Newton in ``t = log phi`` from :meth:`KnotsCGF.first_guess`
-        (``dK'/dt = phi K''``;
-        a step is stretched by ``1 / (1 - r)`` when the residual shrank by
-        ``r`` without changing sign; steps capped
-        at 2 in ``log phi``, bisection of the bracket when a step leaves it).
-        It stops when ``|K' - s| <= 0.05 sqrt(K'')`` and takes the last
-        Newton step in closed form: with ``m = K'(phi) - s`` and ``delta = -m
-        / K''``, ``phi s - K`` at ``phi + delta`` is ``phi s - K(phi) + m^2 /
-        (2 K'')`` (its maximum over phi, the Legendre transform at s) but for
-        a term ``K3 delta^3 / 6`` (K3 the third cumulant:
-        at most ``0.05^3 / 6`` nats times the tilted skewness), and ``K''`` is
-        kept (its relative change, ``lambda_3 m / sqrt(K'')``, is at most
-        ``0.05 lambda_3``: against 0.02, log10 p moved by at most 8e-4 at
-        N = 1e5-1e6, P = 1e4-1e5; with 0.1, by up to 0.003 deep in the tail
-        at N = 2e4, P = 1e4; moving ``K''`` by a ``K'''`` from the last two
-        passes' difference made it worse).
-        """
-        t = math.log(self.first_guess(s))
-        phi, k, k1, k2, _ = solve_slope(
-            self.cgf,
-            s,
-            t,
-            1.0,
-            tol=_SADDLE_TOL,
-            bracket_tol=1e-12,
-            max_iter=max_iter,
-            stretch=True,
-        )
-        m = k1 - s
-        if k2 > 0.0 and phi - m / k2 > 0.0:  # the last Newton step, in closed form
-            return phi - m / k2, phi * s - k + 0.5 * m * m / k2, k2
-        return phi, phi * s - k, k2
-
-    def log_sf(self, s: float) -> float:
-        """Natural log of the Lugannani–Rice ``P(S >= s)`` (no work budget)."""
-        return self._log_sf(s)[0]
-
-    def _log_sf(self, s: float) -> tuple[float, float]:
-        """``(log P(S >= s), saddle point phi)``."""
-        if s > self.P:
-            return -math.inf, math.inf
-        z = (s - self.mean_s) / self.sd_s
-        if s <= self.mean_s:
-            return log_sf_lugannani_rice(z, 0.0, 0.0), 0.0  # at or below the mean: the normal tail
-        slow = self.P * self.n_knots > _BAR_BLOCKS * 4  # about a quarter of the knots visited
-        with progress_bar(None, "saddlepoint passes", self.progress if slow else False) as bar:
-            self._bar = bar
-            try:
-                phi, expo, k2 = self.saddle(s)
-            finally:
-                self._bar = None
-        w = math.sqrt(max(2.0 * expo, 0.0))
-        return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2)), phi
-
-    def bounded_tail(
-        self, s: float, log10_bound: float | None
-    ) -> tuple[float, tuple[float, float] | None, bool]:
-        """``(log10 p, log10 interval, capped)`` of ``P(S >= s)`` within the work budget.
-
-        Where the search reaches the saddle point within ``max_work``, the
-        Lugannani–Rice tail with ``log10_bound`` (the region's measured
-        bound) on either side: the same number as :meth:`log_sf`. Where the
-        budget stops it first (``capped``), the interval is built from what
-        the passes made so far prove, each tail probability read at the
-        threshold ``K'(phi)`` its own tilt is the saddle point of:
-
-        - upper end: the smallest of the Cantelli bound (exact mean and
-          variance), the Chernoff bound ``K(phi) - phi s`` of every pass
-          (plus ``log10_bound`` for the compressed CGF's error), and the
-          Lugannani–Rice tail at ``K'(phi) <= s`` plus ``log10_bound``
-          (``P(S >= s) <= P(S >= K'(phi))``);
-        - lower end: the largest Lugannani–Rice tail at ``K'(phi) >= s``
-          (within the calibrated depth) minus ``log10_bound``, else the
-          smallest possible p-value ``1 / C(N, P)``;
-        - the value: the Lugannani–Rice tail after a closed-form Newton step
-          from the pass nearest the saddle point, kept within the interval;
-          with no pass, the upper end itself (a bound, as the tilt reports
-          when it can afford no draw: a p-value read without its interval
-          errs on the conservative side).
-
-        With ``log10_bound`` None (uncalibrated) only the Cantelli, Chernoff
-        and ``1 / C(N, P)`` ends are used; an uncapped answer has no interval.
-        """
-        ln10 = _LN10
-        b = log10_bound
-        if s <= self.mean_s or s > self.P:
-            lp = self._log_sf(s)[0] / ln10
-            lp = min(lp, 0.0)
-            return lp, (None if b is None else (lp - b, min(lp + b, 0.0))), False
-        self.points = []
-        try:
-            lp = min(self._log_sf(s)[0] / ln10, 0.0)
-            return lp, (None if b is None else (lp - b, min(lp + b, 0.0))), False
-        except OutOfWork:
-            pass
-        slack = LARGE_P_LOG10_BOUND if b is None else b
-        hi = cantelli_log10(s, True, self.mean_s, self.sd_s)
-        hi = min(hi, self.chernoff_log10(s) + slack)
-        lo = min(-self.log_comb / ln10, hi)
-        best, value = math.inf, math.inf  # no pass: the upper end (below)
-        for phi, k, k1, k2 in self.points:
-            if not (phi > 0.0 and k2 > 0.0):
-                continue
-            gap = abs(k1 - s) / math.sqrt(k2)
-            if gap < best:  # the value: a Newton step from the nearest pass, in closed form
-                best, m = gap, k1 - s
-                step = phi - m / k2
-                if step > 0.0:
-                    expo = phi * s - k + 0.5 * m * m / k2
-                    value = self.log_sf_at(step, s, step * s - expo, k2) / ln10
-            if b is None or not k1 <= self.P:
-                continue
-            at_k1 = self.log_sf_at(phi, k1, k, k2) / ln10  # P(S >= K'(phi)), phi its saddle point
-            if k1 <= s:
-                hi = min(hi, at_k1 + b)
-            elif (k1 - self.mean_s) / (self.P - self.mean_s) <= SADDLEPOINT_MAX_DEPTH:
-                lo = max(lo, at_k1 - b)
-        hi = min(hi, 0.0)
-        lo = min(lo, hi)
-        return min(max(value, lo), hi), (lo, hi), True
-
-    def log_sf_at(self, phi: float, s: float, k: float, k2: float) -> float:
-        """Lugannani–Rice from the saddle point ``phi`` of ``s`` with ``K(phi) = k``, ``K''(phi) = k2``."""
-        z = (s - self.mean_s) / self.sd_s
-        w = math.sqrt(max(2.0 * (phi * s - k), 0.0))
-        return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
-
-
 def _saddlepoint_pvalue(lp: float, interval: tuple[float, float] | None) -> PValue:
     """A saddlepoint p-value of log10 ``lp`` with its log10 ``interval`` (None: no bound)."""
     if interval is None:
@@ -829,7 +637,13 @@ class SaddlepointNull(NullDistribution):
         (:meth:`LargePSaddle.bounded_tail`) and warns.
         """
         budget = DEFAULT_MAX_WORK if self.max_work is None else check_work(self.max_work)
-        sd = LargePSaddle(self.N, self.P, parallel=True, progress=self.progress, max_work=budget)
+        sd: LargePSaddle | ScaledSaddle
+        if saddlepoint_backend(self.N, self.P) == "scaled" and scaled_sizes(self.N, self.P):
+            sd = ScaledSaddle(self.N, self.P, max_work=budget, progress=self.progress)
+        else:
+            sd = LargePSaddle(
+                self.N, self.P, parallel=True, progress=self.progress, max_work=budget
+            )
         lp, interval, capped = sd.bounded_tail(ap * self.P, bound)
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
@@ -872,7 +686,7 @@ class SaddlepointNull(NullDistribution):
                 progress=self.progress,
             )
             return tilt.pvalue(ap, conf_level=conf_level)
-        if tail is None and saddlepoint_backend(self.N, self.P) == "knots":
+        if tail is None and saddlepoint_backend(self.N, self.P) in ("knots", "scaled"):
             return self._large_p_pvalue(ap, bound)
         lp = (self._log_sf(ap) if tail is None else tail.log_p) / _LN10
         return _saddlepoint_pvalue(
