@@ -369,7 +369,7 @@ def tilt_forward_ends(N, P, phi, c, tail):
     return ends
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _forward(N, P, phi, c, order, store, tail):
     """The block-scaled forward pass: ``(log Z_c, mom, layers, ends)``, ``mom[j] = E_phi[(S - c)^j]``
     for ``j <= order``; ``ends[i] = (log Z_c, mom[1..order])`` read at the last layer's offset

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import functools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numba
 import numpy as np
 
 from .._numba.cgf_knots import (
@@ -99,10 +101,11 @@ LEAP_MAX_TILT = 7.0
 # ScaledCGF: the largest scaled-down problem has at most SCALED_CELLS cells P_i (N_i - P_i + 1)
 # (about 0.1 s a pass), the others SCALED_STEP times fewer positives each, SCALED_SIZES in all;
 # at most SCALED_MAX_POSITIVES positives (the expansion is already converged there)
-SCALED_CELLS = 20_000_000
-SCALED_SIZES = 6
+SCALED_CELLS = 40_000_000
+SCALED_SIZES = 7
 SCALED_STEP = math.sqrt(2.0)
 SCALED_MAX_POSITIVES = 8_000
+GUESS_SIZE = 3  # ScaledCGF.first_guess: the saddle point of this scaled-down problem (0: largest)
 
 
 class LayersCGF:
@@ -455,22 +458,23 @@ class KnotsCGF:
         return g, g1, g2
 
 
-def _basis(u: np.ndarray, which: int) -> np.ndarray:
-    """Rows of :class:`ScaledCGF`'s extrapolation bases at ``u = P / P_ref`` (shape (6, len(u)))."""
+def _basis(u: np.ndarray, terms: int) -> np.ndarray:
+    """Rows of :class:`ScaledCGF`'s extrapolation basis at ``u = P / P_ref``, shape (terms, len(u)):
+    ``u, ln^2 u, ln u, 1, 1 / u, ln u / u`` (the first ``terms`` of them)."""
     lu = np.log(u)
-    if which == 0:
-        return np.stack([u, lu * lu, lu, np.ones_like(u), lu / u, 1.0 / u])
-    return np.stack([u, lu, np.ones_like(u), lu / u, 1.0 / u, 1.0 / (u * u)])
+    return np.stack([u, lu * lu, lu, np.ones_like(u), 1.0 / u, lu / u, 1.0 / (u * u)][:terms])
 
 
-def scaled_sizes(N: int, P: int, cells: int = SCALED_CELLS) -> list[int] | None:
+def scaled_sizes(
+    N: int, P: int, cells: int = SCALED_CELLS, count: int = SCALED_SIZES
+) -> list[int] | None:
     """The positives of :class:`ScaledCGF`'s scaled-down problems, largest first, or None where
     (N, P) is too small for them (P under four times the largest) or has so many items per
     positive that the smallest would have fewer than 32 positives."""
     per = (N - P) / P
     p_max = int(min(SCALED_MAX_POSITIVES, math.sqrt(cells / max(per, 1e-9))))
-    sizes = [round(p_max / SCALED_STEP**j) for j in range(SCALED_SIZES)]
-    if len(set(sizes)) < SCALED_SIZES or sizes[-1] < 32 or P < 4 * p_max:
+    sizes = [round(p_max / SCALED_STEP**j) for j in range(count)]
+    if len(set(sizes)) < count or sizes[-1] < 32 or P < 4 * p_max:
         return None
     return sizes
 
@@ -500,14 +504,18 @@ class ScaledCGF:
     enough: at N / P = 1.5 with 35-200 positives its error, amplified by
     the extrapolation, reached 2 nats.
 
-    A second basis (``1 / P^2`` instead of ``ln^2 P``) gives a second
-    extrapolation; their difference in K at each tilt is kept
-    (``spread``) as the measure of how far the expansion can be trusted
-    there: it is largest where the tilted law changes regime (from the
-    bulk to positives pinned at the top ranks, near ``phi = log(N / P) /
-    1.5``), and the saddlepoint on this CGF widens its interval by it.
-    Measured against the exact recursion at N = 10^5, P = 10^4 and
-    N = 10^5, P = 5*10^4 (docs/calibration.md, "Beyond the leaps").
+    The same extrapolation without the largest problem (five sizes, the
+    last term dropped) gives a second value; their difference in K at each
+    tilt is kept (``spread``): how much the largest problem moved the
+    answer, the usual a-posteriori estimate of a Richardson table's error.
+    Against the exact recursion (N = 10^5, P = 10^4 and 5*10^4; N = 5*10^5,
+    P = 5*10^4; and the plain recursion at P = 1,000, docs/calibration.md,
+    "Beyond the leaps") the error in K stayed within 1.4 times the spread.
+    It is largest where the tilted law changes regime (from the bulk to
+    positives gathered at the top ranks; at N / P = 10 near ``phi = 1.2``,
+    where problems of a few thousand positives are not yet in the
+    asymptotic regime), and the saddlepoint on this CGF widens its
+    interval by it.
 
     Parameters
     ----------
@@ -529,6 +537,7 @@ class ScaledCGF:
         *,
         max_work: int | None = None,
         cells: int = SCALED_CELLS,
+        count: int = SCALED_SIZES,
         progress: bool | None = False,
     ):
         N, P = int(N), int(P)
@@ -539,7 +548,7 @@ class ScaledCGF:
         mean, var = null_moments(float(N), float(P), float(N - P))
         self.mean_s = mean * P
         self.sd_s = math.sqrt(var) * P
-        sizes = scaled_sizes(N, P, cells)
+        sizes = scaled_sizes(N, P, cells, count)
         if sizes is None:
             raise ValueError(
                 f"ScaledCGF: N={N}, P={P} is too small or has too many items per positive "
@@ -567,8 +576,12 @@ class ScaledCGF:
             self._problems.append((small, lag))
         u = np.asarray(sizes, float) / p_max
         at = np.array([P / p_max])
-        # weights w with w @ y the basis's function through (u_i, y_i), evaluated at P
-        self._weights = [np.linalg.solve(_basis(u, b), _basis(at, b)[:, 0]) for b in (0, 1)]
+        # weights w with w @ y the basis's function through (u_i, y_i), evaluated at P: all six
+        # sizes and six terms; and, for the spread, the five smaller sizes and five terms
+        n = len(sizes)
+        self._weights = np.linalg.solve(_basis(u, n), _basis(at, n)[:, 0])
+        self._weights_check = np.zeros(n)
+        self._weights_check[1:] = np.linalg.solve(_basis(u[1:], n - 1), _basis(at, n - 1)[:, 0])
         self.max_work = max_work
         self.progress = progress
         self._bar = None
@@ -589,10 +602,21 @@ class ScaledCGF:
         self._charge(self.cells * WORK_LAYER_CELL)
         self.passes += 1
         rows = np.empty((len(self.sizes), 3))
-        for i, (small, lag) in enumerate(self._problems):
-            rows[i] = lag @ small.cgf_ends(phi, lag.shape[0])
-        k, k1, k2 = (float(v) for v in self._weights[0] @ rows)
-        spread = abs(float(self._weights[1] @ rows[:, 0]) - k)
+        # the problems on numba's number of threads (the recursion releases the GIL), largest
+        # first: the largest holds about half the cells, so two threads share them evenly
+        threads = min(numba.get_num_threads(), len(self._problems))
+        if threads > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                futures = [
+                    pool.submit(small.cgf_ends, phi, lag.shape[0]) for small, lag in self._problems
+                ]
+                for i, ((_, lag), future) in enumerate(zip(self._problems, futures, strict=True)):
+                    rows[i] = lag @ future.result()
+        else:
+            for i, (small, lag) in enumerate(self._problems):
+                rows[i] = lag @ small.cgf_ends(phi, lag.shape[0])
+        k, k1, k2 = (float(v) for v in self._weights @ rows)
+        spread = abs(float(self._weights_check @ rows[:, 0]) - k)
         if self._bar is not None:
             self._bar.update(1)
         self.points.append((phi, k, k1, k2))
@@ -600,10 +624,10 @@ class ScaledCGF:
         return k, k1, k2
 
     def first_guess(self, s: float) -> float:
-        """The search's first tilt for ``s`` above the mean: the saddle point of the largest
-        scaled-down problem at the same distance of S from its mean, scaled by P_i / P (as
-        :meth:`KnotsCGF.first_guess`; charged to ``work``)."""
-        small = self._problems[0][0]
+        """The search's first tilt for ``s`` above the mean: the saddle point of the fourth
+        scaled-down problem (an eighth of the largest's cells) at the same distance of S from its
+        mean, scaled by P_i / P (as :meth:`KnotsCGF.first_guess`; charged to ``work``)."""
+        small = self._problems[GUESS_SIZE][0]
         s_small = small.mean_s + (s - self.mean_s) * small.P / self.P
         phi = None
         s_min = sum(k / (small.N - small.P + k) for k in range(1, small.P + 1))
