@@ -145,6 +145,8 @@ def test_the_scaled_sizes_refuse_what_they_cannot_extrapolate():
     assert scaled_sizes(10**5, 10**4) is not None
     assert scaled_sizes(4 * 10**4, 10**4) is None  # P under four times the largest size
     assert scaled_sizes(10**9, 10**5) is None  # 10^4 items per positive: the smallest under 32
+    assert scaled_sizes(10**6 + 1_000, 10**6) is None  # under 2 negatives in the smallest
+    assert scaled_sizes(10**6 + 2_000, 10**6) is not None
     with pytest.raises(ValueError, match="too small"):
         ScaledCGF(4 * 10**4, 10**4)
 

@@ -469,12 +469,15 @@ def scaled_sizes(
     N: int, P: int, cells: int = SCALED_CELLS, count: int = SCALED_SIZES
 ) -> list[int] | None:
     """The positives of :class:`ScaledCGF`'s scaled-down problems, largest first, or None where
-    (N, P) is too small for them (P under four times the largest) or has so many items per
-    positive that the smallest would have fewer than 32 positives."""
+    (N, P) is too small for them (P under four times the largest), has so many items per
+    positive that the smallest would have fewer than 32 positives, or so few negatives that it
+    would have fewer than 2 (its cubic in N needs four item counts of at least P_i)."""
     per = (N - P) / P
     p_max = int(min(SCALED_MAX_POSITIVES, math.sqrt(cells / max(per, 1e-9))))
     sizes = [round(p_max / SCALED_STEP**j) for j in range(count)]
     if len(set(sizes)) < count or sizes[-1] < 32 or P < 4 * p_max:
+        return None
+    if (N - P) * sizes[-1] < 2 * P:  # fewer than 2 offsets in the smallest: too few to interpolate
         return None
     return sizes
 
