@@ -72,7 +72,9 @@ def exact_k(store: dict, compute: bool) -> dict:
 
 
 def table_k(store: dict) -> None:
-    print("\n| N | P | largest size | phi | K - K_exact | (K' - K'_exact)/sd | K''/K''_exact - 1 | spread | error / spread |")
+    print(
+        "\n| N | P | largest size | phi | K - K_exact | (K' - K'_exact)/sd | K''/K''_exact - 1 | spread | error / spread |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key, rows in store.items():
         if key.startswith("_"):
@@ -89,7 +91,9 @@ def table_k(store: dict) -> None:
 
 
 def table_tails() -> None:
-    print("\n| N | P | sampler log10 p (rse) | LR, exact CGF | scaled | scaled interval | truth inside |")
+    print(
+        "\n| N | P | sampler log10 p (rse) | LR, exact CGF | scaled | scaled interval | truth inside |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---|")
     seen = set()
     with open(TRUTH_TAIL) as f:
@@ -117,7 +121,12 @@ def table_tails() -> None:
 def table_moments() -> None:
     print("\n| N | P | (K'(0) - mean)/sd | K''(0)/var - 1 | spread |")
     print("|---:|---:|---:|---:|---:|")
-    for n, p in [(2 * 10**6, 10**6), (10**7, 10**6), (10**7, 5 * 10**6), (3 * 10**6 + 7, 10**6 + 3)]:
+    for n, p in [
+        (2 * 10**6, 10**6),
+        (10**7, 10**6),
+        (10**7, 5 * 10**6),
+        (3 * 10**6 + 7, 10**6 + 3),
+    ]:
         mean, var = null_params(n, p)
         sc = ScaledCGF(n, p)
         _, k1, k2 = sc.cgf(0.0)
