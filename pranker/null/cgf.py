@@ -210,7 +210,20 @@ class LayersCGF:
         )
 
 
-class KnotsCGF:
+class _Budgeted:
+    """Work charged against ``max_work`` (None: no bound), in the units of :mod:`.choice`."""
+
+    max_work: int | None
+    work: int
+
+    def _charge(self, units: int) -> None:
+        """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
+        if self.max_work is not None and self.work + units > self.max_work:
+            raise OutOfWork(self.work, units)
+        self.work += units
+
+
+class KnotsCGF(_Budgeted):
     """``K``, ``K'``, ``K''`` of S on accurate compressed knots, for one (N, P): cost independent of N.
 
     Parameters
@@ -301,12 +314,6 @@ class KnotsCGF:
         self.max_work = max_work
         self.work = 0  # units charged so far (passes and floor searches)
         self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') per pass
-
-    def _charge(self, units: int) -> None:
-        """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
-        if self.max_work is not None and self.work + units > self.max_work:
-            raise OutOfWork(self.work, units)
-        self.work += units
 
     def leap_fraction(self, phi: float) -> float:
         """The leaps' ``m / k`` at ``phi`` (0: no leap): :data:`LEAP_FRACTION`, halved for every
@@ -482,7 +489,7 @@ def scaled_sizes(
     return sizes
 
 
-class ScaledCGF:
+class ScaledCGF(_Budgeted):
     r"""``K``, ``K'``, ``K''`` of S extrapolated from the problem scaled down: cost independent of N, P.
 
     At a fixed number of items per positive ``N / P`` and a fixed tilt, the
@@ -592,12 +599,6 @@ class ScaledCGF:
         self.passes = 0
         self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') per pass
         self.spreads: list[float] = []  # |K of one basis - K of the other| per pass
-
-    def _charge(self, units: int) -> None:
-        """Add ``units`` to ``work``, or raise :class:`OutOfWork` if that passes ``max_work``."""
-        if self.max_work is not None and self.work + units > self.max_work:
-            raise OutOfWork(self.work, units)
-        self.work += units
 
     def cgf(self, phi: float) -> tuple[float, float, float]:
         """``(K(phi), K'(phi), K''(phi))`` of S, extrapolated (one pass of each scaled-down problem)."""

@@ -29,6 +29,7 @@ of physical problems", Phil. Trans. R. Soc. A 210 (1911) 307–357.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from .._progress import progress_bar
 from .budget import cantelli_log10
@@ -87,8 +88,16 @@ class _CGFTail:
     sd_s: float
     log_comb: float
     progress: bool | None
-    _bar: object
+    _bar: Any
     points: list[tuple[float, float, float, float]]
+
+    if TYPE_CHECKING:  # supplied by the CGF class it is mixed with (not defined here: MRO)
+
+        def cgf(self, phi: float) -> tuple[float, float, float]: ...
+
+        def first_guess(self, s: float) -> float: ...
+
+        def chernoff_log10(self, s: float) -> float: ...
 
     def _slow(self) -> bool:
         """Whether a p-value's passes are predicted to take long enough for a progress bar."""
@@ -118,7 +127,7 @@ class _CGFTail:
         at N = 2e4, P = 1e4; moving ``K''`` by a ``K'''`` from the last two
         passes' difference made it worse).
         """
-        t = math.log(self.first_guess(s))  # type: ignore[attr-defined]
+        t = math.log(self.first_guess(s))
         phi, k, k1, k2, _ = solve_slope(
             self.cgf,
             s,
