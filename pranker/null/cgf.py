@@ -20,7 +20,7 @@ interface (``N``, ``P``, ``mean_s``, ``sd_s``, ``log_comb`` and
   The saddlepoint for many positives beyond the exact recursion's reach
   stands on it.
 - :class:`ScaledCGF`: ``K``, ``K'``, ``K''`` of the same problem scaled
-  down to six sizes of at most a few thousand positives with as many items
+  down to seven sizes of at most 8,000 positives with as many items
   per positive, each by the exact recursion, extrapolated in P to the
   problem's size (cost independent of N and P). Beyond the leaps' reach
   (more than 2*10^5 positives) the saddlepoint stands on it.
@@ -99,8 +99,9 @@ LEAP_MAX = 200
 LEAP_FULL_TILT = 3.0
 LEAP_MAX_TILT = 7.0
 # ScaledCGF: the largest scaled-down problem has at most SCALED_CELLS cells P_i (N_i - P_i + 1)
-# (about 0.1 s a pass), the others SCALED_STEP times fewer positives each, SCALED_SIZES in all;
-# at most SCALED_MAX_POSITIVES positives (the expansion is already converged there)
+# and SCALED_MAX_POSITIVES positives, the others SCALED_STEP times fewer positives each,
+# SCALED_SIZES in all (about 0.2 s a tilt on two threads). With 6 sizes of at most 2e7 cells the
+# spreads at the sweep's sizes were 3-9 times larger (docs/calibration.md, "Beyond the leaps")
 SCALED_CELLS = 40_000_000
 SCALED_SIZES = 7
 SCALED_STEP = math.sqrt(2.0)
@@ -505,16 +506,17 @@ class ScaledCGF(_Budgeted):
     exactly (:class:`LayersCGF`) for :data:`SCALED_SIZES` problems of
     ``P_i`` positives (the largest of at most :data:`SCALED_CELLS` cells,
     each next :data:`SCALED_STEP` times smaller) with ``N_i = N P_i / P``
-    items, and evaluates at P the function of that form through the six
-    values (Richardson extrapolation; Richardson 1911). Where ``N P_i / P``
-    is not an integer, each value is interpolated linearly in N between
+    items, and evaluates at P the function of that form through the seven
+    values (basis ``P, ln^2 P, ln P, 1, 1 / P, ln P / P, 1 / P^2``;
+    Richardson extrapolation, Richardson 1911). Where ``N P_i / P`` is not
+    an integer, each value is interpolated in N from
     the four nearest integers ``floor - 1 .. floor + 2`` by the cubic
     through them (``K`` is smooth in N; one pass for ``floor + 2`` items gives
     all four, :meth:`LayersCGF.cgf_ends`). Linear interpolation was not
     enough: at N / P = 1.5 with 35-200 positives its error, amplified by
     the extrapolation, reached 2 nats.
 
-    The same extrapolation without the largest problem (five sizes, the
+    The same extrapolation without the largest problem (six sizes, the
     last term dropped) gives a second value; their difference in K at each
     tilt is kept (``spread``): how much the largest problem moved the
     answer, the usual a-posteriori estimate of a Richardson table's error.
@@ -586,8 +588,8 @@ class ScaledCGF(_Budgeted):
             self._problems.append((small, lag))
         u = np.asarray(sizes, float) / p_max
         at = np.array([P / p_max])
-        # weights w with w @ y the basis's function through (u_i, y_i), evaluated at P: all six
-        # sizes and six terms; and, for the spread, the five smaller sizes and five terms
+        # weights w with w @ y the basis's function through (u_i, y_i), evaluated at P: every
+        # size and as many terms; and, for the spread, the smaller sizes and one term fewer
         n = len(sizes)
         self._weights = np.linalg.solve(_basis(u, n), _basis(at, n)[:, 0])
         self._weights_check = np.zeros(n)

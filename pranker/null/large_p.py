@@ -9,8 +9,8 @@ search (safeguarded Newton steps in ``log phi``, the last in closed form):
   (:class:`pranker.null.cgf.KnotsCGF`: a few passes of ``P B`` blocks,
   independent of N; from 10^4 to 2*10^5 positives);
 - :class:`ScaledSaddle` on the problem scaled down and extrapolated in P
-  (:class:`pranker.null.cgf.ScaledCGF`: a few passes of six exact problems of
-  at most a few thousand positives, independent of N and P; beyond 2*10^5
+  (:class:`pranker.null.cgf.ScaledCGF`: a few passes of seven exact problems
+  of at most 8,000 positives, independent of N and P; beyond 2*10^5
   positives, where even leaped passes of the knots take seconds).
 
 Where P is large and N / P moderate, S is a sum of many small smooth terms
