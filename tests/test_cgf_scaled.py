@@ -164,3 +164,24 @@ def test_the_extrapolated_third_cumulant_is_the_exact_one(monkeypatch):
     h = 0.003
     k3 = (sc.cgf(h)[2] - sc.cgf(-h)[2]) / (2 * h)
     assert abs(k3 / m3 - 1.0) <= 1e-3, k3 / m3 - 1.0
+
+
+@pytest.mark.parametrize("n, p, phi", [(60, 20, 0.7), (3_000, 200, 2.0), (5_000, 700, -0.4)])
+def test_one_pass_gives_the_last_item_counts(n, p, phi):
+    """The prefix sums of one pass for N items are the passes for N - 3 .. N items: each row
+    equals the plain recursion run for that many items (K exactly, K' and K'' by differences)."""
+    from pranker.null.cgf import LayersCGF
+
+    rows = LayersCGF(n, p).cgf_ends(phi, 4)
+    for i, n_items in enumerate(range(n - 3, n + 1)):
+        k, k1, k2 = plain_cgf(n_items, p, phi)
+        assert rows[i, 0] == pytest.approx(k, abs=1e-9)
+        assert rows[i, 1] == pytest.approx(k1, rel=1e-6)
+        assert rows[i, 2] == pytest.approx(k2, rel=1e-4)
+
+
+def test_the_last_item_counts_must_exist():
+    from pranker._numba.tilt import tilt_forward_ends
+
+    with pytest.raises(ValueError, match="tail"):
+        tilt_forward_ends(30, 20, 0.5, 0.0, 12)  # only 11 item counts from 20 to 30
