@@ -185,3 +185,21 @@ def test_the_last_item_counts_must_exist():
 
     with pytest.raises(ValueError, match="tail"):
         tilt_forward_ends(30, 20, 0.5, 0.0, 12)  # only 11 item counts from 20 to 30
+
+
+def test_past_the_change_of_regime_the_knots_hand_over_to_the_scaled_cgf():
+    """At N = 10^5, P = 10^4 (the knots' region): 3 sd above the mean the first tilt is small and
+    the knots answer (bound 0.015); half-way to the top it is past log(N / P) + 0.3 and the scaled
+    CGF answers (bound 0.010 plus its spread), within the two bounds of the knots' own answer."""
+    from pranker.null.large_p import LargePSaddle, large_p_tail
+
+    n, p = 10**5, 10**4
+    mean, var = null_params(n, p)
+    near = (mean + 3 * math.sqrt(var)) * p
+    lp, (lo, hi), capped = large_p_tail(n, p, near, LARGE_P_LOG10_BOUND, None)
+    assert not capped and hi - lp == pytest.approx(LARGE_P_LOG10_BOUND)
+    deep = (mean + 1.0) / 2 * p
+    lp, (lo, hi), capped = large_p_tail(n, p, deep, LARGE_P_LOG10_BOUND, None)
+    assert not capped and 0.010 <= hi - lp < LARGE_P_LOG10_BOUND
+    knots = LargePSaddle(n, p).log_sf(deep) / LN10
+    assert abs(lp - knots) <= (hi - lp) + LARGE_P_LOG10_BOUND

@@ -315,6 +315,7 @@ class KnotsCGF(_Budgeted):
         self.max_work = max_work
         self.work = 0  # units charged so far (passes and floor searches)
         self.points: list[tuple[float, float, float, float]] = []  # (phi, K, K', K'') per pass
+        self._guesses: dict[float, float] = {}  # first_guess by threshold
 
     def leap_fraction(self, phi: float) -> float:
         """The leaps' ``m / k`` at ``phi`` (0: no leap): :data:`LEAP_FRACTION`, halved for every
@@ -352,6 +353,8 @@ class KnotsCGF(_Budgeted):
         one after another, ``e^phi P / N > 1``, and the normal guess
         overshoots by far).
         """
+        if s in self._guesses:  # asked again (the route's choice asks first): not charged again
+            return self._guesses[s]
         phi = None
         # at most GUESS_POSITIVES positives and about GUESS_CELLS cells per pass
         p_small = min(GUESS_POSITIVES, math.isqrt(GUESS_CELLS * self.P // self.N))
@@ -364,6 +367,7 @@ class KnotsCGF(_Budgeted):
         if phi is None or not phi > 0.0:
             phi = max((s - self.mean_s) / (self.sd_s * self.sd_s), 1e-12)
             phi = min(phi, max(math.log(self.N / self.P), 1e-12))
+        self._guesses[s] = phi
         return phi
 
     def chernoff_log10(self, s: float) -> float:

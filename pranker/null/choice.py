@@ -219,6 +219,11 @@ LARGE_P_LOG10_BOUND = 0.015
 KNOTS_MAX_POSITIVES = 200_000
 SCALED_LOG10_BOUND = 0.010
 SCALED_SPREAD_FACTOR = 4.0
+# ... and below that many positives too, for thresholds whose first tilt (the knots' scaled-down
+# guess) is at least log(N / P) + SCALED_BEYOND_TILT: past the tilted law's change of regime
+# (near log(N / P) / 2), where the spread is small (at P = 1e5: at most 1.6e-4 nats from
+# phi = 2.6 at N / P = 10, 2e-4 from 2.0 at N / P = 4) and the knots' passes are slowest
+SCALED_BEYOND_TILT = 0.3
 
 
 @dataclass(frozen=True)

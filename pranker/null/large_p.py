@@ -33,10 +33,17 @@ from typing import TYPE_CHECKING, Any
 
 from .._progress import progress_bar
 from .budget import cantelli_log10
-from .cgf import KnotsCGF, OutOfWork, ScaledCGF, solve_slope
-from .choice import LARGE_P_LOG10_BOUND, SADDLEPOINT_MAX_DEPTH, SCALED_SPREAD_FACTOR
+from .cgf import KnotsCGF, OutOfWork, ScaledCGF, scaled_sizes, solve_slope
+from .choice import (
+    LARGE_P_LOG10_BOUND,
+    SADDLEPOINT_MAX_DEPTH,
+    SCALED_BEYOND_TILT,
+    SCALED_LOG10_BOUND,
+    SCALED_SPREAD_FACTOR,
+    saddlepoint_backend,
+)
 
-__all__ = ["LargePSaddle", "ScaledSaddle", "log_sf_lugannani_rice"]
+__all__ = ["LargePSaddle", "ScaledSaddle", "large_p_tail", "log_sf_lugannani_rice"]
 
 _LN10 = math.log(10.0)
 
@@ -290,3 +297,39 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
 
     def extra_bound(self) -> float:
         return SCALED_SPREAD_FACTOR * self.spreads[-1] / _LN10 if self.spreads else 0.0
+
+
+def large_p_tail(
+    N: int,
+    P: int,
+    s: float,
+    log10_bound: float | None,
+    max_work: int | None,
+    progress: bool | None = False,
+) -> tuple[float, tuple[float, float] | None, bool]:
+    """``(log10 p, log10 interval, capped)`` of ``P(S >= s)`` beyond the exact recursion's reach.
+
+    The route: :class:`ScaledSaddle` beyond 2*10^5 positives (where its
+    sizes fit); below, :class:`LargePSaddle`, except for a threshold whose
+    first tilt (:meth:`pranker.null.cgf.KnotsCGF.first_guess`) is at least
+    ``log(N / P) +`` :data:`pranker.null.choice.SCALED_BEYOND_TILT` with a
+    measured bound (``log10_bound`` not None): past the tilted law's change
+    of regime the scaled CGF is exact to its spread and costs a third of the
+    knots' passes. ``log10_bound`` is the region's bound for the knots;
+    the scaled route reports its own (:data:`SCALED_LOG10_BOUND` plus its
+    spread). The choice depends on ``s`` alone, and so does the answer.
+    """
+    if saddlepoint_backend(N, P) == "scaled" and scaled_sizes(N, P):
+        bound = None if log10_bound is None else SCALED_LOG10_BOUND
+        return ScaledSaddle(N, P, max_work=max_work, progress=progress).bounded_tail(s, bound)
+    knots = LargePSaddle(N, P, parallel=True, progress=progress, max_work=max_work)
+    if log10_bound is not None and knots.mean_s < s < P and scaled_sizes(N, P):
+        try:
+            phi0 = knots.first_guess(s)
+        except OutOfWork:
+            phi0 = 0.0  # the knots' bounds answer below
+        if phi0 >= math.log(N / P) + SCALED_BEYOND_TILT:
+            left = None if max_work is None else max_work - knots.work
+            scaled = ScaledSaddle(N, P, max_work=left, progress=progress)
+            return scaled.bounded_tail(s, SCALED_LOG10_BOUND)
+    return knots.bounded_tail(s, log10_bound)

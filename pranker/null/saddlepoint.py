@@ -97,7 +97,7 @@ from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
 from .budget import check_work, warn_capped
-from .cgf import GUESS_TOL, scaled_guess, scaled_sizes
+from .cgf import GUESS_TOL, scaled_guess
 from .choice import (
     DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
@@ -108,7 +108,7 @@ from .choice import (
     within_rtol,
 )
 from .exact import ExactNull
-from .large_p import LargePSaddle, ScaledSaddle, log_sf_lugannani_rice
+from .large_p import LargePSaddle, large_p_tail, log_sf_lugannani_rice
 from .logspace import pow10
 from .tilt import TiltEngine, TiltNull, tilt_engine
 
@@ -626,7 +626,7 @@ class SaddlepointNull(NullDistribution):
         return saddlepoint_tail(eng, s, True, self.progress).log_p
 
     def _large_p_pvalue(self, ap: float, bound: float | None) -> PValue:
-        """The p-value on the compressed CGF (:class:`LargePSaddle`), within the work budget.
+        """The p-value for many positives (:func:`.large_p.large_p_tail`) within the work budget.
 
         One object per threshold, so the answer is a function of the
         threshold alone. Its passes cost ``P B`` blocks whatever N (where the
@@ -637,14 +637,9 @@ class SaddlepointNull(NullDistribution):
         (:meth:`LargePSaddle.bounded_tail`) and warns.
         """
         budget = DEFAULT_MAX_WORK if self.max_work is None else check_work(self.max_work)
-        sd: LargePSaddle | ScaledSaddle
-        if saddlepoint_backend(self.N, self.P) == "scaled" and scaled_sizes(self.N, self.P):
-            sd = ScaledSaddle(self.N, self.P, max_work=budget, progress=self.progress)
-        else:
-            sd = LargePSaddle(
-                self.N, self.P, parallel=True, progress=self.progress, max_work=budget
-            )
-        lp, interval, capped = sd.bounded_tail(ap * self.P, bound)
+        lp, interval, capped = large_p_tail(
+            self.N, self.P, ap * self.P, bound, budget, self.progress
+        )
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
         return _saddlepoint_pvalue(lp, interval)
