@@ -237,9 +237,11 @@ class Plan:
     backend : str
         What the method computes on: ``"count"`` (the exact tail count),
         ``"layers"`` (the exact forward recursion), ``"knots"`` (the
-        accurate compressed CGF), ``"scaled"`` (the CGF extrapolated from the
-        problem scaled down) or ``"compressed"`` (the tilted
-        estimator's compressed proposal).
+        accurate compressed CGF; a threshold whose first tilt turns out to lie
+        past the tilted law's change of regime is handed over to the scaled
+        CGF by :func:`pranker.null.large_p.large_p_tail`), ``"scaled"`` (the
+        CGF extrapolated from the problem scaled down) or ``"compressed"``
+        (the tilted estimator's compressed proposal).
     log10_bound : float or None
         The bound the answer reports on its log10 error: 0 for exact
         counts, the measured bound of the saddlepoint, None for the tilt
