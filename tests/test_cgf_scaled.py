@@ -203,3 +203,24 @@ def test_past_the_change_of_regime_the_knots_hand_over_to_the_scaled_cgf():
     assert not capped and 0.010 <= hi - lp < LARGE_P_LOG10_BOUND
     knots = LargePSaddle(n, p).log_sf(deep) / LN10
     assert abs(lp - knots) <= (hi - lp) + LARGE_P_LOG10_BOUND
+
+
+@pytest.mark.parametrize("ratio", [1.003, 1.5, 10.0])
+def test_the_scaled_route_answers_across_its_plane(ratio):
+    """Beyond 2*10^5 positives, from nearly no negatives to 10 items per positive and from the
+    body to 89 % of the way to the top: a finite log10 p inside its own interval, at least the
+    region's bound wide, without a budget warning (the whole plane, about 100 thresholds, was
+    swept the same way when the route was added)."""
+    p = 250_001
+    n = int(round(p * ratio))
+    mean, var = null_params(n, p)
+    for ap in (mean + math.sqrt(var), mean + 30 * math.sqrt(var), mean + 0.89 * (1 - mean)):
+        if not ap < 1.0:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = significance_from_ap(ap, n, p)
+        lo, hi = r.log10_pvalue_interval
+        assert r.method == "saddlepoint" and math.isfinite(r.log10_pvalue)
+        assert lo < r.log10_pvalue < hi <= 0.0
+        assert hi - r.log10_pvalue >= 0.010 - 1e-12
