@@ -174,3 +174,46 @@ def test_numba_chooses_tbb_where_the_wheel_is_installed():
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.split()[-1] == expected
+
+
+# The saddlepoint for millions of positives runs its scaled-down problems on a thread pool of
+# its own, joined before it returns: a fork-started pool after it works, with the same answer.
+_FORK_SCALED = """
+    import json
+    import multiprocessing as mp
+    from pranker import significance_from_ap
+
+    def job(z):
+        n, p = 1_000_000, 500_000
+        r = significance_from_ap(0.5 + z * 5e-4, n, p)  # z null sd above the mean
+        return r.method, r.log10_pvalue, list(r.log10_pvalue_interval)
+
+    if __name__ == "__main__":
+        parent = [job(z) for z in (3.0, 10.0)]
+        with mp.get_context("fork").Pool(2) as pool:
+            children = pool.map(job, (3.0, 10.0))
+        print(json.dumps({"parent": parent, "children": children}))
+"""
+
+
+@fork_only
+def test_fork_started_pool_after_the_scaled_saddlepoint():
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(_FORK_SCALED)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"a fork-started pool after the scaled saddlepoint did not answer:\n{err}")
+    assert proc.returncode == 0, err
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["children"] == got["parent"]  # the same computation in parent and child
+    assert all(m == "saddlepoint" for m, _, _ in got["parent"])
