@@ -544,6 +544,11 @@ class ScaledCGF(_Budgeted):
         it starts (None: no bound).
     cells : int
         Cells of the largest scaled-down problem (default :data:`SCALED_CELLS`).
+    count : int
+        How many scaled-down problems (default :data:`SCALED_SIZES`; the basis
+        has as many terms, at most seven).
+    progress : bool or None
+        Kept for the saddlepoint's interface (its passes are short: no bar).
     """
 
     def __init__(

@@ -250,14 +250,7 @@ class _CGFTail:
 class LargePSaddle(_CGFTail, KnotsCGF):
     """Lugannani–Rice upper tails of S = P * AP on the accurate compressed CGF, for one (N, P).
 
-    Parameters
-    ----------
-    N, P : int
-        Instances and positives, ``2 <= P < N``.
-    knot_start, knot_eps : optional
-        The knots (defaults :data:`KNOT_START`, :data:`KNOT_EPS`).
-    parallel : bool
-        Compute the blocks of each layer on all threads (same result).
+    Parameters are those of :class:`pranker.null.cgf.KnotsCGF`.
 
     Examples
     --------
@@ -279,13 +272,7 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
     extrapolation's spread in K at the saddle point (in log10): where the
     tilted law changes regime the spread, and the interval, grow.
 
-    Parameters
-    ----------
-    N, P : int
-        Instances and positives, ``2 <= P < N``, with ``P`` at least four
-        times the largest scaled-down problem.
-    max_work : int or None
-        Work budget (:class:`pranker.null.cgf.ScaledCGF`).
+    Parameters are those of :class:`pranker.null.cgf.ScaledCGF`.
 
     Examples
     --------
