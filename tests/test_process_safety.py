@@ -68,12 +68,12 @@ _FORK_CHILD = """
 """
 
 
-def _run_fork(how: str) -> dict:
+def _run_fork(how: str, script: str = _FORK_CHILD) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("NUMBA_THREADING_LAYER", None)  # the default, as a user gets it
     # its own session, so that on a timeout the pool's children go with it
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_FORK_CHILD), how],
+        [sys.executable, "-c", textwrap.dedent(script), how],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -198,22 +198,6 @@ _FORK_SCALED = """
 
 @fork_only
 def test_fork_started_pool_after_the_scaled_saddlepoint():
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_FORK_SCALED)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        pytest.fail(f"a fork-started pool after the scaled saddlepoint did not answer:\n{err}")
-    assert proc.returncode == 0, err
-    got = json.loads(out.strip().splitlines()[-1])
+    got = _run_fork("pool", _FORK_SCALED)
     assert got["children"] == got["parent"]  # the same computation in parent and child
     assert all(m == "saddlepoint" for m, _, _ in got["parent"])
