@@ -23,6 +23,7 @@ from pranker._numba.cgf_knots import FLOOR_STRIDE, FLOOR_T, band_layers, chord_f
 from pranker._numba.compressed import compressed_knots
 from pranker.null.choice import (
     LARGE_P_LOG10_BOUND,
+    MANY_ITEMS_LOG10_BOUND,
     auto_method,
     plan,
 )
@@ -114,15 +115,21 @@ def test_plan_of_many_positives():
     assert plan(20_000, 10_000).backend == "knots"
     # 1e8 cells: the exact recursion's saddlepoint (its own region and bound)
     assert plan(19_999, 10_000).backend == "layers"
-    assert plan(10**5 + 1, 10**4).method == "tilt"  # more than 10 items per positive
+    # more than 10 items per positive: the knots' region ends (the next one begins)
+    assert plan(10**5 + 1, 10**4).region == "many items"
     assert plan(10**5, 9_999).method == "tilt"
     assert auto_method(10**5, 10**4) == "saddlepoint"
     # the bound as a relative error is 3.5 %: within twice rtol from rtol = 0.0176
     assert auto_method(10**5, 10**4, rtol=0.0176) == "saddlepoint"
     assert auto_method(10**5, 10**4, rtol=0.0175) == "tilt"
-    # 100 items per positive: off by -0.28 at p = 1e-30 (docs/calibration.md), the tilt
-    assert auto_method(10**6, 10**4) == "tilt"
-    assert auto_method(10**6, 10**4, rtol=0.5) == "tilt"
+    # 11 to 100 items per positive: the scaled CGF with its wider bound, whatever rtol (the tilt
+    # cannot afford its draws there within the default budget); beyond, the tilt
+    for rtol in (None, 0.001, 0.5):
+        many = plan(10**6, 10**4, rtol=rtol)
+        assert (many.method, many.backend, many.region) == ("saddlepoint", "scaled", "many items")
+        assert many.log10_bound == MANY_ITEMS_LOG10_BOUND
+    assert auto_method(10**6 + 10**4, 10**4) == "tilt"  # 101 items per positive
+    assert auto_method(10**6, 9_999) == "tilt"
 
 
 def _truths():

@@ -92,7 +92,7 @@ def test_cli_stops_on_sigint_and_writes_no_file(tmp_path):
     proc = subprocess.Popen(
         # a budget for minutes of draws (the default one answers within about a second)
         [sys.executable, "-m", "pranker.cli.main", "score", str(data), "-o", str(out), "-q"]
-        + ["--max-work", "10000000000000"],
+        + ["--method", "tilt", "--max-work", "10000000000000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -212,6 +212,16 @@ def warn_capped(
     Its text is the same for every ranking of one (N, P) and call, so a batch
     warns once per (N, P) under Python's default filter.
     """
+    if method == "many items":
+        warnings.warn(
+            f"the p-value for N = {N}, P = {P} is the saddlepoint's, with its measured bound "
+            "(pvalue_interval): with this many items per positive the tilted estimator cannot "
+            f"reach rtol={rtol} within the default work budget. Pass method='tilt' with a "
+            "larger max_work= (minutes of draws) for a precise answer.",
+            WorkBudgetWarning,
+            stacklevel=4,
+        )
+        return
     if method == "saddlepoint":
         warnings.warn(
             f"the saddlepoint p-value for N = {N}, P = {P} stopped its search for the saddle "

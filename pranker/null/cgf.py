@@ -722,6 +722,7 @@ def solve_slope(
     loose_u: float | None = None,
     stretch: bool = False,
     bar: Any = None,
+    max_up: float = 2.0,
 ):
     """The saddle point ``K'(phi) = s``: safeguarded Newton steps in ``t = log |phi|``.
 
@@ -736,7 +737,9 @@ def solve_slope(
     the residual shrank by ``r`` (``0 < r < 1``, capped at 0.9) without
     changing sign: where K'' falls steeply towards the root, Newton creeps,
     and if the residual keeps shrinking by r the remaining steps sum to
-    ``step / (1 - r)``. The search stops when ``|K' - s| <= tol sqrt(K'')``
+    ``step / (1 - r)``. A step up (towards larger ``|phi|``) is capped at
+    ``max_up`` in t (where K'' grows steeply with the tilt, a Newton step from
+    the flat side overshoots far). The search stops when ``|K' - s| <= tol sqrt(K'')``
     (``tol`` in tilted standard deviations; with ``loose_u``, one standard
     deviation at the first point when ``u = |phi| sqrt(K'')`` is at least
     ``loose_u`` there), when the bracket is narrower than ``bracket_tol`` in
@@ -774,7 +777,7 @@ def solve_slope(
         if stretch and prev_g is not None and 0.0 < g / prev_g < 1.0:
             step /= 1.0 - min(g / prev_g, 0.9)
         prev_g = g
-        new = t + max(-2.0, min(2.0, step))
+        new = t + max(-2.0, min(max_up, step))
         if (lo is not None and new <= lo[0]) or (hi is not None and new >= hi[0]):
             assert lo is not None and hi is not None
             new = 0.5 * (lo[0] + hi[0])  # bisection (both ends exist here)

@@ -97,18 +97,19 @@ from .._progress import BAR_SECONDS, progress_bar
 from .._results import renamed_parameters
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
 from .budget import check_work, warn_capped
-from .cgf import GUESS_TOL, scaled_guess
+from .cgf import GUESS_TOL, KnotsCGF, ScaledCGF, scaled_guess
 from .choice import (
     DEFAULT_MAX_WORK,
     DEFAULT_RTOL,
     DEFAULT_SEED,
     SADDLEPOINT_MAX_LUMP,
+    saddlepoint_answers,
     saddlepoint_at,
     saddlepoint_backend,
     within_rtol,
 )
 from .exact import ExactNull
-from .large_p import LargePSaddle, large_p_tail, log_sf_lugannani_rice
+from .large_p import LargePSaddle, large_p_cgf, large_p_tail, log_sf_lugannani_rice
 from .logspace import pow10
 from .tilt import TiltEngine, TiltNull, tilt_engine
 
@@ -586,6 +587,7 @@ class SaddlepointNull(NullDistribution):
         self.max_draws = max_draws
         self.max_work = max_work
         self.progress = progress
+        self._large_cgf: KnotsCGF | ScaledCGF | None = None  # quantiles beyond 1e8 cells
 
     @property
     def engine(self) -> TiltEngine:
@@ -601,18 +603,19 @@ class SaddlepointNull(NullDistribution):
         """
         return self._tail_and_bound(float(ap))[1]
 
-    def _tail_and_bound(self, ap: float) -> tuple[SaddlepointTail | None, float | None]:
-        """``(tail, bound)``: the measured log10 bound at ``ap`` (None: none), and the
-        saddlepoint tail when finding the bound needed it (None otherwise)."""
+    def _tail_and_bound(self, ap: float) -> tuple[SaddlepointTail | None, float | None, str]:
+        """``(tail, bound, region)``: the measured log10 bound at ``ap`` (None: none), the
+        saddlepoint tail when finding the bound needed it (None otherwise), and the plan's
+        region there."""
         at = saddlepoint_at(self.N, self.P, ap)
         if not at.check_pinning:
-            return None, at.saddlepoint_bound
+            return None, at.saddlepoint_bound, at.region
         eng = tilt_engine(self.N, self.P, self.seed)
         tail = saddlepoint_tail(eng, ap * self.P, True, self.progress)
         k2 = (tail.u / tail.phi) ** 2 if tail.phi > 0.0 else 0.0
         # calibrated for the second-order formula (first order only where its bracket fails)
         pinned = tail.order == 2 and top_lumpiness(eng, tail.phi, k2) <= SADDLEPOINT_MAX_LUMP
-        return tail, (at.saddlepoint_bound if pinned else None)
+        return tail, (at.saddlepoint_bound if pinned else None), at.region
 
     def _log_sf(self, ap: float) -> float:
         """Natural log of the saddlepoint upper tail at ``ap``."""
@@ -642,6 +645,8 @@ class SaddlepointNull(NullDistribution):
         )
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
+        elif self.tilt_beyond and interval is not None and not within_rtol(bound, self.rtol):
+            warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="many items")
         return _saddlepoint_pvalue(lp, interval)
 
     @staticmethod
@@ -658,9 +663,17 @@ class SaddlepointNull(NullDistribution):
         return log_sf_lugannani_rice(z, w, phi * math.sqrt(k2))
 
     def _at_phi(self, phi: float):
-        """``(AP at the saddle point phi, log sf there)``: one recursion (first order, for curves)."""
+        """``(AP at the saddle point phi, log sf there)``: one pass (first order, for curves and
+        quantiles): of the exact recursion up to 1e8 cells, beyond of the CGF the many-positives
+        tails stand on (:func:`pranker.null.large_p.large_p_cgf`; the exact recursion would take
+        minutes a pass there)."""
         eng = tilt_engine(self.N, self.P, self.seed)
-        k, k1, k2 = eng.cgf(phi)
+        if saddlepoint_backend(self.N, self.P) == "layers":
+            k, k1, k2 = eng.cgf(phi)
+        else:
+            if self._large_cgf is None:
+                self._large_cgf = large_p_cgf(self.N, self.P)
+            k, k1, k2 = self._large_cgf.cgf(phi)
         z = (k1 - eng.mean_s) / eng.sd_s
         return k1 / self.P, self._lr(phi, k1, k, k2, z)
 
@@ -669,8 +682,8 @@ class SaddlepointNull(NullDistribution):
         if known is not None:
             return known
         ap = float(ap)
-        tail, bound = self._tail_and_bound(ap)
-        if self.tilt_beyond and not within_rtol(bound, self.rtol):
+        tail, bound, region = self._tail_and_bound(ap)
+        if self.tilt_beyond and not saddlepoint_answers(region, bound, self.rtol):
             tilt = TiltNull(
                 self.N,
                 self.P,
