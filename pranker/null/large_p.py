@@ -301,11 +301,11 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
 
 
 def large_p_cgf(N: int, P: int) -> KnotsCGF | ScaledCGF:
-    """The CGF of S beyond the exact recursion's reach for (N, P), as :func:`large_p_tail` picks
-    it before any threshold's handover: the scaled-down problems where the saddlepoint's backend
-    is ``"scaled"`` and their sizes fit, the compressed knots otherwise. Its passes cost the same
-    at every tilt, negative ones included (the null's lower quantiles)."""
-    if saddlepoint_backend(N, P) == "scaled" and scaled_sizes(N, P):
+    """The CGF of S near the null's bulk beyond the exact recursion's reach, for its quantiles:
+    the scaled-down problems wherever their sizes fit (a pass of about 0.2 s; within 3e-4 nats of
+    the exact K from tilt -3 to 0.3 at N = 1e5, P = 1e4 and N = 3e5, P = 3e3), the compressed
+    knots otherwise (up to about 25,000 positives with few items each)."""
+    if scaled_sizes(N, P):
         return ScaledCGF(N, P)
     return KnotsCGF(N, P, parallel=True)
 
