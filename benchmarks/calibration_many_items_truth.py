@@ -15,9 +15,9 @@ One JSON line per case is appended to
 lines are never rewritten); a stopped case is recorded with
 ``"truth_log10": null, "timeout": true``.
 
-Usage (one core for the kernels)::
+Usage (one core for the kernels; optional arguments: the indices of the cases to run)::
 
-    NUMBA_NUM_THREADS=1 python benchmarks/calibration_many_items_truth.py
+    NUMBA_NUM_THREADS=1 python benchmarks/calibration_many_items_truth.py [8 9]
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ CASES = [
     (300_000, 3_000, ("sd", 10.0)),
     (300_000, 3_000, ("depth", 0.2)),
     (300_000, 10_000, ("depth", 0.2)),
+    (300_000, 3_000, ("depth", 0.5)),
+    (1_000_000, 10_000, ("depth", 0.5)),
 ]
 DATE = "2026-12-04"
 
@@ -66,7 +68,8 @@ def main() -> None:
     base.LIMIT_SECONDS = 20 * 60
     cpu = cpu_model()
     with open(OUT, "a") as fh:
-        for N, P, where in CASES:
+        chosen = [int(a) for a in sys.argv[1:]] or range(len(CASES))
+        for N, P, where in (CASES[i] for i in chosen):
             s = threshold(N, P, where)
             t0 = time.perf_counter()
             res = base.sample(N, P, s)
