@@ -259,6 +259,32 @@ def layer_step(k, m, L, phi, cP, inv_r, X, mult, shift, Tp, c0p, c1p, Tn, c0n, c
                 Tn[0, d] = t0
                 Tn[1, d] = t1
                 Tn[2, d] = t2
+        elif order == 4 and mult:  # the second-order saddlepoint's pass: four derivatives
+            A1 = inv_xs * c0p[1, b]
+            A2 = inv_xs * c0p[2, b]
+            A3 = inv_xs * c0p[3, b]
+            A4 = inv_xs * c0p[4, b]
+            for d in range(lo, hi):
+                a = k * inv_r[k + d] - cP
+                x = X[k + d]
+                f0 = x * (A0 + B0 * Tp[0, d])
+                if f0 < _FLUSH:
+                    f0 = 0.0
+                eg1 = x * (A1 + B0 * Tp[1, d])
+                eg2 = x * (A2 + B0 * Tp[2, d])
+                eg3 = x * (A3 + B0 * Tp[3, d])
+                eg4 = x * (A4 + B0 * Tp[4, d])
+                a2 = a * a
+                t0 += f0
+                t1 += a * f0 + eg1
+                t2 += a * (a * f0 + 2.0 * eg1) + eg2
+                t3 += a * (a2 * f0 + 3.0 * a * eg1 + 3.0 * eg2) + eg3
+                t4 += a2 * (a2 * f0 + 4.0 * a * eg1 + 6.0 * eg2) + 4.0 * a * eg3 + eg4
+                Tn[0, d] = t0
+                Tn[1, d] = t1
+                Tn[2, d] = t2
+                Tn[3, d] = t3
+                Tn[4, d] = t4
         else:
             for d in range(lo, hi):
                 a = k * inv_r[k + d] - cP
