@@ -335,10 +335,12 @@ class CompressedProposal:
             work[0] += units
 
         def g_coarse(phi):
+            """log(Khat' / s) on the coarse copy: the same root as Khat' - s, nearly linear in
+            phi where Khat' is steep (regula falsi on Khat' - s crept there)."""
             charge(coarse.shape[0])
-            g = compressed_cgf(self.N, self.P, phi, coarse)[1] - s
-            seen.append((phi, g))
-            return g
+            slope = compressed_cgf(self.N, self.P, phi, coarse)[1]
+            seen.append((phi, slope - s))
+            return math.log(max(slope, 1e-300) / s)
 
         def g_fine(phi):
             charge(self.n_knots)
@@ -620,8 +622,8 @@ def _fine_root(
     side = 0
     widths = [math.log(xb / xa)]
     while len(pts) < max_evals and widths[-1] > 1e-12:
-        if len(widths) >= 3 and widths[-1] > 0.5 * widths[-3]:
-            xn = math.sqrt(xa * xb)  # two steps without halving the bracket
+        if len(widths) >= 4 and widths[-1] > 0.5 * widths[-4]:
+            xn = math.sqrt(xa * xb)  # three steps without halving the bracket
         else:
             xn = xb - Gb * (xb - xa) / (Gb - Ga) if Gb != Ga else math.sqrt(xa * xb)
             if not xa < xn < xb:
