@@ -19,8 +19,13 @@ import pytest
 
 from pranker import WorkBudgetWarning, significance_from_ap
 from pranker.null.cgf import LayersCGF, ScaledCGF
-from pranker.null.choice import MANY_ITEMS_LOG10_BOUND, SCALED_SPREAD_FACTOR, plan
-from pranker.null.large_p import ScaledSaddle
+from pranker.null.choice import (
+    MANY_ITEMS_LOG10_BOUND,
+    SCALED_LOG10_BOUND,
+    SCALED_SPREAD_FACTOR,
+    plan,
+)
+from pranker.null.large_p import ScaledSaddle, large_p_tail
 from pranker.null.moments import null_ap_samples
 from pranker.null.saddlepoint import SaddlepointNull
 
@@ -57,16 +62,34 @@ def test_the_truths_cover_the_region():
 
 @pytest.mark.parametrize("row", TRUTHS, ids=lambda r: f"N{r['N']}-P{r['P']}-s{r['s']:.2f}")
 def test_the_interval_holds_the_sampler_truth(row):
-    """The route's interval, with the region's bound and its spread, holds the truth (2 se)."""
-    sd = ScaledSaddle(row["N"], row["P"])
-    lp, interval, capped = sd.bounded_tail(row["s"], MANY_ITEMS_LOG10_BOUND)
+    """The route's interval (the region's bounds and its spread) holds the truth (2 se)."""
+    N, P, s = row["N"], row["P"], row["s"]
+    lp, interval, capped = large_p_tail(N, P, s, MANY_ITEMS_LOG10_BOUND, None)
     assert not capped and interval is not None
     lo, hi = interval
     se = row["rse"] / LN10
     assert lo - 2.0 * se <= row["truth_log10"] <= hi + 2.0 * se, (lp, interval, row)
-    # the half-width is the region's bound plus four spreads, nothing hidden
-    half = MANY_ITEMS_LOG10_BOUND + SCALED_SPREAD_FACTOR * sd.spreads[-1] / LN10
+    # the half-width: the smooth bound or the lumpy one, plus four spreads
+    sd = ScaledSaddle(N, P)
+    assert sd.log_sf(s) / LN10 == lp  # the same search and formula (no budget)
+    spread = SCALED_SPREAD_FACTOR * sd.spreads[-1] / LN10
+    lumpy = sd.lumpy(sd.points[-1][0])
+    half = (MANY_ITEMS_LOG10_BOUND if lumpy else SCALED_LOG10_BOUND) + spread
     assert hi - lp == pytest.approx(half, abs=1e-12) or hi == 0.0
+
+
+def test_lumpy_is_the_change_of_regime():
+    """The wider bound applies between log(N/P)/4 and log(N/P) + 0.3: around the tilted variance
+    of S growing by two orders of magnitude at N = 1e6, P = 1e4 (1.8 at phi = 2.6, 186 at 3.7)."""
+    sd = ScaledSaddle(10**6, 10**4)
+    assert [sd.lumpy(phi) for phi in (1.0, 1.2, 2.4, 3.7, 4.8, 5.0)] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
 
 
 def test_the_default_answers_with_the_scaled_saddlepoint_and_says_so():
@@ -79,7 +102,7 @@ def test_the_default_answers_with_the_scaled_saddlepoint_and_says_so():
     lo, hi = res.log10_pvalue_interval
     se = row["rse"] / LN10
     assert lo - 2.0 * se <= row["truth_log10"] <= hi + 2.0 * se
-    direct = ScaledSaddle(row["N"], row["P"]).bounded_tail(row["s"], MANY_ITEMS_LOG10_BOUND)
+    direct = large_p_tail(row["N"], row["P"], row["s"], MANY_ITEMS_LOG10_BOUND, None)
     assert res.log10_pvalue == direct[0]  # the same computation
     # no warning where the bound is within twice rtol
     with warnings.catch_warnings():

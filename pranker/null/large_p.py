@@ -36,6 +36,8 @@ from .budget import cantelli_log10
 from .cgf import KnotsCGF, OutOfWork, ScaledCGF, scaled_sizes, solve_slope
 from .choice import (
     LARGE_P_LOG10_BOUND,
+    LARGE_P_MAX_ITEMS_PER_POSITIVE,
+    MANY_ITEMS_SMOOTH_TILT,
     SADDLEPOINT_MAX_DEPTH,
     SCALED_BEYOND_TILT,
     SCALED_LOG10_BOUND,
@@ -118,8 +120,9 @@ class _CGFTail:
         """Whether a p-value's passes are predicted to take long enough for a progress bar."""
         return False
 
-    def extra_bound(self) -> float:
-        """log10 added to the route's measured bound at the last pass (0: none)."""
+    def extra_bound(self, capped: bool) -> float:
+        """log10 added to the route's measured bound at the last pass (0: none); ``capped``: the
+        search stopped before the saddle point."""
         return 0.0
 
     def saddle(self, s: float, max_iter: int = 60) -> tuple[float, float, float]:
@@ -218,12 +221,12 @@ class _CGFTail:
         self.points = []
         try:
             lp = min(self._log_sf(s)[0] / ln10, 0.0)
-            b = None if b is None else b + self.extra_bound()
+            b = None if b is None else b + self.extra_bound(False)
             return lp, (None if b is None else (lp - b, min(lp + b, 0.0))), False
         except OutOfWork:
             pass
         slack = LARGE_P_LOG10_BOUND if b is None else b
-        b = None if b is None else b + self.extra_bound()
+        b = None if b is None else b + self.extra_bound(True)
         hi = cantelli_log10(s, True, self.mean_s, self.sd_s)
         hi = min(hi, self.chernoff_log10(s) + slack)
         lo = min(-self.log_comb / ln10, hi)
@@ -281,7 +284,19 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
     extrapolation's spread in K at the saddle point (in log10): where the
     tilted law changes regime the spread, and the interval, grow.
 
-    Parameters are those of :class:`pranker.null.cgf.ScaledCGF`.
+    With more than 10 items per positive, ``lumpy_bound`` (log10) is added
+    where S is lumpy: a saddle point between
+    :data:`pranker.null.choice.MANY_ITEMS_SMOOTH_TILT` ``* log(N / P)`` and
+    ``log(N / P) +`` :data:`pranker.null.choice.SCALED_BEYOND_TILT` (around
+    the tilted law's change of regime, where the top positives start to
+    gather at the top ranks), or a search the budget stopped first.
+
+    Parameters
+    ----------
+    N, P, **options
+        Those of :class:`pranker.null.cgf.ScaledCGF`.
+    lumpy_bound : float
+        log10 added to the bound in the change of regime (default 0).
 
     Examples
     --------
@@ -296,8 +311,20 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
     # the sweep at N = 3e5-1e7 (the same where N / P <= 10)
     _max_up = 0.5
 
-    def extra_bound(self) -> float:
-        return SCALED_SPREAD_FACTOR * self.spreads[-1] / _LN10 if self.spreads else 0.0
+    def __init__(self, N: int, P: int, *, lumpy_bound: float = 0.0, **options: Any):
+        super().__init__(N, P, **options)
+        self.lumpy_bound = float(lumpy_bound)
+
+    def lumpy(self, phi: float) -> bool:
+        """Whether a saddle point ``phi`` lies in the tilted law's change of regime."""
+        ratio = math.log(self.N / self.P)
+        return MANY_ITEMS_SMOOTH_TILT * ratio < phi < ratio + SCALED_BEYOND_TILT
+
+    def extra_bound(self, capped: bool) -> float:
+        spread = SCALED_SPREAD_FACTOR * self.spreads[-1] / _LN10 if self.spreads else 0.0
+        if self.lumpy_bound and (capped or not self.points or self.lumpy(self.points[-1][0])):
+            spread += self.lumpy_bound
+        return spread
 
 
 def large_p_cgf(N: int, P: int) -> KnotsCGF | ScaledCGF:
@@ -320,18 +347,23 @@ def large_p_tail(
 ) -> tuple[float, tuple[float, float] | None, bool]:
     """``(log10 p, log10 interval, capped)`` of ``P(S >= s)`` beyond the exact recursion's reach.
 
-    The route: :class:`ScaledSaddle` beyond 2*10^5 positives (where its
-    sizes fit); below, :class:`LargePSaddle`, except for a threshold whose
+    The route: :class:`ScaledSaddle` beyond 2*10^5 positives or 10 items per
+    positive (where its sizes fit); below, :class:`LargePSaddle`, except for a threshold whose
     first tilt (:meth:`pranker.null.cgf.KnotsCGF.first_guess`) is at least
     ``log(N / P) +`` :data:`pranker.null.choice.SCALED_BEYOND_TILT` with a
     measured bound (``log10_bound`` not None): past the tilted law's change
     of regime the scaled CGF is exact to its spread and costs a third of the
-    knots' passes. ``log10_bound`` is the region's bound for the knots;
-    the scaled route reports its own (:data:`SCALED_LOG10_BOUND` plus its
-    spread). The choice depends on ``s`` alone, and so does the answer.
+    knots' passes. ``log10_bound`` is the region's bound; the scaled
+    route reports :data:`SCALED_LOG10_BOUND` plus its spread, and, with
+    more than 10 items per positive, the rest of the region's bound where S
+    is lumpy (:meth:`ScaledSaddle.lumpy`). The choice depends on ``s`` alone,
+    and so does the answer.
     """
     if saddlepoint_backend(N, P) == "scaled" and scaled_sizes(N, P):
-        sd = ScaledSaddle(N, P, max_work=max_work, progress=progress)
+        lumpy = 0.0
+        if log10_bound is not None and N > LARGE_P_MAX_ITEMS_PER_POSITIVE * P:
+            lumpy, log10_bound = log10_bound - SCALED_LOG10_BOUND, SCALED_LOG10_BOUND
+        sd = ScaledSaddle(N, P, lumpy_bound=lumpy, max_work=max_work, progress=progress)
         return sd.bounded_tail(s, log10_bound)
     knots = LargePSaddle(N, P, parallel=True, progress=progress, max_work=max_work)
     if log10_bound is not None and knots.mean_s < s < P and scaled_sizes(N, P):

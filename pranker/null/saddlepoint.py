@@ -645,8 +645,10 @@ class SaddlepointNull(NullDistribution):
         )
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
-        elif self.tilt_beyond and interval is not None and not within_rtol(bound, self.rtol):
-            warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="many items")
+        elif self.tilt_beyond and interval is not None:
+            half = max(lp - interval[0], interval[1] - lp)
+            if not within_rtol(half, self.rtol):  # the many items' bound where S is lumpy
+                warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="many items")
         return _saddlepoint_pvalue(lp, interval)
 
     @staticmethod
