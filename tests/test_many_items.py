@@ -26,7 +26,7 @@ from pranker.null.choice import (
     plan,
 )
 from pranker.null.large_p import ScaledSaddle, large_p_tail
-from pranker.null.moments import null_ap_samples
+from pranker.null.moments import null_ap_samples, null_params
 from pranker.null.saddlepoint import SaddlepointNull
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -137,3 +137,21 @@ def test_null_quantiles_beyond_the_exact_recursion_against_monte_carlo(n, n_pos)
     se = math.sqrt(0.025 * 0.975 / x.size)
     assert abs(np.mean(x < lo) - 0.025) <= 3.0 * se
     assert abs(np.mean(x > hi) - 0.025) <= 3.0 * se
+
+
+def test_a_spread_wider_than_rtol_is_searched_again_on_larger_problems():
+    """Half-way at N = 1e7, P = 1e5 (the saddle point past the change of regime, S smooth) the
+    spread of the default's problems (at most 635 positives) widens the interval to about 0.05;
+    the second search, on problems of twice the positives, narrows it to within twice rtol, and
+    its answer lies inside the first interval (two extrapolations, each within its spread)."""
+    N, P = 10**7, 10**5
+    mean, var = null_params(N, P)
+    s = 0.5 * (mean + 1.0) * P
+    first = ScaledSaddle(N, P)
+    lp0, (lo0, hi0), capped0 = first.bounded_tail(s, SCALED_LOG10_BOUND)
+    assert not capped0 and hi0 - lp0 > 0.04
+    lp, (lo, hi), capped = large_p_tail(N, P, s, MANY_ITEMS_LOG10_BOUND, None, rtol=0.02)
+    assert not capped and lo0 <= lp <= hi0
+    assert 10.0 ** (hi - lp) - 1.0 <= 0.04 < 10.0 ** (hi0 - lp0) - 1.0
+    # without rtol, no second search: the first answer
+    assert large_p_tail(N, P, s, MANY_ITEMS_LOG10_BOUND, None)[0] == lp0

@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 from .._progress import progress_bar
 from .budget import cantelli_log10
-from .cgf import KnotsCGF, OutOfWork, ScaledCGF, scaled_sizes, solve_slope
+from .cgf import (
+    SCALED_REFINE_CELLS,
+    SCALED_REFINE_MAX_POSITIVES,
+    KnotsCGF,
+    OutOfWork,
+    ScaledCGF,
+    scaled_sizes,
+    solve_slope,
+)
 from .choice import (
     LARGE_P_LOG10_BOUND,
     LARGE_P_MAX_ITEMS_PER_POSITIVE,
@@ -43,6 +51,7 @@ from .choice import (
     SCALED_LOG10_BOUND,
     SCALED_SPREAD_FACTOR,
     saddlepoint_backend,
+    within_rtol,
 )
 
 __all__ = [
@@ -311,9 +320,29 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
     # the sweep at N = 3e5-1e7 (the same where N / P <= 10)
     _max_up = 0.5
 
-    def __init__(self, N: int, P: int, *, lumpy_bound: float = 0.0, **options: Any):
+    def __init__(
+        self,
+        N: int,
+        P: int,
+        *,
+        lumpy_bound: float = 0.0,
+        start: float | None = None,
+        **options: Any,
+    ):
         super().__init__(N, P, **options)
         self.lumpy_bound = float(lumpy_bound)
+        self.start = start
+
+    def first_guess(self, s: float) -> float:
+        """``start`` where given (a saddle point found with smaller problems), else
+        :meth:`pranker.null.cgf.ScaledCGF.first_guess`."""
+        return self.start if self.start is not None else super().first_guess(s)
+
+    def base_bound(self, log10_bound: float) -> float:
+        """The bound without the spread at the last pass: ``log10_bound``, plus ``lumpy_bound``
+        where S is lumpy."""
+        lumpy = not self.points or self.lumpy(self.points[-1][0])
+        return log10_bound + (self.lumpy_bound if lumpy else 0.0)
 
     def lumpy(self, phi: float) -> bool:
         """Whether a saddle point ``phi`` lies in the tilted law's change of regime."""
@@ -337,6 +366,43 @@ def large_p_cgf(N: int, P: int) -> KnotsCGF | ScaledCGF:
     return KnotsCGF(N, P, parallel=True)
 
 
+def _refined(
+    sd: ScaledSaddle,
+    s: float,
+    out: tuple[float, tuple[float, float] | None, bool],
+    log10_bound: float,
+    rtol: float,
+    max_work: int | None,
+    progress: bool | None,
+) -> tuple[float, tuple[float, float] | None, bool]:
+    """``out`` of ``sd`` again with scaled-down problems of twice the positives
+    (:data:`pranker.null.cgf.SCALED_REFINE_CELLS`), started from its saddle point, where the spread alone made its interval wider than twice
+    ``rtol`` (:func:`pranker.null.choice.within_rtol`) and larger problems fit; ``out`` itself
+    where not, or where the work budget stops the second search first."""
+    lp, interval, capped = out
+    if capped or interval is None or not sd.points:
+        return out
+    half = max(lp - interval[0], interval[1] - lp)
+    if within_rtol(half, rtol) or not within_rtol(sd.base_bound(log10_bound), rtol):
+        return out
+    sizes = scaled_sizes(sd.N, sd.P, SCALED_REFINE_CELLS, max_positives=SCALED_REFINE_MAX_POSITIVES)
+    if sizes is None or sizes == sd.sizes:
+        return out
+    left = None if max_work is None else max_work - sd.work
+    fine = ScaledSaddle(
+        sd.N,
+        sd.P,
+        lumpy_bound=sd.lumpy_bound,
+        start=sd.points[-1][0],
+        cells=SCALED_REFINE_CELLS,
+        max_positives=SCALED_REFINE_MAX_POSITIVES,
+        max_work=left,
+        progress=progress,
+    )
+    again = fine.bounded_tail(s, log10_bound)
+    return out if again[2] else again
+
+
 def large_p_tail(
     N: int,
     P: int,
@@ -344,6 +410,7 @@ def large_p_tail(
     log10_bound: float | None,
     max_work: int | None,
     progress: bool | None = False,
+    rtol: float | None = None,
 ) -> tuple[float, tuple[float, float] | None, bool]:
     """``(log10 p, log10 interval, capped)`` of ``P(S >= s)`` beyond the exact recursion's reach.
 
@@ -356,15 +423,20 @@ def large_p_tail(
     knots' passes. ``log10_bound`` is the region's bound; the scaled
     route reports :data:`SCALED_LOG10_BOUND` plus its spread, and, with
     more than 10 items per positive, the rest of the region's bound where S
-    is lumpy (:meth:`ScaledSaddle.lumpy`). The choice depends on ``s`` alone,
-    and so does the answer.
+    is lumpy (:meth:`ScaledSaddle.lumpy`). With ``rtol``, an answer whose
+    interval the spread alone makes wider than twice ``rtol`` is searched
+    again on larger problems (:func:`_refined`). The choice depends on
+    ``s`` (and ``rtol``) alone, and so does the answer.
     """
     if saddlepoint_backend(N, P) == "scaled" and scaled_sizes(N, P):
         lumpy = 0.0
         if log10_bound is not None and N > LARGE_P_MAX_ITEMS_PER_POSITIVE * P:
             lumpy, log10_bound = log10_bound - SCALED_LOG10_BOUND, SCALED_LOG10_BOUND
         sd = ScaledSaddle(N, P, lumpy_bound=lumpy, max_work=max_work, progress=progress)
-        return sd.bounded_tail(s, log10_bound)
+        out = sd.bounded_tail(s, log10_bound)
+        if rtol is None or log10_bound is None:
+            return out
+        return _refined(sd, s, out, log10_bound, rtol, max_work, progress)
     knots = LargePSaddle(N, P, parallel=True, progress=progress, max_work=max_work)
     if log10_bound is not None and knots.mean_s < s < P and scaled_sizes(N, P):
         try:

@@ -628,7 +628,7 @@ class SaddlepointNull(NullDistribution):
             return math.log(ndtr(-z))
         return saddlepoint_tail(eng, s, True, self.progress).log_p
 
-    def _large_p_pvalue(self, ap: float, bound: float | None) -> PValue:
+    def _large_p_pvalue(self, ap: float, bound: float | None, region: str) -> PValue:
         """The p-value for many positives (:func:`.large_p.large_p_tail`) within the work budget.
 
         One object per threshold, so the answer is a function of the
@@ -641,13 +641,13 @@ class SaddlepointNull(NullDistribution):
         """
         budget = DEFAULT_MAX_WORK if self.max_work is None else check_work(self.max_work)
         lp, interval, capped = large_p_tail(
-            self.N, self.P, ap * self.P, bound, budget, self.progress
+            self.N, self.P, ap * self.P, bound, budget, self.progress, self.rtol
         )
         if capped:
             warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="saddlepoint")
-        elif self.tilt_beyond and interval is not None:
+        elif self.tilt_beyond and interval is not None and region == "many items":
             half = max(lp - interval[0], interval[1] - lp)
-            if not within_rtol(half, self.rtol):  # the many items' bound where S is lumpy
+            if not within_rtol(half, self.rtol):  # the wider bound where S is lumpy
                 warn_capped(self.N, self.P, self.rtol, budget, math.inf, method="many items")
         return _saddlepoint_pvalue(lp, interval)
 
@@ -697,7 +697,7 @@ class SaddlepointNull(NullDistribution):
             )
             return tilt.pvalue(ap, conf_level=conf_level)
         if tail is None and saddlepoint_backend(self.N, self.P) in ("knots", "scaled"):
-            return self._large_p_pvalue(ap, bound)
+            return self._large_p_pvalue(ap, bound, region)
         lp = (self._log_sf(ap) if tail is None else tail.log_p) / _LN10
         return _saddlepoint_pvalue(
             lp, None if bound is None else (lp - bound, min(lp + bound, 0.0))
