@@ -234,8 +234,9 @@ SCALED_BEYOND_TILT = 0.3
 MANY_ITEMS_MAX_ITEMS_PER_POSITIVE = 100
 MANY_ITEMS_LOG10_BOUND = 0.08
 # ... where S is lumpy: a saddle point between MANY_ITEMS_SMOOTH_TILT * log(N / P) and
-# log(N / P) + SCALED_BEYOND_TILT; outside, SCALED_LOG10_BOUND plus the spread (truths below:
-# within 0.006; at half log(N / P), N = 3e5, P = 3e3, the formula was already off by -0.019)
+# log(N / P) + SCALED_BEYOND_TILT; outside, SCALED_LOG10_BOUND plus the spread (truths near the
+# bulk within 0.006, past the change of regime -0.008 at 1e-2875; at half log(N / P), N = 3e5,
+# P = 3e3, the formula was already off by -0.019)
 MANY_ITEMS_SMOOTH_TILT = 0.25
 
 
