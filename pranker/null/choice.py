@@ -509,8 +509,8 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     ('tilt', 'tilt')
     >>> auto_method(10**5, 10**4)  # many positives: the saddlepoint on the compressed CGF
     'saddlepoint'
-    >>> auto_method(10**6, 10**4)  # 100 items per positive: the tilt
-    'tilt'
+    >>> auto_method(10**6, 10**4)  # 100 items per positive: the scaled saddlepoint
+    'saddlepoint'
     >>> auto_method(10**5, 100)  # the saddlepoint where the top positives are pinned
     'saddlepoint'
     """
