@@ -338,10 +338,10 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
         :meth:`pranker.null.cgf.ScaledCGF.first_guess`."""
         return self.start if self.start is not None else super().first_guess(s)
 
-    def base_bound(self, log10_bound: float) -> float:
+    def base_bound(self, log10_bound: float, capped: bool = False) -> float:
         """The bound without the spread at the last pass: ``log10_bound``, plus ``lumpy_bound``
-        where S is lumpy."""
-        lumpy = not self.points or self.lumpy(self.points[-1][0])
+        where S is lumpy (or the search was ``capped`` before the saddle point)."""
+        lumpy = capped or not self.points or self.lumpy(self.points[-1][0])
         return log10_bound + (self.lumpy_bound if lumpy else 0.0)
 
     def lumpy(self, phi: float) -> bool:
@@ -351,9 +351,7 @@ class ScaledSaddle(_CGFTail, ScaledCGF):
 
     def extra_bound(self, capped: bool) -> float:
         spread = SCALED_SPREAD_FACTOR * self.spreads[-1] / _LN10 if self.spreads else 0.0
-        if self.lumpy_bound and (capped or not self.points or self.lumpy(self.points[-1][0])):
-            spread += self.lumpy_bound
-        return spread
+        return self.base_bound(spread, capped)
 
 
 def large_p_cgf(N: int, P: int) -> KnotsCGF | ScaledCGF:
@@ -376,9 +374,10 @@ def _refined(
     progress: bool | None,
 ) -> tuple[float, tuple[float, float] | None, bool]:
     """``out`` of ``sd`` again with scaled-down problems of twice the positives
-    (:data:`pranker.null.cgf.SCALED_REFINE_CELLS`), started from its saddle point, where the spread alone made its interval wider than twice
-    ``rtol`` (:func:`pranker.null.choice.within_rtol`) and larger problems fit; ``out`` itself
-    where not, or where the work budget stops the second search first."""
+    (:data:`pranker.null.cgf.SCALED_REFINE_CELLS`), started from its saddle point, where the
+    spread alone made its interval wider than twice ``rtol``
+    (:func:`pranker.null.choice.within_rtol`) and larger problems fit; ``out`` itself where
+    not, or where the work budget stops the second search first."""
     lp, interval, capped = out
     if capped or interval is None or not sd.points:
         return out
