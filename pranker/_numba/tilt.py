@@ -609,11 +609,13 @@ _WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
 @njit(cache=True)
-def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out):
+def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
 
-    Positives ``P .. k_stop`` are drawn: ``out`` gets their part of S and
-    ``d_out`` the offset of positive ``k_stop`` (``k_stop = 1``: whole draws).
+    Positives ``P .. k_stop`` are drawn: ``out`` gets their part of S,
+    ``d_out`` the offset of positive ``k_stop`` (``k_stop = 1``: whole draws)
+    and ``top_out`` that of positive P (the last one: a draw for ``m`` is
+    one for any smaller ``m`` exactly when ``top_out <= m``).
     Each draw consumes its own counter-based stream, so the result does not
     depend on the blocking; walking several draws together lets the memory
     accesses of one overlap those of the others.
@@ -627,6 +629,7 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out):
         states[w] = st
         dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, m)
         d[w] = dd
+        top_out[w] = dd
         s[w] = P / (P + dd)
     for k in range(P - 1, k_stop - 1, -1):
         row = T[k - 1]
@@ -644,7 +647,7 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out):
 
 
 @njit(cache=True, parallel=True)
-def _draws(layers, N, P, seed, start, n, out, k_stop, d_out):
+def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
     """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
     T, C0, C1, _ = layers
     m = N - P
@@ -652,18 +655,33 @@ def _draws(layers, N, P, seed, start, n, out, k_stop, d_out):
     for b in prange(n_blocks):
         lo = b * _WALKERS
         hi = min(n, lo + _WALKERS)
-        _draw_block(T, C0, C1, P, m, seed, start + lo, hi - lo, out[lo:hi], k_stop, d_out[lo:hi])
+        _draw_block(
+            T,
+            C0,
+            C1,
+            P,
+            m,
+            seed,
+            start + lo,
+            hi - lo,
+            out[lo:hi],
+            k_stop,
+            d_out[lo:hi],
+            top_out[lo:hi],
+        )
 
 
-@njit(cache=True)
-def tilt_draws(layers, N, P, seed, start, n, out):
+def tilt_draws(layers, N, P, seed, start, n, out, top_out=None):
     """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``layers``.
 
     ``layers`` is the last output of :func:`tilt_forward` with ``store``;
     ``N`` may be smaller than the ``N`` it was built for (the same prefix
-    sums, read up to ``d = N - P``).
+    sums, read up to ``d = N - P``). ``top_out`` (if given) gets each draw's
+    offset ``d_P = r_P - P`` of its last positive. A plain function over
+    :func:`_draws` (one compiled kernel fewer on the first call).
     """
-    _draws(layers, N, P, seed, start, n, out, 1, np.empty(n, np.int64))
+    top = np.empty(n, np.int64) if top_out is None else top_out
+    _draws(layers, N, P, np.uint64(seed), start, n, out, 1, np.empty(n, np.int64), top)
 
 
 # -- the top two positives summed out, the next ones split -------------------------------
@@ -806,7 +824,7 @@ def _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
             D_out[w, i] = d
 
 
-def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out):
+def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None):
     """``S_out[i, :]``, ``D_out[i, :]``: the M inner draws of draw ``start + i``.
 
     Each holds the part of S above positive 2 and ``d_3`` (see
@@ -814,12 +832,17 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out):
     follow from them (:func:`split_contributions`), so thresholds at one grid
     point can share the draws. Positives ``P .. k0 + 1`` are those of
     :func:`tilt_draws` (stopped at ``k0 + 1``), then :func:`_inner_draws`.
+    ``top_out[i]`` (if given) gets the offset ``d_P`` of the draw's last
+    positive (``N - P`` when ``P = 2``: the top two are summed out).
     """
     T, C0, C1, _ = layers
     R = np.zeros(n)
     D = np.full(n, N - P, np.int64)
+    top = np.full(n, N - P, np.int64) if top_out is None else top_out
     if P >= 3:
-        _draws(layers, N, P, seed, start, n, R, k0 + 1, D)
+        _draws(layers, N, P, seed, start, n, R, k0 + 1, D, top)
+    elif top_out is not None:
+        top_out[:] = N - P
     _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
 
 
@@ -848,7 +871,9 @@ def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
         out[w] = acc / M
 
 
-def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out):
+def tilt_split_contributions(
+    layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out, top_out=None
+):
     r"""Tail contributions of draws ``start .. start + n - 1``, the top two positives summed out.
 
     Each draw takes positives ``P .. k0 + 1`` from the tilted law (the
@@ -876,9 +901,10 @@ def tilt_split_contributions(layers, N, P, seed, start, n, k0, M, phi, s, thr, l
     exact). Each draw has its own streams: the result does not depend on the
     number of threads or on how the range is cut. A plain function over the
     two kernels :func:`tilt_split_states` and :func:`split_contributions`
-    (one compiled kernel fewer on the first call).
+    (one compiled kernel fewer on the first call). ``top_out``: as in
+    :func:`tilt_split_states`.
     """
     S = np.empty((n, M))
     D = np.empty((n, M), np.int64)
-    tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D)
+    tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D, top_out)
     split_contributions(S, D, phi, s, thr, log_g2, upper, out)

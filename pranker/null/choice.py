@@ -290,6 +290,42 @@ def tilt_backend(n: int, n_pos: int) -> str:
     return "compressed" if n_pos * (n - n_pos + 1) > EXACT_TABLE_CELLS else "layers"
 
 
+# --- neighbouring sizes share one tilted proposal (docs/calibration.md, "Neighbouring sizes
+# share draws") ---------------------------------------------------------------------------
+# Up to this many cells P (N - P + 1), from 3 positives on, the tilt's upper tail for N is
+# estimated from the draws of N', the top of N's bin: a draw for N' is one for N exactly when
+# its last positive lies within N, so every N of a bin shares one recursion and one set of
+# draws (per-query p-values, whose N varies query by query, cost per bin instead of per N).
+SHARED_SIZES_MAX_CELLS = 1 << 17
+# Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 7 / (10 P)) sizes, so
+# N' / N <= 1 + 0.7 / P and at least (N / N')^P >= e^-0.7 ~ 1/2 of the draws near the bulk
+# (fewer lost in the tail, where the positives are near the top) fall within N.
+SHARED_SIZES_WIDTH = (7, 10)
+
+
+def tilt_shared_n(n: int, n_pos: int) -> int | None:
+    """N' >= N, the size whose tilted draws estimate the upper tail for (N, P); None where unshared.
+
+    Integer arithmetic only, so every machine puts N in the same bin.
+
+    >>> tilt_shared_n(995, 50), tilt_shared_n(1001, 50), tilt_shared_n(1000, 5)
+    (1001, 1001, 1008)
+    >>> tilt_shared_n(10**6, 1000) is None  # beyond SHARED_SIZES_MAX_CELLS: its own draws
+    True
+    """
+    n, n_pos = int(n), int(n_pos)
+    if n_pos < 3 or n_pos >= n:
+        return None
+    base = 1 << (n.bit_length() - 1)
+    num, den = SHARED_SIZES_WIDTH
+    width = base * num // (den * n_pos)
+    if width < 2:
+        return None
+    top = min(base + ((n - base) // width + 1) * width - 1, 2 * base - 1)
+    # whole bins only: the region is decided by the bin's top
+    return top if n_pos * (top - n_pos + 1) <= SHARED_SIZES_MAX_CELLS else None
+
+
 def saddlepoint_backend(n: int, n_pos: int) -> str:
     """The saddlepoint's CGF: ``"layers"`` up to 1e8 cells, ``"knots"`` beyond, ``"scaled"``
     beyond :data:`KNOTS_MAX_POSITIVES` positives or beyond

@@ -130,10 +130,11 @@ from .choice import (
     WORK_SADDLE_SHARE,
     first_draws,
     tilt_backend,
+    tilt_shared_n,
 )
 from .compressed import CompressedProposal
 from .exact import ExactNull
-from .logspace import pow10
+from .logspace import log_comb, pow10
 from .moments import null_quantiles
 
 __all__ = ["TiltNull", "TiltEngine", "TailEstimate", "tilt_engine"]
@@ -566,6 +567,7 @@ class TiltEngine(LayersCGF):
         upper: bool,
         estimate: bool = True,
         rtol: float = DEFAULT_RTOL,
+        target: int | None = None,
     ):
         r"""``(log offset, c)`` of the first n draws at grid point j: the tail is ``e^offset mean(c)``.
 
@@ -590,11 +592,33 @@ class TiltEngine(LayersCGF):
         re-draws them M times below the same lower positives (splitting), the
         plan chosen per threshold by a pilot (:meth:`_split_plan`). The lower
         tail counts ``T <= s - R`` the same way.
+
+        ``target`` (an N_t <= N, upper tail): the tail of (N_t, P) from these
+        draws. A uniform P-subset of ``1..N`` whose last positive lies within
+        ``N_t`` is a uniform P-subset of ``1..N_t``, and the same holds under
+        the tilt (its weight depends on S alone), so
+
+        .. math::
+
+            P_{N_t}(S \ge s) = \frac{C(N, P)}{C(N_t, P)}
+              E_\phi[e^{K - \phi S} 1\{S \ge s\} 1\{r_P \le N_t\}]:
+
+        each draw's contribution times the indicator on its last positive
+        (drawn first, so it is fixed before the summed-out and split
+        positives), and the offset plus ``log C(N, P) - log C(N_t, P)``.
+        Unbiased for every N_t; the draws beyond N_t are lost, at most
+        about half near the bulk in the bins of
+        :func:`pranker.null.choice.tilt_shared_n`. Cell 0 then draws from
+        the untilted layers (which give ``r_P``) and sums out the top two as
+        the tilted cells do, instead of counting hits of the O(P) sampler.
         """
         phi = self.grid_phi(j)
         if self.compressed:
             assert self._cz is not None  # made whenever self.compressed
+            assert target is None  # shared sizes are exact-layer problems
             return self._cz.contributions(phi, self.seed, n, s, upper, REL_TOL, estimate)
+        if target is not None:
+            return self._shared_contributions(s, j, n, upper, estimate, rtol, int(target))
         if j == 0:
             k0, S = self.draws(j, n)
             if not estimate:
@@ -616,7 +640,7 @@ class TiltEngine(LayersCGF):
             k_phi, layers = self._layers_at(j)
             w = _grown(None if entry is None else entry[1], have, n)
             log_g2 = self._log_g2(j)
-            S, D = self._split_states(j, k0, M, n)
+            S, D, _ = self._split_states(j, k0, M, n)
             c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
             if have < c:
                 split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, w[have:c])
@@ -646,8 +670,73 @@ class TiltEngine(LayersCGF):
         assert entry is not None  # drawn above when it was not cached
         return entry[0] - phi * s, entry[1][:n]
 
+    def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
+        """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there)."""
+        if not (upper and self.P >= 3 and self.P < target <= self.N):
+            raise ValueError(
+                f"shared draws serve the upper tail of P < N_t <= {self.N} with P >= 3; "
+                f"got N_t = {target}, P = {self.P}, upper = {upper}"
+            )
+        m_t = target - self.P  # the largest offset of the last positive within N_t
+        shift = self.log_comb - log_comb(target, self.P)
+        phi = self.grid_phi(j)
+        thr = s * (1.0 - REL_TOL)
+        k0, M = self._shared_plan(j, rtol)
+        key_ = ("shared", j, thr, k0, M, target)
+        entry = self._draws.get(key_)
+        if entry is None:
+            # one threshold's contributions are kept at a time
+            for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "shared"]:
+                del self._draws[other]
+        have = 0 if entry is None else entry[2]
+        if have < n:
+            k_phi, layers = self._layers_at(j)
+            w = _grown(None if entry is None else entry[1], have, n)
+            log_g2 = self._log_g2(j)
+            S, D, top = self._split_states(j, k0, M, n)
+            c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
+            if have < c:
+                part = w[have:c]
+                split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, True, part)
+                part[top[have:c] > m_t] = 0.0
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
+            tops = np.empty(DRAW_CHUNK, np.int64)
+            for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
+                hi = min(n, lo + DRAW_CHUNK)
+                part = w[lo:hi]
+                tilt_split_contributions(
+                    layers,
+                    self.N,
+                    self.P,
+                    key,
+                    lo,
+                    hi - lo,
+                    k0,
+                    M,
+                    phi,
+                    s,
+                    thr,
+                    log_g2,
+                    True,
+                    part,
+                    tops[: hi - lo],
+                )
+                part[tops[: hi - lo] > m_t] = 0.0
+            entry = (k_phi, w, n)
+            self._draws[key_] = entry
+        if not estimate:
+            return None
+        assert entry is not None  # drawn above when it was not cached
+        return entry[0] - phi * s + shift, entry[1][:n]
+
+    def _shared_plan(self, j: int, rtol: float) -> tuple[int, int]:
+        """The ``(k0, M)`` of shared sizes at grid point j: cell 0 (untilted) sums out the top two
+        without splitting (it has no cell edges for a pilot), the others as :meth:`_split_plan`."""
+        return (2, 1) if j == 0 else self._split_plan(j, True, rtol)
+
     def _split_states(self, j: int, k0: int, M: int, n: int):
-        """The states of the first ``min(n, budget)`` draws at grid point j (cached, one point at a time).
+        """``(S, D, top)``: the states of the first ``min(n, budget)`` draws at grid point j (cached,
+        one point at a time), and the offset of each draw's last positive.
 
         At most :data:`_STATE_BUDGET` inner draws (16 bytes each) are kept;
         draws beyond are made for each threshold and dropped — the same
@@ -659,21 +748,32 @@ class TiltEngine(LayersCGF):
         if entry is None:
             for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "states"]:
                 del self._draws[other]
-            S = D = None
+            S = D = top = None
             have = 0
         else:
-            S, D, have = entry
+            S, D, top, have = entry
         if have < want:
             S = _grown(S, have, want, cap, (M,))
             D = _grown(D, have, want, cap, (M,), np.int64)
+            top = _grown(top, have, want, cap, (), np.int64)
             _, layers = self._layers_at(j)
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             tilt_split_states(
-                layers, self.N, self.P, key, have, want - have, k0, M, S[have:want], D[have:want]
+                layers,
+                self.N,
+                self.P,
+                key,
+                have,
+                want - have,
+                k0,
+                M,
+                S[have:want],
+                D[have:want],
+                top[have:want],
             )
-            self._draws[("states", j, k0, M)] = (S, D, want)
-        assert S is not None and D is not None
-        return S[:want], D[:want]
+            self._draws[("states", j, k0, M)] = (S, D, top, want)
+        assert S is not None and D is not None and top is not None
+        return S[:want], D[:want], top[:want]
 
     # -- the tail ------------------------------------------------------------
     def tail(
@@ -687,6 +787,7 @@ class TiltEngine(LayersCGF):
         index: int | None = None,
         progress: bool | None = None,
         max_work: int | None = None,
+        target: int | None = None,
     ) -> TailEstimate:
         """``P(S >= s)`` (``upper``) or ``P(S <= s)`` by the tilted estimator.
 
@@ -707,13 +808,20 @@ class TiltEngine(LayersCGF):
         tables, and the draws times the positives each walks. The charge is
         nominal — what the estimate costs from scratch, whatever the caches
         hold — so a threshold gets the same number alone or among many.
+
+        ``target`` (an N_t with P < N_t <= N; upper tail, exact layers, P >=
+        3): the tail of (N_t, P) from this engine's draws (see
+        :meth:`_contributions`); every N_t of a bin of
+        :func:`pranker.null.choice.tilt_shared_n` shares them.
         """
+        # the (N, P) whose tail is asked: its moments and C(N, P) for the bounds
+        tgt: LayersCGF = self if target is None else LayersCGF(int(target), self.P)
         if upper and s > self.P * (1.0 + REL_TOL):  # above the largest S: no placement reaches it
             return TailEstimate(-math.inf, 0.0, (-math.inf, -math.inf), 0, 0.0)
         if upper and s * (1.0 - REL_TOL) > self.P - 1.0 / (self.P + 1.0):
             # above the second largest S (the last positive one rank down): only the
             # perfect ranking, p = 1 / C(N, P) exactly (no tilt reaches it: it would be infinite)
-            lp = -self.log_comb / math.log(10.0)
+            lp = -tgt.log_comb / math.log(10.0)
             return TailEstimate(lp, 0.0, (lp, lp), 0, 0.0)
         if self.compressed and upper and s > self.mean_s:
             # about 8 passes of ~80 ns per table cell: a bar when that is long
@@ -747,11 +855,13 @@ class TiltEngine(LayersCGF):
         if index is None:
             index = self.sampling_point(s, sign)
         est = self._estimate(
-            s, sign * index, upper, rtol, max_draws, conf_level, progress, max_work
+            s, sign * index, upper, rtol, max_draws, conf_level, progress, max_work, target
         )
-        return self._positive(est, s, upper)
+        return self._positive(est, s, upper, tgt)
 
-    def _positive(self, est: TailEstimate, s: float, upper: bool) -> TailEstimate:
+    def _positive(
+        self, est: TailEstimate, s: float, upper: bool, tgt: LayersCGF | None = None
+    ) -> TailEstimate:
         """``est``, unless no draw reached a threshold inside the support: then a bound, or an error.
 
         Inside the support the tail holds at least one placement, so ``p >=
@@ -764,17 +874,19 @@ class TiltEngine(LayersCGF):
         silent 0 would be a wrong answer: an error. A capped estimate with
         too few draws to trust its normal-theory interval gets the same
         rigorous interval (:func:`pranker.null.budget.untrusted_bound`).
+        ``tgt``: the (N, P) whose tail ``est`` is (by default this engine's).
         """
+        tgt = self if tgt is None else tgt
         if est.log10_pvalue > -math.inf:
-            return untrusted_bound(est, s, upper, self.mean_s, self.sd_s, self.log_comb)
-        s_min = sum(k / (self.N - self.P + k) for k in range(1, self.P + 1))
-        inside = s <= self.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
+            return untrusted_bound(est, s, upper, tgt.mean_s, tgt.sd_s, tgt.log_comb)
+        s_min = sum(k / (tgt.N - tgt.P + k) for k in range(1, tgt.P + 1))
+        inside = s <= tgt.P * (1.0 + REL_TOL) if upper else s >= s_min * (1.0 - REL_TOL)
         if inside and est.capped:
-            return no_hit_bound(est, s, upper, self.mean_s, self.sd_s, self.log_comb)
+            return no_hit_bound(est, s, upper, tgt.mean_s, tgt.sd_s, tgt.log_comb)
         if inside:
             raise RuntimeError(
                 f"tilted estimator: none of {est.n_draws} draws reached S = {s!r} for N = "
-                f"{self.N}, P = {self.P}, although the tail holds at least one placement "
+                f"{tgt.N}, P = {tgt.P}, although the tail holds at least one placement "
                 "(p >= 1/C(N, P)); this is a defect of the estimator, please report it. "
                 "method='saddlepoint' gives an approximation meanwhile."
             )
@@ -784,12 +896,20 @@ class TiltEngine(LayersCGF):
             )
         return est
 
-    def _estimate(self, s, j, upper, rtol, max_draws, conf_level, progress=None, max_work=None):
+    def _estimate(
+        self, s, j, upper, rtol, max_draws, conf_level, progress=None, max_work=None, target=None
+    ):
         def contributions(n, estimate=True):
-            return self._contributions(s, j, n, upper, estimate, rtol)
+            if target is None:
+                return self._contributions(s, j, n, upper, estimate, rtol)
+            return self._contributions(s, j, n, upper, estimate, rtol, target)
 
-        plans = None if self.compressed or j == 0 else self.split_plans()
-        chosen = None if plans is None else self._split_plan(j, upper, rtol)
+        if target is not None:  # shared sizes: cell 0 takes no pilot
+            plans = [] if j == 0 else self.split_plans()
+            chosen = self._shared_plan(j, rtol)
+        else:
+            plans = None if self.compressed or j == 0 else self.split_plans()
+            chosen = None if plans is None else self._split_plan(j, upper, rtol)
         cost = grid_cost(
             self.N, self.P, self._cz if self.compressed else None, plans, chosen, _PILOT_DRAWS
         )
@@ -931,7 +1051,21 @@ class TiltNull(NullDistribution):
 
     @property
     def engine(self) -> TiltEngine:
+        """The engine of (N, P) itself: its CGF, lower tails, and upper tails where sizes are not shared."""
         return tilt_engine(self.N, self.P, self.seed)
+
+    def upper_engine(self) -> tuple[TiltEngine, int | None]:
+        """``(engine, target)`` of the upper tail: the engine of N' and ``target = N`` where the
+        sizes of N's bin share draws (:func:`pranker.null.choice.tilt_shared_n`), else
+        ``(self.engine, None)``."""
+        shared = tilt_shared_n(self.N, self.P)
+        if shared is None:
+            return self.engine, None
+        return tilt_engine(shared, self.P, self.seed), self.N
+
+    def release(self) -> None:
+        """Drop the cached draws and layers of the engine that answers the upper tail."""
+        self.upper_engine()[0].release()
 
     def tail_pvalue(
         self, ap: float, *, upper: bool = True, conf_level: float = 0.95, index: int | None = None
@@ -939,9 +1073,16 @@ class TiltNull(NullDistribution):
         """The tilted estimate of ``P(AP >= ap)`` (``upper``) or ``P(AP <= ap)``.
 
         ``index``: the grid point, when the caller already knows it (it is
-        a function of ``ap``; see :meth:`TiltEngine.grid_index`).
+        a function of ``ap``; see :meth:`TiltEngine.grid_index`, of the
+        engine :meth:`upper_engine` names for an upper tail). Where the
+        sizes of a bin share draws, the upper tail comes from the engine of
+        the bin's top size (:meth:`TiltEngine._contributions`).
         """
-        est = self.engine.tail(
+        if upper:
+            eng, target = self.upper_engine()
+        else:
+            eng, target = self.engine, None
+        est = eng.tail(
             ap * self.P,
             upper=upper,
             rtol=self.rtol,
@@ -950,6 +1091,7 @@ class TiltNull(NullDistribution):
             index=index,
             progress=self.progress,
             max_work=self.max_work,
+            target=target,
         )
         if est.capped:
             warn_capped(self.N, self.P, self.rtol, self.max_work, est.rse)

@@ -63,7 +63,7 @@ from .._validation import (
     check_ties,
     score_label_aliases,
 )
-from ..null.choice import DEFAULT_SEED
+from ..null.choice import DEFAULT_SEED, tilt_shared_n
 from ..null.distributions import SaddlepointNull, TiltNull
 from .figure import Plottable
 from .options import PValueOptions
@@ -667,9 +667,11 @@ def _many_result(out, ap, n, npos, valid, batch, options, ties) -> ManyResult:
 def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
     """Every valid ranking's p-value, as :func:`pranker.significance_from_ap` gives it.
 
-    Rankings are grouped by (N, P); a group shares its null, and for the
-    tilt its grid of tilts and draws (visited in increasing AP, each search
-    starting from the previous ranking's grid point).
+    Rankings are grouped by (N, P), and where the tilt's sizes share draws
+    (:func:`pranker.null.choice.tilt_shared_n`) by the bin of N: a group shares
+    its null's engine, its grid of tilts and its draws (visited in
+    increasing AP, each search starting from the previous ranking's grid
+    point).
     """
     R = ap.shape[0]
     res = {
@@ -693,7 +695,12 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
     if rows.size == 0:
         res["method"] = used
         return res
-    key = n[rows] * (int(npos[rows].max()) + 1) + npos[rows]
+    # the group of a ranking: (N, P), or (N', P) for the bin's top size N' where sizes share draws
+    pairs, inverse = np.unique(np.stack([n[rows], npos[rows]], axis=1), axis=0, return_inverse=True)
+    shared_n = np.array([tilt_shared_n(N, P) or N for N, P in pairs.tolist()], dtype=np.int64)[
+        inverse.ravel()
+    ]
+    key = shared_n * (int(npos[rows].max()) + 1) + npos[rows]
     order = np.lexsort((ap[rows], key))
     rows = rows[order]
     key = key[order]
@@ -702,13 +709,15 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
     with progress_bar(rows.size, "p-values", progress) as bar:
         for a, b in zip(starts, ends, strict=True):
             grp = rows[a:b]
-            N, P = int(n[grp[0]]), int(npos[grp[0]])
-            null = options.null(N, P)
-            index = None
+            nulls: dict = {}  # N -> its null (one N per group unless sizes share draws)
             for i in grp:
+                N, P = int(n[i]), int(npos[i])
+                null = nulls.get(N)
+                if null is None:
+                    null = nulls[N] = options.null(N, P)
                 x = float(ap[i])
                 if isinstance(null, TiltNull) and 1 < P < N and null.edge_pvalue(x) is None:
-                    eng = null.engine
+                    eng, _ = null.upper_engine()
                     s = x * P
                     index = None if eng.compressed else eng.sampling_point(s, 1)
                     pv = null.tail_pvalue(x, conf_level=conf_level, index=index)
@@ -724,11 +733,14 @@ def _pvalues(ap, n, npos, valid, options: PValueOptions, progress):
                 used[i] = pv.method
                 if pv.n_draws is not None:
                     res["n_draws"][i] = pv.n_draws
-            res["null_mean"][grp] = null.mean
-            res["null_var"][grp] = null.var
-            if isinstance(null, (TiltNull, SaddlepointNull)) and 1 < P < N:
+                res["null_mean"][i] = null.mean
+                res["null_var"][i] = null.var
+            for N, null in nulls.items():
                 # the group's layers and draws (up to ~160 MB) are not kept for the next group
-                null.engine.release()
+                if isinstance(null, TiltNull) and 1 < P < N:
+                    null.release()
+                elif isinstance(null, SaddlepointNull) and 1 < P < N:
+                    null.engine.release()
             bar.update(b - a)
     res["method"] = used
     return res
