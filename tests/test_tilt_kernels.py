@@ -266,3 +266,36 @@ def test_count_of_the_top_two_exact_at_attainable_thresholds():
         for strict in (False, True):
             want = int(((vals > t) if strict else (vals >= t)).sum())
             assert count_top_two(t, D, strict) == want, (D, t, strict)
+
+
+def test_serial_and_parallel_draw_kernels_give_the_same_bits():
+    """Small calls run the draw kernels in the calling thread (no parallel compile on a first
+    p-value), large ones on the threads: both kernels of each pair, on the same inputs, give
+    the same numbers bit for bit; the choice goes to the threads for a large call."""
+    from pranker._numba import tilt as k
+    from pranker.null.tilt import TiltEngine
+
+    N, P, n, k0, M = 700, 30, 2500, 6, 4
+    e = TiltEngine(N, P)
+    phi = 1.5 / e.sd_s
+    T, C0, C1, scale = tilt_forward(N, P, phi, e.mean_s, False, True)[3]
+    layers = (T, C0, C1, scale)
+    outs = []
+    for draws in (k._draws_serial, k._draws_parallel):
+        R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
+        draws(layers, N, P, np.uint64(11), 5, n, R, k0 + 1, D, top)
+        S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
+        inner = k._inner_draws_serial if draws is k._draws_serial else k._inner_draws_parallel
+        inner(T, C0, C1, P, np.uint64(11), 5, k0, M, R, D, S_out, D_out)
+        d = np.arange(N - P + 1, dtype=np.float64)
+        log_g2 = np.logaddexp.accumulate(2 * phi / (2 + d) + np.logaddexp.accumulate(phi / (1 + d)))
+        s = e.mean_s + 1.5 * e.sd_s
+        w = np.empty(n)
+        split = k._split_serial if draws is k._draws_serial else k._split_parallel
+        split(S_out, D_out, phi, s, s * (1 - 1e-12), log_g2, True, w)
+        outs.append((R, D, top, S_out, D_out, w))
+    for a, b in zip(*outs, strict=True):
+        assert np.array_equal(a, b)
+    assert np.all(outs[0][2] >= outs[0][1])  # the last positive is below positive k0 + 1
+    assert outs[0][5].max() > 0
+    assert not k._serial(k._SERIAL_MAX_STEPS) or k.get_num_threads() == 1

@@ -35,7 +35,7 @@ _EULER = 0.57721566490153286060651209008240243
 _ZETA2 = 1.6449340668482264364724151666460252
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _u_minus_log1p(u):
     """u - log1p(u) for u >= 0 without cancellation."""
     if u >= 0.5:
@@ -53,7 +53,7 @@ def _u_minus_log1p(u):
     return u * w - 2.0 * s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _psi_tail_diff(x, y):
     """sum over Bernoulli terms of [c_k / x^2k - c_k / y^2k], with psi(z) ~ ln z - 1/2z - ..."""
     # psi(z) = ln z - 1/(2z) - 1/(12 z^2) + 1/(120 z^4) - 1/(252 z^6) + 1/(240 z^8) - 1/(132 z^10)
@@ -140,7 +140,7 @@ def _fill_tables():
 _fill_tables()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def harmonic(N):
     """H_N = sum_{i<=N} 1/i (N >= 0, float64 holding an integer)."""
     if N <= _SHIFT:
@@ -154,7 +154,7 @@ def harmonic(N):
     return math.log(z) + _EULER - 0.5 / z - tail
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def harmonic2(N):
     """H_N^(2) = sum_{i<=N} 1/i^2."""
     if N <= _SHIFT:
@@ -179,7 +179,7 @@ def harmonic2(N):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _null_moments_small(N, P):
     """Direct (unfactored) formula; used for N < 4 where the factored one divides by 0."""
     h1 = harmonic(N)

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
@@ -60,7 +60,7 @@ _FLUSH = 1e-300  # a cell below this share of its block is set to 0 (no subnorma
 _LN2 = math.log(2.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_len(P):
     """Cells per scaling block for P positives: the largest L in [16, 512] with ``log C(L + P, L) <= 300``.
 
@@ -79,7 +79,7 @@ def block_len(P):
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _layer_tables(N, phi):
     """``inv_r[r] = 1 / r`` for ``r = 0..N`` (``inv_r[0] = 0``), and the work arrays ``X``, ``B``.
 
@@ -125,7 +125,7 @@ def _layer_shift(k, m, phi, cP, inv_r, X, B, mult):
     return shift
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forward_start(N, P, phi, c):
     """What a block-scaled forward pass over ``N`` items, ``P`` positives starts from.
 
@@ -144,7 +144,7 @@ def forward_start(N, P, phi, c):
     return m, w, L, nb, cP, inv_r, X, B, mult
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_scales(lam, E):
     """``lam + E[b] log 2`` for each block ``b``: the log scale of every block of the last layer."""
     scale = np.empty(E.shape[0])
@@ -646,8 +646,61 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
         d_out[w] = d[w]
 
 
-@njit(cache=True, parallel=True)
+# While a call walks fewer positive-steps than _SERIAL_MAX_STEPS (about 50 ms on one core) and
+# the process has walked fewer than _SERIAL_BUDGET in such calls, the draw kernels run in the
+# calling thread: a first p-value, or the demo, then never compiles the parallel kernels (about
+# 3 s on first use); large calls, and many small ones, take the threads. Both give the same
+# numbers bit for bit (each draw has its own streams; each row is summed in order).
+_SERIAL_MAX_STEPS = 1 << 20
+_SERIAL_BUDGET = 1 << 24
+_serial_steps = 0
+
+
+def _serial(steps: int) -> bool:
+    """Whether ``steps`` positive-steps of draws run in the calling thread (see above)."""
+    global _serial_steps
+    if get_num_threads() == 1:
+        return True
+    if steps < _SERIAL_MAX_STEPS and _serial_steps < _SERIAL_BUDGET:
+        _serial_steps += steps
+        return True
+    return False
+
+
 def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
+    """Draws ``start .. start + n - 1`` down to positive ``k_stop`` (:func:`_draw_block`), on the
+    threads or in the calling thread (:func:`_serial`)."""
+    kernel = _draws_serial if _serial(n * (P - k_stop + 1)) else _draws_parallel
+    kernel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out)
+
+
+@njit(cache=True)
+def _draws_serial(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
+    """:func:`_draws_parallel` in the calling thread."""
+    T, C0, C1, _ = layers
+    m = N - P
+    n_blocks = (n + _WALKERS - 1) // _WALKERS
+    for b in range(n_blocks):
+        lo = b * _WALKERS
+        hi = min(n, lo + _WALKERS)
+        _draw_block(
+            T,
+            C0,
+            C1,
+            P,
+            m,
+            seed,
+            start + lo,
+            hi - lo,
+            out[lo:hi],
+            k_stop,
+            d_out[lo:hi],
+            top_out[lo:hi],
+        )
+
+
+@njit(cache=True, parallel=True)
+def _draws_parallel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
     """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
     T, C0, C1, _ = layers
     m = N - P
@@ -805,23 +858,38 @@ def _count_top_two_runs(t, D, strict):
     return total
 
 
+@njit(cache=True, inline="always")
+def _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w):
+    """Row w of :func:`_inner_draws_parallel`."""
+    st = _draw_seed(key, start + w)
+    for i in range(M):
+        d = D[w]
+        S = R[w]
+        for k in range(k0, 2, -1):
+            st, u = _uniform01(st)
+            d = _search_blocked(T[k - 1], C0[k - 1], C1[k - 1], L, u, d)
+            S += k / (k + d)
+        S_out[w, i] = S
+        D_out[w, i] = d
+
+
 @njit(cache=True, parallel=True)
-def _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
+def _inner_draws_parallel(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
     """From each draw's part ``R[w]`` of S above positive ``k0`` and its offset ``D[w]`` there,
     the M inner draws of positives ``k0 .. 3`` (see :func:`tilt_split_states`), over the threads."""
     L = block_len(P)
     key = np.uint64(seed) ^ _INNER_KEY
     for w in prange(R.shape[0]):
-        st = _draw_seed(key, start + w)
-        for i in range(M):
-            d = D[w]
-            S = R[w]
-            for k in range(k0, 2, -1):
-                st, u = _uniform01(st)
-                d = _search_blocked(T[k - 1], C0[k - 1], C1[k - 1], L, u, d)
-                S += k / (k + d)
-            S_out[w, i] = S
-            D_out[w, i] = d
+        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
+
+
+@njit(cache=True)
+def _inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
+    """:func:`_inner_draws_parallel` in the calling thread."""
+    L = block_len(P)
+    key = np.uint64(seed) ^ _INNER_KEY
+    for w in range(R.shape[0]):
+        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
 
 
 def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None):
@@ -843,32 +911,50 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out
         _draws(layers, N, P, seed, start, n, R, k0 + 1, D, top)
     elif top_out is not None:
         top_out[:] = N - P
-    _inner_draws(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
+    inner = _inner_draws_serial if _serial(n * M * max(k0 - 2, 1)) else _inner_draws_parallel
+    inner(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
 
 
-@njit(cache=True, parallel=True)
 def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
     """``out[i]``: the mean over row i's inner draws of ``e^{-phi (S - s)} #{T >= thr - S} / G_2(d_3)``.
 
     (``#{T <= thr - S}`` for the lower tail.) See :func:`tilt_split_contributions`.
     Rows over the threads, each summed in order: the same bits for any
-    number of threads. A count costs far less than a draw, but where many
+    number of threads, and in the calling thread for few rows
+    (:func:`_serial`). A count costs far less than a draw, but where many
     thresholds share one grid point's kept states (many rankings, per-query
     p-values) the counts were a third of the time.
     """
-    n, M = S.shape
+    kernel = _split_serial if _serial(S.size) else _split_parallel
+    kernel(S, D, phi, s, thr, log_g2, upper, out)
+
+
+@njit(cache=True, inline="always")
+def _split_row(S, D, phi, s, thr, log_g2, upper, out, w):
+    """Row w of :func:`split_contributions`."""
     strict = not upper
-    for w in prange(n):
-        acc = 0.0
-        for i in range(M):
-            x = S[w, i]
-            d = D[w, i]
-            cnt = count_top_two(thr - x, d, strict)
-            if not upper:  # the placements at or below: all but those above
-                cnt = 0.5 * (d + 1.0) * (d + 2.0) - cnt
-            if cnt > 0.0:
-                acc += math.exp(-phi * (x - s) + math.log(cnt) - log_g2[d])
-        out[w] = acc / M
+    acc = 0.0
+    for i in range(S.shape[1]):
+        x = S[w, i]
+        d = D[w, i]
+        cnt = count_top_two(thr - x, d, strict)
+        if not upper:  # the placements at or below: all but those above
+            cnt = 0.5 * (d + 1.0) * (d + 2.0) - cnt
+        if cnt > 0.0:
+            acc += math.exp(-phi * (x - s) + math.log(cnt) - log_g2[d])
+    out[w] = acc / S.shape[1]
+
+
+@njit(cache=True, parallel=True)
+def _split_parallel(S, D, phi, s, thr, log_g2, upper, out):
+    for w in prange(S.shape[0]):
+        _split_row(S, D, phi, s, thr, log_g2, upper, out, w)
+
+
+@njit(cache=True)
+def _split_serial(S, D, phi, s, thr, log_g2, upper, out):
+    for w in range(S.shape[0]):
+        _split_row(S, D, phi, s, thr, log_g2, upper, out, w)
 
 
 def tilt_split_contributions(
