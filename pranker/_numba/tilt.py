@@ -48,6 +48,7 @@ reproducible whatever the number of threads.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -646,14 +647,33 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
         d_out[w] = d[w]
 
 
-# While a call walks fewer positive-steps than _SERIAL_MAX_STEPS (about 50 ms on one core) and
-# the process has walked fewer than _SERIAL_BUDGET in such calls, the draw kernels run in the
-# calling thread: a first p-value, or the demo, then never compiles the parallel kernels (about
-# 3 s on first use); large calls, and many small ones, take the threads. Both give the same
-# numbers bit for bit (each draw has its own streams; each row is summed in order).
+# The parallel draw kernels take about 3 s to compile on first use. Until they are in numba's
+# cache (or compiled in this process), calls that walk fewer than _SERIAL_MAX_STEPS positive-steps
+# (about 50 ms on one core) run in the calling thread, up to _SERIAL_BUDGET steps per process
+# (about 3 s on one core): a first p-value, or the demo (4e7 steps), then never compiles them;
+# large calls, and many small ones, take the threads. Both give the same numbers bit for bit
+# (each draw has its own streams; each row is summed in order).
 _SERIAL_MAX_STEPS = 1 << 20
-_SERIAL_BUDGET = 1 << 24
+_SERIAL_BUDGET = 1 << 26
 _serial_steps = 0
+_parallel_ready = False
+
+
+def _parallel_cached() -> bool:
+    """Whether the parallel draw kernels are compiled in this process or cached on disk.
+
+    Reads numba's cache index paths (private attributes: any failure counts as not cached,
+    which only means the serial kernels for a while)."""
+    global _parallel_ready
+    if not _parallel_ready:
+        try:
+            kernels = (_draws_parallel, _inner_draws_parallel, _split_parallel)
+            _parallel_ready = all(
+                k.signatures or os.path.exists(k._cache._cache_file._index_path) for k in kernels
+            )
+        except Exception:  # noqa: BLE001 - numba internals moved: keep the budget rule
+            _parallel_ready = False
+    return _parallel_ready
 
 
 def _serial(steps: int) -> bool:
@@ -661,6 +681,8 @@ def _serial(steps: int) -> bool:
     global _serial_steps
     if get_num_threads() == 1:
         return True
+    if _parallel_cached():
+        return False
     if steps < _SERIAL_MAX_STEPS and _serial_steps < _SERIAL_BUDGET:
         _serial_steps += steps
         return True
