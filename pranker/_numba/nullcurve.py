@@ -17,7 +17,7 @@ from .sampling import random_positive_ranks, sampler_work_arrays
 _TAIL_TOL = 1e-17
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _log_ratio_up(r, k, N, P):
     """log[w(r + 1) / w(r)] for w(r) = C(r-1, k-1) C(N-r, P-k), the law of r_k.
 
@@ -28,7 +28,7 @@ def _log_ratio_up(r, k, N, P):
     return math.log1p((k - 1.0) / (r - k + 1.0)) + math.log1p(-(P - k) / (N - r))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add(s, c, x):
     """Neumaier step: returns the new (sum, compensation)."""
     t = s + x

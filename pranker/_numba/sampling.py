@@ -71,7 +71,7 @@ def insertion_sort(a, n):
         a[j + 1] = v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bucket_sort(vals, n, N, out, counts):
     """Sort n values in [1, N] into ``out``: a counting pass over 2n buckets, then insertion.
 
@@ -90,7 +90,7 @@ def _bucket_sort(vals, n, N, out, counts):
     insertion_sort(out, n)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _subset_sorted(state, N, P, out, buf, counts):
     """Sorted ranks of a uniform random P-subset of 1..N (P <= N/2), O(P) expected.
 
@@ -156,7 +156,7 @@ def use_dense_sampler(N, P):
     return N <= _DENSE_MAX_N and (N <= _DENSE_RATIO * P or 2 * P > N)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dense_subset(state, N, P, out, perm, mark):
     """Sorted uniform P-subset of 1..N via a partial Fisher-Yates shuffle, O(N + P).
 
@@ -186,7 +186,7 @@ def _dense_subset(state, N, P, out, perm, mark):
     return state
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def random_positive_ranks(seed, i, N, P, out, buf, counts, perm, mark):
     """Fill out[:P] with the sorted ranks of a uniform random P-subset of 1..N (draw i).
 
@@ -217,7 +217,7 @@ def random_positive_ranks(seed, i, N, P, out, buf, counts, perm, mark):
                 c += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sampler_work_arrays(N, P):
     """Work arrays for random_positive_ranks: ranks, buf, counts, perm, mark."""
     ranks = np.empty(P, dtype=np.float64)
