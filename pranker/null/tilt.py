@@ -67,6 +67,17 @@ measured so far asks for: :func:`pranker.null.choice.next_draws`). The same thre
 p-value whether it is asked alone or among thousands of rankings sharing
 (N, P), which then share the recursions and the draws.
 
+Neighbouring sizes, shared
+--------------------------
+A uniform P-subset of ``1..N'`` whose last positive lies within N is a
+uniform P-subset of ``1..N``, under the tilt as well (its weight depends on
+S alone). Up to ``SHARED_SIZES_MAX_CELLS`` cells, from three positives on,
+the upper tail of (N, P) therefore comes from the draws of N', the top of
+N's bin (:func:`pranker.null.choice.tilt_shared_bin`), each counted only
+when its last positive lies within N, times ``C(N', P) / C(N, P)``: per-query
+p-values, whose N varies by a few percent, share recursions and draws per
+bin instead of paying them per size (:meth:`TiltEngine._contributions`).
+
 Saddlepoint
 -----------
 The Lugannani–Rice formula on the exact CGF (Lugannani & Rice 1980; Daniels
@@ -608,9 +619,9 @@ class TiltEngine(LayersCGF):
         positives), and the offset plus ``log C(N, P) - log C(N_t, P)``.
         Unbiased for every N_t; the draws beyond N_t are lost, at most
         about half near the bulk in the bins of
-        :func:`pranker.null.choice.tilt_shared_n`. Cell 0 then draws from
-        the untilted layers (which give ``r_P``) and sums out the top two as
-        the tilted cells do, instead of counting hits of the O(P) sampler.
+        :func:`pranker.null.choice.tilt_shared_n`. Cell 0 (thresholds near
+        the mean, p above about 0.4) then counts the hits of draws from the
+        untilted layers, which give ``r_P``, instead of the O(P) sampler's.
         """
         phi = self.grid_phi(j)
         if self.compressed:
@@ -681,6 +692,11 @@ class TiltEngine(LayersCGF):
         shift = self.log_comb - log_comb(target, self.P)
         phi = self.grid_phi(j)
         thr = s * (1.0 - REL_TOL)
+        if j == 0:  # untilted: hits among the draws within N_t (thresholds near the mean)
+            S0, top0 = self._plain_draws(n)
+            if not estimate:
+                return None
+            return shift, ((S0 >= thr) & (top0 <= m_t)).astype(np.float64)
         k0, M = self._shared_plan(j, rtol)
         key_ = ("shared", j, thr, k0, M, target)
         entry = self._draws.get(key_)
@@ -728,6 +744,20 @@ class TiltEngine(LayersCGF):
             return None
         assert entry is not None  # drawn above when it was not cached
         return entry[0] - phi * s + shift, entry[1][:n]
+
+    def _plain_draws(self, n: int):
+        """``(S, top)`` of the first n untilted draws from the layers (cell 0 of shared sizes)."""
+        entry = self._draws.get("plain")
+        have = 0 if entry is None else entry[2]
+        if have < n:
+            S = _grown(None if entry is None else entry[0], have, n)
+            top = _grown(None if entry is None else entry[1], have, n, dtype=np.int64)
+            _, layers = self._layers_at(0)
+            key = np.uint64(_mix_seed(self.seed, self.N, self.P, 0))
+            tilt_draws(layers, self.N, self.P, key, have, n - have, S[have:n], top[have:n])
+            entry = (S, top, n)
+            self._draws["plain"] = entry
+        return entry[0][:n], entry[1][:n]
 
     def _shared_plan(self, j: int, rtol: float) -> tuple[int, int]:
         """The ``(k0, M)`` of shared sizes: the top two summed out, no splitting and no pilot.
@@ -909,7 +939,7 @@ class TiltEngine(LayersCGF):
                 return self._contributions(s, j, n, upper, estimate, rtol)
             return self._contributions(s, j, n, upper, estimate, rtol, target)
 
-        if target is not None:  # shared sizes: no pilot
+        if target is not None:  # shared sizes: no pilot; cell 0 walks the untilted layers
             plans, chosen = [], self._shared_plan(j, rtol)
         else:
             plans = None if self.compressed or j == 0 else self.split_plans()

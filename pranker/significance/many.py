@@ -9,7 +9,9 @@ The p-values are those of :func:`pranker.pranker` with the same ``method``
 (default ``"auto"``: exact where counting is instant, the exact-tilt
 estimator otherwise), number for number. Rankings that share (N, P) share
 one null: its recursions, its grid of tilts and its draws, so a batch costs
-far less than its rankings one by one.
+far less than its rankings one by one; for small problems (at most 2^17
+cells) rankings of neighbouring sizes share the tilt's draws too
+(:mod:`pranker.null.tilt`, "Neighbouring sizes, shared").
 
 Input forms
 -----------
