@@ -668,12 +668,17 @@ def _parallel_cached() -> bool:
     if not _parallel_ready:
         try:
             kernels = (_draws_parallel, _inner_draws_parallel, _split_parallel)
-            _parallel_ready = all(
-                k.signatures or os.path.exists(k._cache._cache_file._index_path) for k in kernels
-            )
+            _parallel_ready = all(k.signatures or os.path.exists(_index_path(k)) for k in kernels)
         except Exception:  # noqa: BLE001 - numba internals moved: keep the budget rule
             _parallel_ready = False
     return _parallel_ready
+
+
+def _index_path(kernel) -> str:
+    """The path of a kernel's index in numba's on-disk cache ('' if it has none)."""
+    cache = getattr(kernel, "_cache", None)
+    path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return path if isinstance(path, str) else ""
 
 
 def _serial(steps: int) -> bool:

@@ -757,6 +757,7 @@ class TiltEngine(LayersCGF):
             tilt_draws(layers, self.N, self.P, key, have, n - have, S[have:n], top[have:n])
             entry = (S, top, n)
             self._draws["plain"] = entry
+        assert entry is not None
         return entry[0][:n], entry[1][:n]
 
     def _shared_plan(self, j: int, rtol: float) -> tuple[int, int]:
