@@ -79,7 +79,8 @@ def main(argv=None) -> int:
 
     import pranker
     from pranker.null.choice import DEFAULT_MAX_WORK, plan
-    from pranker.null.tilt import TiltNull, tilt_engine
+    from pranker.null.tilt import tilt_engine
+    from pranker.null.tilt_null import TiltNull
 
     cases = {"hard": HARD, "sizing": SIZING, "heldout": HELDOUT}[args.set]
     if args.only:

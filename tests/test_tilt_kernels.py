@@ -226,7 +226,7 @@ def test_count_of_the_top_two_against_a_double_loop():
     """``count_top_two(t, D)``: the placements ``d_1 <= d_2 <= D`` whose part of S reaches t
     (exceeds it, when strict), against the plain double loop, at random and at attainable
     thresholds moved by the 1e-12 tolerance the estimator applies."""
-    from pranker._numba.tilt import count_top_two
+    from pranker._numba.toptwo import count_top_two
 
     rng = np.random.default_rng(3)
     for trial in range(1500):
@@ -254,7 +254,7 @@ def test_count_of_the_top_two_exact_at_attainable_thresholds():
     """At thresholds the top two can attain exactly (no tolerance), the count by first
     offsets decides each boundary by the sum itself: equal to the plain double loop, both
     with ``>=`` and with ``>``."""
-    from pranker._numba.tilt import count_top_two
+    from pranker._numba.toptwo import count_top_two
 
     rng = np.random.default_rng(11)
     for _ in range(600):

@@ -4,7 +4,7 @@ The kinds, by ``method``, each in the module of its engine:
 
 - ``"exact"`` (:class:`pranker.null.exact.ExactNull`): counted placements;
   exact p-values.
-- ``"tilt"`` (:class:`pranker.null.tilt.TiltNull`): importance sampling from
+- ``"tilt"`` (:class:`pranker.null.tilt_null.TiltNull`): importance sampling from
   the tilted law with exact likelihood ratios: unbiased, to a stated
   relative standard error, at any depth of the tail.
 - ``"saddlepoint"`` (:class:`pranker.null.saddlepoint.SaddlepointNull`):
@@ -36,7 +36,7 @@ from .exact import ExactNull
 from .montecarlo import MonteCarloNull
 from .saddlepoint import SaddlepointNull
 from .skewbeta import SkewBetaNull
-from .tilt import TiltNull
+from .tilt_null import TiltNull
 
 __all__ = [
     "PValue",

@@ -111,7 +111,8 @@ from .choice import (
 from .exact import ExactNull
 from .large_p import LargePSaddle, large_p_cgf, large_p_tail, log_sf_lugannani_rice
 from .logspace import pow10
-from .tilt import TiltEngine, TiltNull, tilt_engine
+from .tilt import TiltEngine, tilt_engine
+from .tilt_null import TiltNull
 
 __all__ = [
     "SaddlepointNull",

@@ -18,7 +18,7 @@ from ..null.base import NullDistribution
 from ..null.beta import FittedNull, beta_fit
 from ..null.exact import ExactNull
 from ..null.saddlepoint import SaddlepointNull
-from ..null.tilt import TiltNull
+from ..null.tilt_null import TiltNull
 
 __all__ = ["NullCurve", "display_support", "density_grid", "tail_curve", "log10_interval"]
 

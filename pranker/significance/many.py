@@ -609,6 +609,7 @@ def bh_log10(log10_p: np.ndarray) -> np.ndarray:
     ranks = np.arange(1, m + 1, dtype=np.float64)
     q = lp[order] + math.log10(m) - np.log10(ranks)
     q = np.minimum.accumulate(q[::-1])[::-1]
+    q = np.maximum(q, lp[order])  # q >= p, also where adding and removing log10(m) rounds
     out = np.empty(m)
     out[order] = np.minimum(q, 0.0)
     return out
