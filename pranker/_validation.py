@@ -973,6 +973,21 @@ def check_query_counts(n, n_pos, where: str, extra: tuple = ()) -> tuple[np.ndar
     return n, n_pos
 
 
+def check_probability(value, name: str, where: str | None = None, what: str = ""):
+    """``value`` (None allowed) as a float strictly between 0 and 1 (a level or a tolerance).
+
+    ``what`` says in the message what the number is for, e.g. " (the level for early
+    stopping)".
+    """
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not (ok and 0.0 < float(value) < 1.0):
+        at = f"{where}: " if where else ""
+        raise ValueError(f"{at}{name}{what} must be in (0, 1); got {value!r}.")
+    return float(value)
+
+
 def check_positive(value, name: str, where: str | None, integer: bool = False):
     """``value`` (None allowed) as a positive float, or a positive integer when ``integer``."""
     if value is None:

@@ -148,6 +148,27 @@ def test_bad_input():
         montecarlo_pvalue(float("inf"), 10, 2)
 
 
+@pytest.mark.parametrize("bad", [0, 1, 1.5, -0.1, float("nan"), True, "0.05"])
+def test_a_level_outside_zero_one_is_refused_at_every_entry_point(bad):
+    """alpha (the early-stopping level) and abs_tol must lie in (0, 1): the null itself,
+    pranker(method="montecarlo") and montecarlo_pvalue refuse anything else by name."""
+    import numpy as np
+
+    from pranker import pranker
+    from pranker.null.distributions import MonteCarloNull
+
+    with pytest.raises(ValueError, match=r"MonteCarloNull: alpha .* must be in \(0, 1\)"):
+        MonteCarloNull(100, 5, alpha=bad)
+    with pytest.raises(ValueError, match=r"MonteCarloNull: abs_tol must be in \(0, 1\)"):
+        MonteCarloNull(100, 5, abs_tol=bad)
+    y = np.arange(40) % 4 == 0
+    with pytest.raises(ValueError, match=r"pranker: alpha .* must be in \(0, 1\)"):
+        pranker(np.arange(40.0), y, method="montecarlo", alpha=bad)
+    with pytest.raises(ValueError, match=r"alpha .* must be in \(0, 1\)"):
+        montecarlo_pvalue(0.5, 10, 2, alpha=bad)
+    assert MonteCarloNull(100, 5, alpha=0.05).alpha == 0.05
+
+
 def test_progress_bar_runs(capsys):
     pytest.importorskip("tqdm")
     r = montecarlo_pvalue(0.5, 100, 5, n_draws=3000, seed=1, progress=True)

@@ -52,7 +52,7 @@ from scipy import special
 from .._docs import fill_doc
 from .._progress import progress_bar
 from .._results import renamed_parameters
-from .._validation import check_ap, check_conf_level, check_count
+from .._validation import check_ap, check_conf_level, check_count, check_probability
 from .base import NULL_DOCS, NullDistribution, PValue
 from .choice import DEFAULT_MC_DRAWS, DEFAULT_SEED, REL_TOL
 from .moments import null_ap_samples
@@ -283,8 +283,9 @@ class MonteCarloNull(NullDistribution):
         super().__init__(N, P)
         self.n_draws = int(n_draws)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
-        self.alpha = alpha
-        self.abs_tol = abs_tol
+        where = "MonteCarloNull"
+        self.alpha = check_probability(alpha, "alpha", where, " (the level for early stopping)")
+        self.abs_tol = check_probability(abs_tol, "abs_tol", where)
         self.progress = progress
         self._sample = None
 

@@ -25,7 +25,13 @@ import numpy as np
 from .. import _format as _fmt
 from .._display import ResultDisplay
 from .._results import DeprecatedAlias, jsonable, renamed_parameters
-from .._validation import check_ap, check_conf_level, check_count, check_counts
+from .._validation import (
+    check_ap,
+    check_conf_level,
+    check_count,
+    check_counts,
+    check_probability,
+)
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_SEED
 from ..null.moments import null_ap_samples, null_params
 from ..null.montecarlo import NULL_INTERVAL_DRAWS, clopper_pearson, exceedances
@@ -233,22 +239,14 @@ def montecarlo_pvalue(
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1; got {n_draws}.")
     c = check_conf_level(conf_level)
-    if alpha is not None:
-        alpha = float(alpha)
-        if not (0.0 < alpha < 1.0):
-            raise ValueError(
-                f"alpha (the level for early stopping) must be in (0, 1); got {alpha}."
-            )
+    alpha = check_probability(alpha, "alpha", None, " (the level for early stopping)")
     if seed is None:
         seed = DEFAULT_SEED  # fixed: the same call gives the same number
     else:
         seed = check_count(seed, "seed")
         if seed < 0:
             raise ValueError(f"seed must be >= 0; got {seed}.")
-    if abs_tol is not None:
-        abs_tol = float(abs_tol)
-        if not (0.0 < abs_tol < 1.0):
-            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol}.")
+    abs_tol = check_probability(abs_tol, "abs_tol")
     ex = exceedances(
         a,
         n,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._validation import check_conf_level, check_params, check_positive
+from .._validation import check_conf_level, check_params, check_positive, check_probability
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
 from ..null.distributions import NULL_METHODS, NullDistribution, null_distribution
 
@@ -81,7 +81,9 @@ class PValueOptions:
         if o.get("params") is not None:
             o["params"] = check_params(o["params"])
         o["rtol"] = check_positive(o.get("rtol"), "rtol", where)
-        o["alpha"] = check_positive(o.get("alpha"), "alpha", where)
+        o["alpha"] = check_probability(
+            o.get("alpha"), "alpha", where, " (the level for early stopping)"
+        )
         for name in ("n_draws", "max_nodes", "max_work"):
             o[name] = check_positive(o.get(name), name, where, integer=True)
         return cls(**o)
