@@ -974,11 +974,7 @@ def check_query_counts(n, n_pos, where: str, extra: tuple = ()) -> tuple[np.ndar
 
 
 def check_probability(value, name: str, where: str | None = None, what: str = ""):
-    """``value`` (None allowed) as a float strictly between 0 and 1 (a level or a tolerance).
-
-    ``what`` says in the message what the number is for, e.g. " (the level for early
-    stopping)".
-    """
+    """``value`` (None allowed) as a float in (0, 1); ``what``: what it is for, in the message."""
     if value is None:
         return None
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)

@@ -100,6 +100,7 @@ def test_jsonable_is_strict_json():
         {"rtol": -1},
         {"rtol": "0.1"},
         {"alpha": 0},
+        {"alpha": 1.5},
         {"n_draws": 1.5},
         {"n_draws": "many"},
         {"max_nodes": 0},
@@ -123,7 +124,9 @@ def test_bad_pvalue_options_are_named_by_every_entry_point(options):
     for where, call in calls.items():
         with pytest.raises(
             ValueError,
-            match=rf"^{where}: {name} must be a positive.*got {re.escape(repr(options[name]))}",
+            # a level (alpha) must lie in (0, 1); counts and tolerances must be positive
+            match=rf"^{where}: {name}( \(.*\))? must be (a positive|in \(0, 1\)).*"
+            rf"got {re.escape(repr(options[name]))}",
         ):
             call()
 

@@ -631,7 +631,17 @@ class TiltEngine(LayersCGF):
             return k0, w
         thr = s * (1.0 - REL_TOL) if upper else s * (1.0 + REL_TOL)
         k0, M = self._split_plan(j, upper, rtol)
-        key_ = ("split", j, upper, thr, k0, M)
+        k_phi, w = self._split_entry(j, s, thr, upper, k0, M, n, None)
+        if not estimate:
+            return None
+        return k_phi - phi * s, w[:n]
+
+    def _split_entry(self, j, s, thr, upper, k0, M, n, m_t):
+        """``(K(phi_j), contributions)`` of the first n split draws at grid point j for the
+        threshold ``s`` (cached, one threshold at a time); with ``m_t`` (shared sizes) a draw whose
+        last positive lies beyond offset ``m_t`` contributes 0."""
+        phi = self.grid_phi(j)
+        key_ = ("split", j, upper, thr, k0, M, m_t)
         entry = self._draws.get(key_)
         if entry is None:
             # one threshold's contributions are kept at a time
@@ -642,70 +652,13 @@ class TiltEngine(LayersCGF):
             k_phi, layers = self._layers_at(j)
             w = _grown(None if entry is None else entry[1], have, n)
             log_g2 = self._log_g2(j)
-            S, D, _ = self._split_states(j, k0, M, n)
-            c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
-            if have < c:
-                split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, w[have:c])
-            key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
-            for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
-                hi = min(n, lo + DRAW_CHUNK)
-                tilt_split_contributions(
-                    layers,
-                    self.N,
-                    self.P,
-                    key,
-                    lo,
-                    hi - lo,
-                    k0,
-                    M,
-                    phi,
-                    s,
-                    thr,
-                    log_g2,
-                    upper,
-                    w[lo:hi],
-                )
-            entry = (k_phi, w, n)
-            self._draws[key_] = entry
-        if not estimate:
-            return None
-        assert entry is not None  # drawn above when it was not cached
-        return entry[0] - phi * s, entry[1][:n]
-
-    def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
-        """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there)."""
-        if not (upper and self.P >= 3 and self.P < target <= self.N):
-            raise ValueError(
-                f"shared draws serve the upper tail of P < N_t <= {self.N} with P >= 3; "
-                f"got N_t = {target}, P = {self.P}, upper = {upper}"
-            )
-        m_t = target - self.P  # the largest offset of the last positive within N_t
-        shift = self.log_comb - log_comb(target, self.P)
-        phi = self.grid_phi(j)
-        thr = s * (1.0 - REL_TOL)
-        if j == 0:  # untilted: hits among the draws within N_t (thresholds near the mean)
-            S0, top0 = self._plain_draws(n)
-            if not estimate:
-                return None
-            return shift, ((S0 >= thr) & (top0 <= m_t)).astype(np.float64)
-        k0, M = self._shared_plan(j, rtol)
-        key_ = ("shared", j, thr, k0, M, target)
-        entry = self._draws.get(key_)
-        if entry is None:
-            # one threshold's contributions are kept at a time
-            for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "shared"]:
-                del self._draws[other]
-        have = 0 if entry is None else entry[2]
-        if have < n:
-            k_phi, layers = self._layers_at(j)
-            w = _grown(None if entry is None else entry[1], have, n)
-            log_g2 = self._log_g2(j)
             S, D, top = self._split_states(j, k0, M, n)
             c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
             if have < c:
                 part = w[have:c]
-                split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, True, part)
-                part[top[have:c] > m_t] = 0.0
+                split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, part)
+                if m_t is not None:
+                    part[top[have:c] > m_t] = 0.0
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             tops = np.empty(DRAW_CHUNK, np.int64)
             for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
@@ -724,17 +677,37 @@ class TiltEngine(LayersCGF):
                     s,
                     thr,
                     log_g2,
-                    True,
+                    upper,
                     part,
                     tops[: hi - lo],
                 )
-                part[tops[: hi - lo] > m_t] = 0.0
+                if m_t is not None:
+                    part[tops[: hi - lo] > m_t] = 0.0
             entry = (k_phi, w, n)
             self._draws[key_] = entry
+        return entry[0], entry[1]
+
+    def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
+        """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there)."""
+        if not (upper and self.P >= 3 and self.P < target <= self.N):
+            raise ValueError(
+                f"shared draws serve the upper tail of P < N_t <= {self.N} with P >= 3; "
+                f"got N_t = {target}, P = {self.P}, upper = {upper}"
+            )
+        m_t = target - self.P  # the largest offset of the last positive within N_t
+        shift = self.log_comb - log_comb(target, self.P)
+        phi = self.grid_phi(j)
+        thr = s * (1.0 - REL_TOL)
+        if j == 0:  # untilted: hits among the draws within N_t (thresholds near the mean)
+            S0, top0 = self._plain_draws(n)
+            if not estimate:
+                return None
+            return shift, ((S0 >= thr) & (top0 <= m_t)).astype(np.float64)
+        k0, M = self._shared_plan(j, rtol)
+        k_phi, w = self._split_entry(j, s, thr, True, k0, M, n, m_t)
         if not estimate:
             return None
-        assert entry is not None  # drawn above when it was not cached
-        return entry[0] - phi * s + shift, entry[1][:n]
+        return k_phi - phi * s + shift, w[:n]
 
     def _plain_draws(self, n: int):
         """``(S, top)`` of the first n untilted draws from the layers (cell 0 of shared sizes)."""
