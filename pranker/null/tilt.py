@@ -73,7 +73,7 @@ A uniform P-subset of ``1..N'`` whose last positive lies within N is a
 uniform P-subset of ``1..N``, under the tilt as well (its weight depends on
 S alone). Up to ``SHARED_SIZES_MAX_CELLS`` cells, from three positives on,
 the upper tail of (N, P) therefore comes from the draws of N', the top of
-N's bin (:func:`pranker.null.choice.tilt_shared_bin`), each counted only
+N's bin (:func:`pranker.null.choice.tilt_shared_n`), each counted only
 when its last positive lies within N, times ``C(N', P) / C(N, P)``: per-query
 p-values, whose N varies by a few percent, share recursions and draws per
 bin instead of paying them per size (:meth:`TiltEngine._contributions`).
