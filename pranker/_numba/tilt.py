@@ -702,54 +702,40 @@ def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
     kernel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out)
 
 
+@njit(cache=True, inline="always")
+def _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b):
+    """Block b (of :data:`_WALKERS` draws) of :func:`_draws_parallel`."""
+    T, C0, C1, _ = layers
+    lo = b * _WALKERS
+    hi = min(n, lo + _WALKERS)
+    _draw_block(
+        T,
+        C0,
+        C1,
+        P,
+        N - P,
+        seed,
+        start + lo,
+        hi - lo,
+        out[lo:hi],
+        k_stop,
+        d_out[lo:hi],
+        top_out[lo:hi],
+    )
+
+
 @njit(cache=True)
 def _draws_serial(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
     """:func:`_draws_parallel` in the calling thread."""
-    T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in range(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        _draw_block(
-            T,
-            C0,
-            C1,
-            P,
-            m,
-            seed,
-            start + lo,
-            hi - lo,
-            out[lo:hi],
-            k_stop,
-            d_out[lo:hi],
-            top_out[lo:hi],
-        )
+    for b in range((n + _WALKERS - 1) // _WALKERS):
+        _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b)
 
 
 @njit(cache=True, parallel=True)
 def _draws_parallel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
     """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
-    T, C0, C1, _ = layers
-    m = N - P
-    n_blocks = (n + _WALKERS - 1) // _WALKERS
-    for b in prange(n_blocks):
-        lo = b * _WALKERS
-        hi = min(n, lo + _WALKERS)
-        _draw_block(
-            T,
-            C0,
-            C1,
-            P,
-            m,
-            seed,
-            start + lo,
-            hi - lo,
-            out[lo:hi],
-            k_stop,
-            d_out[lo:hi],
-            top_out[lo:hi],
-        )
+    for b in prange((n + _WALKERS - 1) // _WALKERS):
+        _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b)
 
 
 def tilt_draws(layers, N, P, seed, start, n, out, top_out=None):
