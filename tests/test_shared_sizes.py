@@ -38,7 +38,7 @@ def numpy_tail(N, P, ap, draws, seed):
 
 
 def test_bins_partition_the_sizes():
-    """Each N maps to the top N' >= N of its bin: consecutive, within 1 + 0.7 / P of N, no
+    """Each N maps to the top N' >= N of its bin: consecutive, within 1 + 1.4 / P of N, no
     bin across a power of two, and nothing shared outside the region."""
     for P in (3, 5, 12, 50, 120):
         prev_top, start = None, None
@@ -52,7 +52,7 @@ def test_bins_partition_the_sizes():
                 continue
             assert P * (top - P + 1) <= SHARED_SIZES_MAX_CELLS
             assert N <= top < 2 ** N.bit_length()
-            assert top * 10 * P <= N * (10 * P + 7) + 10 * P  # N' / N <= 1 + 0.7 / P (+ rounding)
+            assert top * 10 * P <= N * (10 * P + 14) + 10 * P  # N' / N <= 1 + 1.4 / P (+ rounding)
             if top == prev_top:
                 assert tilt_shared_n(N - 1, P) == top
             else:
@@ -82,6 +82,9 @@ def test_every_size_of_a_bin_against_enumeration(P):
                 continue
             exact = enumerated_sf(N, P, ap * P)
             est = null.pvalue(ap)
+            if est.method == "exact":  # next to the top: the few placements above are counted
+                assert est.pvalue == pytest.approx(exact, rel=1e-12)
+                continue
             assert est.method == "tilt" and 0 < est.pvalue_rse <= 0.02
             z.append((est.pvalue / exact - 1) / est.pvalue_rse)
             lo, hi = est.pvalue_interval

@@ -490,9 +490,11 @@ def _block_middle(j, m):
 def test_sampling_point_is_the_middle_of_the_widest_narrow_block(N, P):
     """The grid point that estimates a threshold is its own cell, or the middle of the
     aligned block of 3^m cells around it, m the largest (at most 4) for which 3^m cells as
-    wide as its own span at most 0.5 tilted standard deviations; restated here from the
-    tilted variances at the cell's edges (the CGF is checked against enumeration above)."""
+    wide as its own span at most 0.5 tilted standard deviations (1.0 for problems of at
+    most 2^17 cells); restated here from the tilted variances at the cell's edges (the CGF
+    is checked against enumeration above)."""
     e = TiltEngine(N, P)
+    width = 1.0 if P * (N - P + 1) <= 2**17 else 0.5
     merged = kept = 0
     for z in np.linspace(0.2, 12.0, 40):
         s = e.mean_s + z * e.sd_s
@@ -506,7 +508,7 @@ def test_sampling_point_is_the_middle_of_the_widest_narrow_block(N, P):
         lo_phi, hi_phi = e.grid_phi(j - 0.5), e.grid_phi(j + 0.5)
         sd = math.sqrt(max(e.cgf(lo_phi)[2], e.cgf(hi_phi)[2]))
         tau = (hi_phi - lo_phi) * sd
-        m = max([0] + [m for m in range(1, 5) if 3**m * tau <= 0.5])
+        m = max([0] + [m for m in range(1, 5) if 3**m * tau <= width])
         assert r == (_block_middle(j, m) if m else j), (z, j, r, tau)
         merged += r != j
         kept += r == j

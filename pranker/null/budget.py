@@ -289,12 +289,13 @@ def run_draws(
     t0 = time.perf_counter()
     try:
         while True:
+            # w: one contribution per draw that counts (all n, or those within a smaller size)
             log_off, w = contributions(n)
-            mu = float(w.mean())
+            mu = float(w.mean()) if w.size else 0.0
             if mu > 0.0 and w.min() == w.max():
                 rse = 0.0  # every draw the same (P = 2: nothing random is left)
             else:
-                rse = float(w.std() / (mu * math.sqrt(n))) if mu > 0.0 else math.inf
+                rse = float(w.std() / (mu * math.sqrt(w.size))) if mu > 0.0 else math.inf
             if rse <= rtol or n >= cap_n:
                 break
             target = next_draws(n, rse, rtol, cap_n)

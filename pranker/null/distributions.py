@@ -25,6 +25,7 @@ All of them answer the interface of :class:`pranker.null.base.NullDistribution`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from .._docs import fill_doc
@@ -51,6 +52,12 @@ __all__ = [
 ]
 
 NULL_METHODS = ("exact", "tilt", "saddlepoint", "montecarlo", "beta", "skewbeta")
+
+
+@functools.cache
+def _parameters(cls) -> frozenset:
+    """The keyword names ``cls`` takes (read once: per-query p-values build thousands of nulls)."""
+    return frozenset(inspect.signature(cls).parameters)
 
 
 @renamed_parameters(N="n", P="n_pos")
@@ -110,7 +117,7 @@ def null_distribution(n: int, n_pos: int, method: str = "auto", **options) -> Nu
     }
     if method == "auto":
         method = auto_method(N, P, options.get("rtol"))
-        taken = inspect.signature(classes[method]).parameters
+        taken = _parameters(classes[method])
         options = {k: v for k, v in options.items() if k in taken}
         if method == "saddlepoint":  # the tilt answers beyond the calibrated region
             options["tilt_beyond"] = True

@@ -110,6 +110,7 @@ import numpy as np
 
 from .._numba.sampling import null_ap_draws
 from .._numba.tilt import (
+    block_len,
     split_contributions,
     tilt_draws,
     tilt_forward,
@@ -132,6 +133,7 @@ from .choice import (
     DEFAULT_SEED,
     DRAW_STEP,
     REL_TOL,
+    SHARED_SIZES_MAX_CELLS,
     WORK_SADDLE_SHARE,
     first_draws,
     tilt_backend,
@@ -151,6 +153,10 @@ _GRID_PER_OCTAVE = 16  # cells per doubling of phi (measured: 4 or 8 lose up to 
 # a block of 3^m cells around its middle one while 3^m cells span at most this many tilted
 # standard deviations, i.e. (phi_hi - phi_lo) sqrt(K'') summed over the block.
 _MERGE_WIDTH = 0.5
+# ... and twice as wide for small problems (at most SHARED_SIZES_MAX_CELLS cells), where many
+# thresholds meet one engine (per-query p-values): a block's middle tilt is then within about half
+# a tilted sd of any saddle point of the block, at most e^{1/4} = 1.28 times the variance per draw.
+_MERGE_WIDTH_SMALL = 1.0
 _MERGE_MAX_LEVEL = 4  # blocks of at most 3^4 = 81 cells (about five doublings of phi)
 # The compressed proposal is used at larger N, where the tilted law is narrower relative to
 # its mean: a finer grid keeps phi within 0.6 % of the saddle point.
@@ -294,7 +300,8 @@ class TiltEngine(LayersCGF):
         within about 0.25 tilted sd of any saddle point of the block, as long
         as ``sqrt(K'')`` changes little across it; the variance per draw this
         costs was measured (docs/calibration.md, "Neighbouring cells share
-        draws near the bulk"). All thresholds of a block share one grid
+        draws near the bulk"); small problems (:data:`_MERGE_WIDTH_SMALL`) take
+        blocks up to 1.0 wide. All thresholds of a block share one grid
         point's draws (many rankings of one (N, P), per-query p-values).
         Deep in the tail a cell is already about that wide (``tau_j`` near
         ``0.044 phi sqrt(K'')``) and keeps its own draws. The rule reads
@@ -309,7 +316,9 @@ class TiltEngine(LayersCGF):
         sd = math.sqrt(max(self._k2_edge(j - 1, sign), self._k2_edge(j, sign)))
         tau = width * sd
         m = 0
-        while m < _MERGE_MAX_LEVEL and 3 ** (m + 1) * tau <= _MERGE_WIDTH:
+        small = self.P * (self.N - self.P + 1) <= SHARED_SIZES_MAX_CELLS
+        merge = _MERGE_WIDTH_SMALL if small else _MERGE_WIDTH
+        while m < _MERGE_MAX_LEVEL and 3 ** (m + 1) * tau <= merge:
             m += 1
         b = 3**m
         return b * (j // b) + (b - 1) // 2 if m else j
@@ -598,21 +607,29 @@ class TiltEngine(LayersCGF):
         ``target`` (an N_t <= N, upper tail): the tail of (N_t, P) from these
         draws. A uniform P-subset of ``1..N`` whose last positive lies within
         ``N_t`` is a uniform P-subset of ``1..N_t``, and the same holds under
-        the tilt (its weight depends on S alone), so
+        the tilt (its weight depends on S alone): the tilted law of N
+        conditioned on ``r_P <= N_t`` is the tilted law of N_t,
 
         .. math::
 
-            P_{N_t}(S \ge s) = \frac{C(N, P)}{C(N_t, P)}
-              E_\phi[e^{K - \phi S} 1\{S \ge s\} 1\{r_P \le N_t\}]:
+            q_{N,\phi}(x \mid r_P \le N_t)
+              = \frac{e^{\phi S(x)}}{\sum_{y \subseteq 1..N_t} e^{\phi S(y)}}
+              = q_{N_t,\phi}(x).
 
-        each draw's contribution times the indicator on its last positive
-        (drawn first, so it is fixed before the summed-out and split
-        positives), and the offset plus ``log C(N, P) - log C(N_t, P)``.
-        Unbiased for every N_t; the draws beyond N_t are lost, at most
-        about half near the bulk in the bins of
-        :func:`pranker.null.choice.tilt_shared_n`. Cell 0 (thresholds near
-        the mean, p above about 0.4) then counts the hits of draws from the
-        untilted layers, which give ``r_P``, instead of the O(P) sampler's.
+        So the draws whose last positive lies within N_t (drawn first, before
+        the summed-out and split positives) are draws of N_t's own tilted
+        law, and only they count: the tail is ``e^{K_{N_t}(phi) - phi s}``
+        times the mean of their contributions (:meth:`_target_cgf` reads
+        ``K_{N_t}`` off the same layers). Given how many fall within N_t the
+        estimate is unbiased, and its variance is that of N_t's own estimator
+        with that many draws; counting the others as zeros (an estimator of
+        earlier versions) added ``(1 - pi) / pi`` to the relative variance
+        per draw, ``pi`` the share kept, most of it near the bulk. At least
+        about a quarter are kept near the bulk in the bins of
+        :func:`pranker.null.choice.tilt_shared_n`, more in the tail. Cell 0
+        (thresholds near the mean, p above about 0.4) counts the share of
+        hits among the untilted draws from the layers, which give ``r_P``,
+        instead of the O(P) sampler's.
         """
         phi = self.grid_phi(j)
         if self.compressed:
@@ -639,7 +656,7 @@ class TiltEngine(LayersCGF):
     def _split_entry(self, j, s, thr, upper, k0, M, n, m_t):
         """``(K(phi_j), contributions)`` of the first n split draws at grid point j for the
         threshold ``s`` (cached, one threshold at a time); with ``m_t`` (shared sizes) a draw whose
-        last positive lies beyond offset ``m_t`` contributes 0."""
+        last positive lies beyond offset ``m_t`` is marked NaN (not a draw for that size)."""
         phi = self.grid_phi(j)
         key_ = ("split", j, upper, thr, k0, M, m_t)
         entry = self._draws.get(key_)
@@ -658,7 +675,7 @@ class TiltEngine(LayersCGF):
                 part = w[have:c]
                 split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, part)
                 if m_t is not None:
-                    part[top[have:c] > m_t] = 0.0
+                    part[top[have:c] > m_t] = np.nan
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
             tops = np.empty(DRAW_CHUNK, np.int64)
             for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
@@ -682,7 +699,7 @@ class TiltEngine(LayersCGF):
                     tops[: hi - lo],
                 )
                 if m_t is not None:
-                    part[tops[: hi - lo] > m_t] = 0.0
+                    part[tops[: hi - lo] > m_t] = np.nan
             entry = (k_phi, w, n)
             self._draws[key_] = entry
         return entry[0], entry[1]
@@ -695,19 +712,41 @@ class TiltEngine(LayersCGF):
                 f"got N_t = {target}, P = {self.P}, upper = {upper}"
             )
         m_t = target - self.P  # the largest offset of the last positive within N_t
-        shift = self.log_comb - log_comb(target, self.P)
         phi = self.grid_phi(j)
         thr = s * (1.0 - REL_TOL)
-        if j == 0:  # untilted: hits among the draws within N_t (thresholds near the mean)
+        if j == 0:  # untilted: the share of hits among the draws within N_t (near the mean)
             S0, top0 = self._plain_draws(n)
             if not estimate:
                 return None
-            return shift, ((S0 >= thr) & (top0 <= m_t)).astype(np.float64)
+            return 0.0, (S0[top0 <= m_t] >= thr).astype(np.float64)
         k0, M = self._shared_plan(j, rtol)
-        k_phi, w = self._split_entry(j, s, thr, True, k0, M, n, m_t)
+        _, w = self._split_entry(j, s, thr, True, k0, M, n, m_t)
         if not estimate:
             return None
-        return k_phi - phi * s + shift, w[:n]
+        return self._target_cgf(j, target) - phi * s, w[:n][~np.isnan(w[:n])]
+
+    def _target_cgf(self, j: int, target: int) -> float:
+        """``K_{N_t}(phi_j)`` of (``target``, P), read from grid point j's layers at ``d = N_t - P``.
+
+        The last layer's prefix sum at offset ``d`` sums ``e^{phi (S - c)}``
+        over the subsets of ``P + d`` items (:func:`pranker._numba.tilt.log_prefix_many`,
+        here one entry read in numpy: no kernel to compile on a first call).
+        """
+        key = ("K", j, target)
+        k = self._draws.get(key)
+        if k is None:
+            if j == 0:
+                k = 0.0
+            else:
+                _, (T, C0, C1, scale) = self._layers_at(j)
+                d = target - self.P
+                b = d // block_len(self.P)
+                log_g = float(scale[b]) + math.log(
+                    float(C0[self.P - 1, b]) + float(C1[self.P - 1, b]) * float(T[self.P - 1, d])
+                )
+                k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
+            self._draws[key] = k
+        return k
 
     def _plain_draws(self, n: int):
         """``(S, top)`` of the first n untilted draws from the layers (cell 0 of shared sizes)."""
