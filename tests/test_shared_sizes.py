@@ -131,3 +131,20 @@ def test_rankings_of_one_bin_get_pranker_numbers_in_any_batch():
     np.testing.assert_array_equal(alone.log10_pvalue, res.log10_pvalue[5:])
     sfa = significance_from_ap(float(res.auprc[2]), sizes[2], P)
     assert sfa.pvalue == res.pvalue[2]
+
+
+@pytest.mark.parametrize("N_t", [33, 39, 45])
+def test_cgf_of_a_smaller_size_read_off_the_bins_layers(N_t):
+    """K_{N_t}(phi) at a grid point of the bin's top engine (P = 3, N' = 45), which weights
+    the draws that fall within N_t, against log mean e^{phi S} over every placement in N_t."""
+    P = 3
+    null = TiltNull(N_t, P)
+    eng, target = null.upper_engine()
+    assert eng.N == 45 and target == N_t
+    k = np.arange(1, P + 1)
+    sums = np.array([(k / np.array(c)).sum() for c in itertools.combinations(range(1, N_t + 1), P)])
+    for j in (5, 150, 200):
+        phi = eng.grid_phi(j)
+        m = (phi * sums).max()
+        truth = m + math.log(np.mean(np.exp(phi * sums - m)))
+        assert eng._target_cgf(j, N_t) == pytest.approx(truth, rel=1e-10, abs=1e-12)
