@@ -110,7 +110,6 @@ import numpy as np
 
 from .._numba.sampling import null_ap_draws
 from .._numba.tilt import (
-    block_len,
     split_contributions,
     tilt_draws,
     tilt_forward,
@@ -139,7 +138,7 @@ from .choice import (
     tilt_backend,
 )
 from .compressed import CompressedProposal
-from .logspace import log_comb
+from .tilt_shared import SharedSizes
 
 __all__ = ["TiltEngine", "TailEstimate", "tilt_engine"]
 
@@ -201,7 +200,7 @@ def _z_of(conf_level: float) -> float:
     return float(ndtri(0.5 + conf_level / 2.0))
 
 
-class TiltEngine(LayersCGF):
+class TiltEngine(SharedSizes, LayersCGF):
     """The exact CGF and tilted sampler of S = P * AP for one (N, P).
 
     Recursions and draws are cached, so many thresholds for the same (N, P)
@@ -704,50 +703,6 @@ class TiltEngine(LayersCGF):
             self._draws[key_] = entry
         return entry[0], entry[1]
 
-    def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
-        """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there)."""
-        if not (upper and self.P >= 3 and self.P < target <= self.N):
-            raise ValueError(
-                f"shared draws serve the upper tail of P < N_t <= {self.N} with P >= 3; "
-                f"got N_t = {target}, P = {self.P}, upper = {upper}"
-            )
-        m_t = target - self.P  # the largest offset of the last positive within N_t
-        phi = self.grid_phi(j)
-        thr = s * (1.0 - REL_TOL)
-        if j == 0:  # untilted: the share of hits among the draws within N_t (near the mean)
-            S0, top0 = self._plain_draws(n)
-            if not estimate:
-                return None
-            return 0.0, (S0[top0 <= m_t] >= thr).astype(np.float64)
-        k0, M = self._shared_plan(j, rtol)
-        _, w = self._split_entry(j, s, thr, True, k0, M, n, m_t)
-        if not estimate:
-            return None
-        return self._target_cgf(j, target) - phi * s, w[:n][~np.isnan(w[:n])]
-
-    def _target_cgf(self, j: int, target: int) -> float:
-        """``K_{N_t}(phi_j)`` of (``target``, P), read from grid point j's layers at ``d = N_t - P``.
-
-        The last layer's prefix sum at offset ``d`` sums ``e^{phi (S - c)}``
-        over the subsets of ``P + d`` items (:func:`pranker._numba.tilt.log_prefix_many`,
-        here one entry read in numpy: no kernel to compile on a first call).
-        """
-        key = ("K", j, target)
-        k = self._draws.get(key)
-        if k is None:
-            if j == 0:
-                k = 0.0
-            else:
-                _, (T, C0, C1, scale) = self._layers_at(j)
-                d = target - self.P
-                b = d // block_len(self.P)
-                log_g = float(scale[b]) + math.log(
-                    float(C0[self.P - 1, b]) + float(C1[self.P - 1, b]) * float(T[self.P - 1, d])
-                )
-                k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
-            self._draws[key] = k
-        return k
-
     def _plain_draws(self, n: int):
         """``(S, top)`` of the first n untilted draws from the layers (cell 0 of shared sizes)."""
         entry = self._draws.get("plain")
@@ -762,16 +717,6 @@ class TiltEngine(LayersCGF):
             self._draws["plain"] = entry
         assert entry is not None
         return entry[0][:n], entry[1][:n]
-
-    def _shared_plan(self, j: int, rtol: float) -> tuple[int, int]:
-        """The ``(k0, M)`` of shared sizes: the top two summed out, no splitting and no pilot.
-
-        These are small problems (at most ``SHARED_SIZES_MAX_CELLS`` cells):
-        at the per-query sizes (N = 900-1,100, P = 5-50) the pilot kept the
-        plain plan at 96 % of the grid points, and its 512 draws per
-        candidate cost more than splitting saved at the others.
-        """
-        return (2, 1)
 
     def _split_states(self, j: int, k0: int, M: int, n: int):
         """``(S, D, top)``: the states of the first ``min(n, budget)`` draws at grid point j (cached,
