@@ -11,6 +11,7 @@ engine's layers. The derivation is in
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +24,21 @@ __all__ = ["SharedSizes"]
 
 class SharedSizes:
     """Mixed into :class:`pranker.null.tilt.TiltEngine` (which provides the draws and layers)."""
+
+    # what TiltEngine provides
+    N: int
+    P: int
+    mean_s: float
+    _draws: dict
+    if TYPE_CHECKING:
+
+        def grid_phi(self, j: float) -> float: ...
+
+        def _layers_at(self, j: int) -> tuple[float, Any]: ...
+
+        def _plain_draws(self, n: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+        def _split_entry(self, j, s, thr, upper, k0, M, n, m_t) -> tuple[float, np.ndarray]: ...
 
     def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
         """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there).
