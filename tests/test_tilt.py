@@ -342,16 +342,18 @@ def test_first_positive_summed_out_both_tails(N, P):
 
 
 @pytest.mark.slow
-def test_every_split_plan_against_enumeration_both_tails(monkeypatch):
-    """N = 24, P = 12 (all 2,704,156 placements enumerated): each candidate way of drawing
-    (the top two positives summed out; positives 3 .. k0 re-drawn M times per draw), forced
-    in turn, gives upper and lower tails within 4.5 of its standard errors of the exact
-    fraction, at the grid point the threshold picks."""
-    N, P = 24, 12
+@pytest.mark.parametrize("N,P,n_plans", [(24, 12, 3), (26, 18, 4)])
+def test_every_split_plan_against_enumeration_both_tails(monkeypatch, N, P, n_plans):
+    """N = 24, P = 12 and N = 26, P = 18 (all 2.7 and 1.6 million placements enumerated):
+    each candidate way of drawing (the top two positives summed out; positives 3 .. k0
+    re-drawn M times per draw), forced in turn, gives upper and lower tails within 4.5 of
+    its standard errors of the exact fraction, at the grid point the threshold picks. At
+    P = 12 the top tenth and fifth round to the same plan, listed once."""
     S = all_sums_fast(N, P)
     srt = np.sort(S)
     plans = TiltEngine(N, P).split_plans()
-    assert len(plans) == 3 and plans[0] == (2, 1) and all(M > 1 for _, M in plans[1:])
+    assert len(plans) == n_plans == len(set(plans))
+    assert plans[0] == (2, 1) and all(M > 1 for _, M in plans[1:])
     seen = 0
     for plan in plans:
         e = TiltEngine(N, P, seed=5)
@@ -368,7 +370,7 @@ def test_every_split_plan_against_enumeration_both_tails(monkeypatch):
             est = e.tail(s, upper=False)
             p = float(np.mean(S <= s * (1 + 1e-12)))
             assert abs(10**est.log10_pvalue - p) < 4.5 * p * est.rse, (plan, q, p, est)
-    assert seen == 9
+    assert seen == 3 * n_plans
 
 
 def test_the_pilot_picks_the_split_where_it_pays():
