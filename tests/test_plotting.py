@@ -514,3 +514,31 @@ def test_p05_label_stays_off_the_tail_curve(N, P, observed, method):
     y_line = tail.transData.transform((0.0, math.log10(0.05)))[1]
     assert box.y0 < y_line < box.y1
     assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1)
+
+
+def test_null_figure_tilt_estimates_hold_the_enumerated_tail():
+    """The tilted estimates on the tail panel (drawn to a relative standard error of 0.1)
+    hold the tail counted over every placement, and the caller's null keeps its rtol."""
+    from pranker.null.tilt_null import TiltNull
+
+    N, P = 24, 4
+    aps = np.array(
+        [
+            sum((k + 1) / (r + 1) for k, r in enumerate(c)) / P
+            for c in itertools.combinations(range(N), P)
+        ]
+    )
+    null = TiltNull(N, P)
+    rtol = null.rtol
+    fig = plotting.plot_null_distribution(N, P, 0.9, null=null, tail_points=4)
+    assert null.rtol == rtol
+    tail = fig.axes[1]
+    (est,) = [c for c in tail.containers if c.get_label().startswith("tilt estimates")]
+    xs, ys = est.lines[0].get_data()
+    assert len(xs) == 4
+    for x, y, seg in zip(xs, ys, est.lines[2][0].get_segments(), strict=True):
+        lo, hi = sorted(seg[:, 1])
+        truth = math.log10(np.mean(aps >= x * (1 - 1e-12)))
+        assert lo <= truth <= hi, (x, truth, lo, y, hi)
+        # an interval of about +-1.96 x 0.1 relative: narrower than 0.2 in log10
+        assert 0.0 < hi - lo < 0.2
