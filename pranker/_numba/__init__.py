@@ -9,8 +9,11 @@ that numba can choose its fork-safe and thread-safe TBB threading layer
 (:mod:`pranker._numba._threading`).
 """
 
+from ._compile import is_cold
 from ._compile import watch as _watch
 from ._threading import select as _select_threading_layer
 
 _select_threading_layer()  # before the first parallel kernel launches numba's threads
 _watch()  # a notice on a terminal when first-use compiling takes more than a second
+
+__all__ = ["is_cold"]

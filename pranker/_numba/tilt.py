@@ -891,3 +891,8 @@ def tilt_split_contributions(
     D = np.empty((n, M), np.int64)
     tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D, top_out)
     split_contributions(S, D, phi, s, thr, log_g2, upper, out)
+
+
+# What a first tilted p-value compiles when it runs in the calling thread (below the
+# parallel kernels' threshold): the recursion, the draws and the split draws.
+SERIAL_ROUTE = (_forward, _draws_serial, _inner_draws_serial, _split_serial)

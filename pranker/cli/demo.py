@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._files import atomic_write, atomic_write_text
-from . import score
+from . import prewarm, score
 from .errors import UserError
 from .format import format_results, result_dict, unicode_ok
 
@@ -79,15 +79,22 @@ def run(args) -> int:
     out = args.output_dir
     _check_output_dir(out, args.force)
     have_mpl = _have_matplotlib()
-    d = _fit_and_score(args.digit, args.seed, args.progress)
+    # a first run compiles: a helper process compiles the tilted p-values' kernels while
+    # this one fits the models and computes the curves and random rankings of the figures
+    with prewarm.start("tilt") as helper:
+        scores, y, shape = _models(args.digit, args.seed)
+        prep = _figure_data(scores, y, args.draws, args.progress) if have_mpl else None
+        _ahead(scores, y, have_mpl)
+        helper.wait()
+        d = _score(args.digit, scores, y, shape, args.progress)
     os.makedirs(out, exist_ok=True)
     csv_path = os.path.join(out, "scores.csv")
     _write_data(d, csv_path, os.path.join(out, "results.json"))
     say = print if not args.quiet else _silent
     _say_results(d, csv_path, say)
-    if have_mpl:
+    if prep is not None:
         paths = {f: os.path.join(out, f) for f in FILES[2:]}
-        figures = _save_figures(d, paths, args.draws, args.progress)
+        figures = _save_figures(d, prep, paths)
         _write_report(d, figures, csv_path, paths["report.html"], args)
         say(
             f"\nOpen {os.path.join(out, 'report.html')} in a browser: the results, how each "
@@ -124,10 +131,9 @@ def _have_matplotlib() -> bool:
     return True
 
 
-def _fit_and_score(digit: int, seed: int, progress: bool) -> _Scored:
-    """Fit the two models and score their held-out rankings with the defaults of
-    ``pranker score``, so that scoring the written scores.csv repeats these numbers."""
-    scores, y, shape = _models(digit, seed)
+def _score(digit: int, scores: dict, y: np.ndarray, shape, progress: bool) -> _Scored:
+    """Score the two models' held-out rankings with the defaults of ``pranker score``, so
+    that scoring the written scores.csv repeats these numbers."""
     cols = list(scores)
     s_list = [np.ascontiguousarray(scores[c], dtype=np.float64) for c in cols]
     defaults = argparse.Namespace(
@@ -142,6 +148,41 @@ def _fit_and_score(digit: int, seed: int, progress: bool) -> _Scored:
     )
     results, padj = score.score_arrays(cols, s_list, y, defaults)
     return _Scored(digit, shape[0], cols, s_list, y, results, padj)
+
+
+@dataclass
+class _FigureData:
+    """What the figures need besides the p-values: each model's (PRCurve, ROCCurve), the
+    expected PR curve of a random ranking, and the random rankings of the histogram."""
+
+    curves: list
+    expected: object
+    samples: np.ndarray
+    draws: int
+
+
+def _ahead(scores: dict, y: np.ndarray, have_mpl: bool) -> None:
+    """What the rest of the run loads or compiles anyway, done while the helper compiles:
+    the plotting modules, and each model's AP (its kernels compile here; the p-values
+    compute it again, in microseconds)."""
+    from pranker import auprc_ap
+
+    if have_mpl:
+        from pranker import plotting  # noqa: F401
+
+    for s in scores.values():
+        auprc_ap(np.ascontiguousarray(s, dtype=np.float64), y)
+
+
+def _figure_data(scores: dict, y: np.ndarray, draws: int, progress: bool) -> _FigureData:
+    n, p = int(y.size), int(np.count_nonzero(y))
+    s_list = [np.ascontiguousarray(s, dtype=np.float64) for s in scores.values()]
+    return _FigureData(
+        [score.curves(s, y) for s in s_list],
+        score.null_curve(n, p),
+        _null_samples(n, p, draws, progress),
+        draws,
+    )
 
 
 def _write_data(d: _Scored, csv_path: str, json_path: str) -> None:
@@ -173,28 +214,29 @@ def _say_results(d: _Scored, csv_path: str, say) -> None:
     )
 
 
-def _save_figures(d: _Scored, paths: dict, draws: int, progress: bool) -> list:
+def _save_figures(d: _Scored, prep: _FigureData, paths: dict) -> list:
     """Save the PR curves, the weak model's ROC and PR, and its null with a histogram of
-    ``draws`` random rankings; return the report's (caption, figure) pairs."""
+    ``prep.draws`` random rankings; return the report's (caption, figure) pairs."""
     from pranker import plotting
 
     n, p = d.results[0].n, d.results[0].n_pos
     title = f"Digit {d.digit} vs rest, held-out half"
-    fig_pr = score.pr_figure(d.cols, d.s_list, d.y, d.results, title)
+    fig_pr = score.pr_figure(
+        d.cols, d.s_list, d.y, d.results, title, [c[0] for c in prep.curves], prep.expected
+    )
     plotting.save_figure(fig_pr, paths["pr_curve.png"])
     weak = d.cols[WEAK]
-    pr, roc = score.curves(d.s_list[WEAK], d.y)
+    pr, roc = prep.curves[WEAK]
     fig_rp = plotting.plot_roc_pr_from_curves(
         roc,
         pr,
         label=weak,
         prevalence=p / n,
-        null_curve=score.null_curve(n, p),
+        null_curve=prep.expected,
         title=f"{weak}: ROC and PR share the recall axis",
     )
     plotting.save_figure(fig_rp, paths["roc_pr.png"])
-    samples = _null_samples(n, p, draws, progress)
-    fig_null = score.null_figure(weak, d.results[WEAK], samples=samples)
+    fig_null = score.null_figure(weak, d.results[WEAK], samples=prep.samples)
     plotting.save_figure(fig_null, paths["null_distribution.png"])
     fig_null0 = score.null_figure(d.cols[0], d.results[0])
     return [
@@ -210,7 +252,7 @@ def _save_figures(d: _Scored, paths: dict, draws: int, progress: bool) -> list:
             fig_rp,
         ),
         _null_caption(d.cols[0], d.results[0], fig_null0),
-        _null_caption(weak, d.results[WEAK], fig_null, draws),
+        _null_caption(weak, d.results[WEAK], fig_null, prep.draws),
     ]
 
 

@@ -135,20 +135,22 @@ def check_plot_path(path: str) -> None:
         )
 
 
-def pr_figure(score_cols, s_list, y, results, title):
+def pr_figure(score_cols, s_list, y, results, title, pr_curves=None, expected=None):
     """The PR curves of every score column: step curves (their area is the AUPRC), and
-    for one column also the interpolated envelope, with random baselines."""
+    for one column also the interpolated envelope, with random baselines.
+
+    ``pr_curves`` (one PRCurve per column) and ``expected`` (:func:`null_curve`) when the
+    caller has them already."""
     from pranker.plotting import plot_pr_curves
 
-    lines = {}
-    for c, s in zip(score_cols, s_list, strict=True):
-        pr, _ = curves(s, y)
-        lines[c] = (pr.recall, pr.precision)
+    if pr_curves is None:
+        pr_curves = [curves(s, y)[0] for s in s_list]
+    lines = {c: (pr.recall, pr.precision) for c, pr in zip(score_cols, pr_curves, strict=True)}
     n, p = results[0].n, results[0].n_pos
     return plot_pr_curves(
         lines,
         prevalence=p / n,
-        null_curve=null_curve(n, p),
+        null_curve=null_curve(n, p) if expected is None else expected,
         interpolated=len(lines) == 1,
         title=title,
     )
