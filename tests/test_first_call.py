@@ -121,8 +121,8 @@ _COMPILED = """
     ev.register("numba:compile", rec)
     import pranker
     rng = np.random.default_rng(0)
-    y = rng.random(5000) < 0.1
-    pranker.auprc_ap(rng.standard_normal(5000) + y, y)
+    y = rng.random({n}) < {q}
+    pranker.auprc_ap(rng.standard_normal({n}) + y, y)
     names = []
     for _, e in rec.buffer:
         f = e.data["dispatcher"].py_func
@@ -133,16 +133,24 @@ _COMPILED = """
 
 
 def test_first_ap_compiles_few_kernels(tmp_path):
-    """A small first AP compiles only the kernels of its own path, each once: no
-    galloping search as a kernel of its own, no parallel kernel, no rank counting."""
+    """A small first AP compiles only the kernels of its own path, each once: no search
+    kernel (numpy counts the tie groups), no parallel kernel, no rank counting; a larger one
+    (positives too many for rank counting) adds the galloping walk, with its searches inlined
+    (no galloping search of its own)."""
     import json
 
-    names = json.loads(_run(_COMPILED, str(tmp_path)).stdout.strip().splitlines()[-1])
+    names = json.loads(
+        _run(_COMPILED.format(n=5000, q=0.1), str(tmp_path)).stdout.strip().splitlines()[-1]
+    )
     assert len(names) == len(set(names)), names  # one signature each
-    assert not [n for n in names if "_gallop" in n], names
+    assert not [n for n in names if "_gallop" in n or "search" in n], names
     assert not [n for n in names if "parallel" in n], names
-    assert "pranker._numba.tiegroups.sorted_search_both" in names  # the walk did run
-    assert len(names) <= 8, names
+    assert "pranker._numba.tiegroups.ap_from_groups" in names
+    assert len(names) <= 6, names
+    more = json.loads(
+        _run(_COMPILED.format(n=40_000, q=0.3), str(tmp_path)).stdout.strip().splitlines()[-1]
+    )
+    assert more == ["pranker._numba.tiegroups.sorted_search_both"], more  # the walk did run
 
 
 def test_distinct_runs_against_a_plain_loop():

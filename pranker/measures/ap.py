@@ -188,8 +188,17 @@ def _sorted_parts(scores: np.ndarray) -> list:
     return np.array_split(scores, workers)
 
 
+# Up to this many sorted scores and distinct values together, numpy's searchsorted counts
+# them (about 0.2 ms at 10^4) and no search kernel is compiled on a first small AP; beyond,
+# the galloping walk is up to 12 times faster. The counts are integers: the same either way.
+_NUMPY_SEARCH_MAX = 1 << 15
+
+
 def _count_piece(piece: np.ndarray, vals: np.ndarray):
     srt = np.sort(piece)  # releases the GIL
+    if srt.shape[0] + vals.shape[0] <= _NUMPY_SEARCH_MAX:
+        lo = np.searchsorted(srt, vals, "left").astype(np.int64, copy=False)
+        return lo, np.searchsorted(srt, vals, "right").astype(np.int64, copy=False)
     lo = np.empty(vals.shape[0], dtype=np.int64)
     hi = np.empty(vals.shape[0], dtype=np.int64)
     _k_tiegroups.sorted_search_both(srt, vals, lo, hi)  # numba releases it too (nogil)
