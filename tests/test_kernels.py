@@ -32,3 +32,19 @@ def test_harmonic_numbers():
             h2 = mpmath.zeta(2) - mpmath.zeta(2, N + 1)
             assert abs(_kernels.harmonic(float(N)) - h1) <= 4e-16 * h1
             assert abs(_kernels.harmonic2(float(N)) - h2) <= 4e-16 * h2
+
+
+def test_scalar_null_moments_are_the_kernel_bit_for_bit():
+    """The scalar moments run by Python (no compile on a first p-value) give the kernel's
+    very bits, from N = 1 to 10^12: the same operations in the same order."""
+    import numpy as np
+
+    pairs = [(n, p) for n in range(1, 70) for p in range(1, n + 1)]
+    rng = np.random.default_rng(0)
+    for _ in range(5000):
+        n = int(10 ** rng.uniform(1, 12))
+        pairs.append((n, int(max(1, min(n, round(n * 10 ** rng.uniform(-6, 0)))))))
+    pairs += [(2**53 + 2, 3), (10**12, 10**12 - 1), (4, 4), (5, 1)]
+    for n, p in pairs:
+        kernel = _kernels.null_moments(float(n), float(p), float(n - p))
+        assert _kernels.null_moments_scalar(n, p, n - p) == kernel, (n, p)

@@ -43,9 +43,9 @@ def _tilt() -> None:
 
 
 def _tilt_kernels() -> list:
-    from pranker._numba import moments, tilt
+    from pranker._numba import tilt
 
-    return [moments.null_moments, *tilt.SERIAL_ROUTE]
+    return list(tilt.SERIAL_ROUTE)
 
 
 JOBS = {"tilt": (_tilt, _tilt_kernels)}

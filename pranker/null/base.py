@@ -191,7 +191,7 @@ class NullDistribution:
 
     def _exact_moments(self):
         if self._moments is None:
-            m, v = _kernels.null_moments(float(self.N), float(self.P), float(self.N - self.P))
+            m, v = _kernels.null_moments_scalar(self.N, self.P, self.N - self.P)
             self._moments = (float(m), float(v))
         return self._moments
 

@@ -45,7 +45,7 @@ from .._numba.cgf_knots import (
     leap_layers,
 )
 from .._numba.compressed import compressed_knots
-from .._numba.moments import null_moments
+from .._numba.moments import null_moments_scalar
 from .._numba.tilt import tilt_forward, tilt_forward_ends
 from .choice import WORK_CGF_BLOCK, WORK_CGF_LAYER, WORK_FLOOR_BLOCK, WORK_LAYER_CELL
 from .logspace import log_comb
@@ -126,7 +126,7 @@ class LayersCGF:
     def __init__(self, N: int, P: int):
         self.N = int(N)
         self.P = int(P)
-        mean, var = null_moments(float(N), float(P), float(N - P))
+        mean, var = null_moments_scalar(N, P, N - P)
         self.mean_s = mean * P  # E[S] under the null
         self.sd_s = math.sqrt(var) * P
         self.log_comb = log_comb(self.N, self.P)
@@ -304,7 +304,7 @@ class KnotsCGF(_Budgeted):
             )
         self.N, self.P = N, P
         self.log_comb = log_comb(N, P)
-        mean, var = null_moments(float(N), float(P), float(N - P))
+        mean, var = null_moments_scalar(N, P, N - P)
         self.mean_s = mean * P
         self.sd_s = math.sqrt(var) * P
         self.x = compressed_knots(N - P, int(knot_start), float(knot_eps))
@@ -365,7 +365,7 @@ class KnotsCGF(_Budgeted):
         p_small = min(GUESS_POSITIVES, math.isqrt(GUESS_CELLS * self.P // self.N))
         if p_small >= 16 and self.P >= 4 * p_small:
             n_small = max(p_small + 1, round(self.N * p_small / self.P))
-            shift = null_moments(float(n_small), float(p_small), float(n_small - p_small))[0]
+            shift = null_moments_scalar(n_small, p_small, n_small - p_small)[0]
             s_equiv = s - self.mean_s + self.P * shift
             phi, passes = scaled_guess(self.N, self.P, s_equiv, p_small, GUESS_TOL)
             self._charge(passes * p_small * (n_small - p_small + 1) * WORK_LAYER_CELL)
@@ -579,7 +579,7 @@ class ScaledCGF(_Budgeted):
             raise ValueError(f"ScaledCGF: need 2 <= P < N, got N={N}, P={P}.")
         self.N, self.P = N, P
         self.log_comb = log_comb(N, P)
-        mean, var = null_moments(float(N), float(P), float(N - P))
+        mean, var = null_moments_scalar(N, P, N - P)
         self.mean_s = mean * P
         self.sd_s = math.sqrt(var) * P
         sizes = scaled_sizes(N, P, cells, count, max_positives)

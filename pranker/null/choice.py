@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._numba.moments import null_moments
+from .._numba.moments import null_moments_scalar
 from .._results import renamed_parameters
 from .._validation import check_counts
 from .logspace import placements_at_most
@@ -393,7 +393,7 @@ def saddlepoint_region(n: int, n_pos: int) -> tuple[str, float] | None:
 
 def depth_of(ap: float, n: int, n_pos: int) -> float:
     """How far ``ap`` lies from the null mean towards AP = 1, as a fraction (negative below the mean)."""
-    mean_s = null_moments(float(n), float(n_pos), float(n - n_pos))[0] * n_pos
+    mean_s = null_moments_scalar(n, n_pos, n - n_pos)[0] * n_pos
     return (ap * n_pos - mean_s) / (n_pos - mean_s)
 
 

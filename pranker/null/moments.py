@@ -191,8 +191,8 @@ def null_params(
         if np.ndim(N) == 0 and np.ndim(P) == 0:
             # scalars (the common case): no array round trip
             n, p = check_count_pair(N, P)
-            mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
-            return NullParams(mean, var)
+            mu, v = _kernels.null_moments_scalar(n, p, n - p)
+            return NullParams(mu, v)
         n_arr, p_arr, scalar = check_counts(N, P)
         shape = n_arr.shape
         nf = n_arr.ravel()

@@ -127,7 +127,7 @@ def null_third_moment(n: int, n_pos: int) -> float:
             f"the third moment costs O(N P); N*P = {n * p:.3g} exceeds "
             f"THIRD_MOMENT_MAX_WORK={THIRD_MOMENT_MAX_WORK:.0e}."
         )
-    mean, _ = _kernels.null_moments(float(n), float(p), float(n - p))
+    mean, _ = _kernels.null_moments_scalar(n, p, n - p)
     _, m3 = _central_moments_dp(n, p, mean * p)
     return m3 / float(p) ** 3
 
@@ -157,7 +157,7 @@ def null_skewness(n: int, n_pos: int) -> float:
     """
     N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_np(N, P)
-    _, var = _kernels.null_moments(float(n), float(p), float(n - p))
+    _, var = _kernels.null_moments_scalar(n, p, n - p)
     if var <= 0.0:
         return 0.0
     return null_third_moment(n, p) / var**1.5
@@ -289,7 +289,7 @@ def skew_beta_fit(n: int, n_pos: int) -> SkewBetaFit:
     """
     N, P = n, n_pos  # the paper's notation in the formulas below
     n, p = _scalar_np(N, P)
-    mean, var = _kernels.null_moments(float(n), float(p), float(n - p))
+    mean, var = _kernels.null_moments_scalar(n, p, n - p)
     a_min, _ = _kernels.min_ap(float(n), float(p), float(n - p))
     if var <= 0.0 or p == n:
         return SkewBetaFit(math.nan, math.nan, a_min, mean, var, 0.0, False, n, p)
