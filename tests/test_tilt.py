@@ -628,9 +628,10 @@ def test_loose_rtol_interval_covers_the_truth():
 
 def test_the_draw_schedule():
     """After n draws at relative standard error rse, the next size aims 10 % past the
-    n (rse / rtol)^2 draws the measured variance asks for, in whole steps of 1,024 draws,
-    growing by at least a quarter and at most 8-fold, doubling while nothing hit, never
-    past max_draws; the first batch is 4,096 draws (1,024 from rtol 0.04 on)."""
+    n (rse / rtol)^2 draws the measured variance asks for, in whole steps of a quarter of
+    the first batch (1,024 draws; 256 from rtol 0.04 on), growing by at least a quarter and
+    at most 8-fold, doubling while nothing hit, never past max_draws; the first batch is
+    4,096 draws (1,024 from rtol 0.04 on)."""
     from pranker.null.choice import first_draws, next_draws
 
     assert first_draws(0.02) == 4096 and first_draws(0.01) == 4096
@@ -642,7 +643,8 @@ def test_the_draw_schedule():
         rse = float(rng.uniform(0.0, 6.0) * rtol)
         cap = int(rng.choice([1 << 20, 1 << 30]))
         got = next_draws(n, rse, rtol, cap)
-        aim = math.ceil(1.1 * n * (rse / rtol) ** 2 / 1024) * 1024
-        assert got == min(cap, min(8 * n, max(aim, n + n // 4, n + 1024)))
+        step = 1024 if rtol < 0.04 else 256
+        aim = math.ceil(1.1 * n * (rse / rtol) ** 2 / step) * step
+        assert got == min(cap, min(8 * n, max(aim, n + n // 4, n + step)))
     assert next_draws(4096, math.inf, 0.02, 1 << 20) == 8192
     assert next_draws(4096, math.inf, 0.02, 6000) == 6000

@@ -45,10 +45,12 @@ LOOSE_RTOL = 0.04
 FIRST_DRAWS_LOOSE = 1024
 # Draws are made in chunks of this (the tilt's chunk: Ctrl-C is seen between chunks).
 DRAW_STEP = 4096
-# ... and the next size of an estimate is a multiple of this: a size aimed at by the measured
-# variance overshot by up to 4,095 draws when rounded to whole chunks (per-query p-values: 10 %
-# of their positive-steps).
-SIZE_STEP = 1024
+# ... and the next size of an estimate is a multiple of a quarter of its first batch (1,024
+# draws at the default rtol, 256 with a loose one): a size aimed at by the measured variance
+# overshot by up to 4,095 draws when rounded to whole chunks (per-query p-values: 10 % of their
+# positive-steps), and by up to 1,023 at rtol = 0.1, where about 110 v draws are needed (notebook
+# 03's per-query table: 9 % of its time).
+SIZE_STEP_SHARE = 4
 
 # --- the tilt's work budget (docs/calibration.md, "A bound on the work of every p-value") ----
 # Work is counted in units, not seconds, so the same call gives the same number on every
@@ -130,8 +132,8 @@ def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
 
     The variance per draw is about ``n rse^2``, so ``n (rse / rtol)^2`` draws
     reach ``rtol``; the next size aims 10 % past that, rounded up to a multiple
-    of :data:`SIZE_STEP` (of the first batch, :func:`first_draws`, when that is
-    smaller), growing by at least a quarter (the estimate of the
+    of a quarter of the first batch (:func:`first_draws`, :data:`SIZE_STEP_SHARE`),
+    growing by at least a quarter (the estimate of the
     variance is itself noisy, and every look at the rse costs a pass over the
     contributions) and at most 8-fold (a first batch with few hits
     underestimates the variance); with no hit yet (``rse`` infinite) it
@@ -139,7 +141,7 @@ def next_draws(n: int, rse: float, rtol: float, max_draws: int) -> int:
     was needed. The schedule depends only on the draws, so the same call gives
     the same number.
     """
-    step = min(SIZE_STEP, first_draws(rtol))
+    step = first_draws(rtol) // SIZE_STEP_SHARE
     if not math.isfinite(rse):
         want = 2 * n
     else:
