@@ -610,6 +610,50 @@ def _search_blocked(row, c0, c1, L, u, hi):
 _WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
+@njit(cache=True, inline="always")
+def _search_walkers(row, c0, c1, L, us, d, t, fl):
+    """``d[w]`` <- :func:`_search_blocked` ``(row, c0, c1, L, us[w], d[w])`` for every walker w.
+
+    The gallop's first probe is made for all the walkers in one pass (deep in the tail most
+    searches end there: the positive stays at its offset), the rest of each search after
+    it, walker by walker: the same probes in the same order, so the same index.
+    ``t`` and ``fl`` are work arrays (each walker's target and its block's first cell).
+    """
+    nb = d.shape[0]
+    for w in range(nb):
+        h = d[w]
+        b = h // L
+        tw = us[w] * (c0[b] + c1[b] * row[h])
+        while b > 0:
+            cb = c0[b]
+            if tw > cb:
+                break
+            first = b * L
+            tw = tw * ((c0[b - 1] + c1[b - 1] * row[first - 1]) / cb)
+            h = first - 1
+            b -= 1
+        t[w] = (tw - c0[b]) / c1[b]
+        fl[w] = b * L
+        d[w] = h
+    for w in range(nb):
+        h = d[w]
+        lo = h - 1
+        if lo >= fl[w] and row[lo] >= t[w]:
+            d[w] = -1 - lo  # the first probe reached the target: the gallop goes on from lo
+    for w in range(nb):
+        if d[w] < 0:
+            hi = -1 - d[w]
+            tw = t[w]
+            floor = fl[w]
+            step = 2
+            lo = hi - step
+            while lo >= floor and row[lo] >= tw:
+                hi = lo
+                step <<= 1
+                lo = hi - step
+            d[w] = lower_bound(row, tw, max(lo, floor - 1) + 1, hi)
+
+
 @njit(cache=True)
 def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
@@ -633,16 +677,17 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
         d[w] = dd
         top_out[w] = dd
         s[w] = P / (P + dd)
+    us = np.empty(nb)
+    t = np.empty(nb)
+    fl = np.empty(nb, np.int64)
     for k in range(P - 1, k_stop - 1, -1):
-        row = T[k - 1]
-        c0 = C0[k - 1]
-        c1 = C1[k - 1]
         for w in range(nb):
             st, u = _uniform01(states[w])
             states[w] = st
-            dd = _search_blocked(row, c0, c1, L, u, d[w])
-            d[w] = dd
-            s[w] += k / (k + dd)
+            us[w] = u
+        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, t, fl)
+        for w in range(nb):
+            s[w] += k / (k + d[w])
     for w in range(nb):
         out[w] = s[w]
         d_out[w] = d[w]
