@@ -611,18 +611,19 @@ _WALKERS = 16  # draws advanced together: their cache misses overlap
 
 
 @njit(cache=True, inline="always")
-def _search_walkers(row, c0, c1, L, us, d, t, fl):
+def _search_walkers(row, c0, c1, L, us, d, blk, t, fl):
     """``d[w]`` <- :func:`_search_blocked` ``(row, c0, c1, L, us[w], d[w])`` for every walker w.
 
     The gallop's first probe is made for all the walkers in one pass (deep in the tail most
     searches end there: the positive stays at its offset), the rest of each search after
     it, walker by walker: the same probes in the same order, so the same index.
-    ``t`` and ``fl`` are work arrays (each walker's target and its block's first cell).
+    ``blk[w]`` is the block of ``d[w]`` (``d[w] // L``) on entry and on exit; ``t`` and
+    ``fl`` are work arrays (each walker's target and its block's first cell).
     """
     nb = d.shape[0]
     for w in range(nb):
         h = d[w]
-        b = h // L
+        b = blk[w]  # h // L: the block of the walker's last search (no integer division)
         tw = us[w] * (c0[b] + c1[b] * row[h])
         while b > 0:
             cb = c0[b]
@@ -634,6 +635,7 @@ def _search_walkers(row, c0, c1, L, us, d, t, fl):
             b -= 1
         t[w] = (tw - c0[b]) / c1[b]
         fl[w] = b * L
+        blk[w] = b  # the search ends in this block
         d[w] = h
     for w in range(nb):
         h = d[w]
@@ -680,12 +682,15 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
     us = np.empty(nb)
     t = np.empty(nb)
     fl = np.empty(nb, np.int64)
+    blk = np.empty(nb, np.int64)
+    for w in range(nb):
+        blk[w] = d[w] // L
     for k in range(P - 1, k_stop - 1, -1):
         for w in range(nb):
             st, u = _uniform01(states[w])
             states[w] = st
             us[w] = u
-        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, t, fl)
+        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl)
         for w in range(nb):
             s[w] += k / (k + d[w])
     for w in range(nb):
