@@ -2,7 +2,7 @@
 
 Run from the repository root (about a minute on 2 cores):
 
-    python benchmarks/calibration_shared_sizes.py [--seed0 S]
+    python benchmarks/calibration_shared_sizes.py [--seed0 S] [--rtol R]
 
 For P = 3-6 and every N from 22 up to where enumerating all placements stays
 small (C(N, P) up to a few million), wherever N's bin holds more than one
@@ -46,7 +46,7 @@ def enumerated_sums(N: int, P: int) -> np.ndarray:
     return np.sort(np.concatenate(out))
 
 
-def cells(seed0: int):
+def cells(seed0: int, rtol: float | None = None):
     """``(P, N, depth, true p, estimate, rse, covered, z, draws)`` for every cell."""
     for P, sizes in SIZES.items():
         for N in sizes:
@@ -61,7 +61,7 @@ def cells(seed0: int):
                 s = float(S[at])  # an attainable sum: the AP of some ranking
                 p = (S.size - np.searchsorted(S, s * (1 - 1e-12))) / S.size
                 seed = seed0 + 100_000 * i + 100 * N + P
-                r = significance_from_ap(s / P, N, P, method="tilt", seed=seed)
+                r = significance_from_ap(s / P, N, P, method="tilt", seed=seed, rtol=rtol)
                 lo, hi = r.pvalue_interval
                 rse = r.pvalue_rse
                 z = (r.pvalue - p) / (rse * r.pvalue) if rse else math.nan
@@ -72,11 +72,14 @@ def cells(seed0: int):
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed0", type=int, default=0)
+    ap.add_argument(
+        "--rtol", type=float, default=None, help="the estimates' rtol (default: the package's)"
+    )
     args = ap.parse_args(argv)
-    rows = np.array(list(cells(args.seed0)), dtype=np.float64)
+    rows = np.array(list(cells(args.seed0, args.rtol)), dtype=np.float64)
     z = rows[:, 7][np.isfinite(rows[:, 7])]
     print(
-        f"seed0 {args.seed0}: {len(rows)} cells, 95 % interval coverage {rows[:, 6].mean():.3f}, "
+        f"seed0 {args.seed0}, rtol {args.rtol or 'default'}: {len(rows)} cells, 95 % interval coverage {rows[:, 6].mean():.3f}, "
         f"mean z {z.mean():+.3f}, sd z {z.std():.3f}, max |z| {np.abs(z).max():.2f}, "
         f"median draws {np.nanmedian(rows[:, 8]):.0f}, true p from {rows[:, 3].max():.2g} "
         f"to {rows[:, 3].min():.2g}"
