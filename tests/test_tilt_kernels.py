@@ -299,3 +299,37 @@ def test_serial_and_parallel_draw_kernels_give_the_same_bits():
     assert np.all(outs[0][2] >= outs[0][1])  # the last positive is below positive k0 + 1
     assert outs[0][5].max() > 0
     assert not k._serial(k._SERIAL_MAX_STEPS) or k.get_num_threads() == 1
+
+
+@pytest.mark.parametrize(
+    ("N", "P", "phi_sd", "k0", "M"), [(700, 30, 1.5, 6, 4), (300, 40, 8.0, 12, 8)]
+)
+def test_inner_redraws_are_the_inverse_cdf_one_after_the_other(N, P, phi_sd, k0, M):
+    """The M inner redraws of each draw (walked together, each from its own place in the
+    row's stream) against a plain loop: one redraw after the other from the row's stream,
+    each positive by np.searchsorted on the log prefix sums."""
+    from pranker._numba import tilt as k
+    from pranker.null.tilt import TiltEngine
+
+    e = TiltEngine(N, P)
+    phi = phi_sd / e.sd_s
+    layers = tilt_forward(N, P, phi, e.mean_s, False, True)[3]
+    T, C0, C1, _ = layers
+    n, seed, start = 40, np.uint64(77), 9
+    R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
+    k._draws_serial(layers, N, P, seed, start, n, R, k0 + 1, D, top)
+    S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
+    k._inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
+    rows = _log_rows(layers, P, T.shape[1])
+    key = np.uint64(seed) ^ k._INNER_KEY
+    for w in range(n):
+        state = np.uint64(_draw_seed(key, np.int64(start + w)))
+        for i in range(M):
+            d, s = int(D[w]), float(R[w])
+            for kk in range(k0, 2, -1):
+                state, u = _uniform01(state)
+                state = np.uint64(state)
+                row = rows[kk - 1]
+                d = int(np.searchsorted(row[: d + 1], math.log(u) + row[d], side="left"))
+                s += kk / (kk + d)
+            assert D_out[w, i] == d and S_out[w, i] == pytest.approx(s, rel=1e-12), (w, i)
