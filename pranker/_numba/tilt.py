@@ -621,6 +621,8 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl):
     ``fl`` are work arrays (each walker's target and its block's first cell).
     """
     nb = d.shape[0]
+    # the block walk of _search_blocked, written out again: as an inlined helper returning a
+    # tuple it made the deep draws twice as slow (numba's code for it, measured 2026-12-05)
     for w in range(nb):
         h = d[w]
         b = blk[w]  # h // L: the block of the walker's last search (no integer division)
