@@ -53,7 +53,7 @@ import os
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .sampling import _GOLDEN, _draw_seed, _uniform01
+from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
 from .toptwo import count_top_two
 
@@ -809,48 +809,18 @@ _INNER_KEY = np.uint64(0x5DEECE66D2545F49)  # inner draws' streams: (seed ^ this
 
 
 @njit(cache=True, inline="always")
-def _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w, work, iwork):
-    """Row w of :func:`_inner_draws_parallel`: its M inner draws walked in lockstep.
-
-    Row w's stream gives its inner draws their uniforms one draw after the other, ``k0 - 2``
-    each; the generator's state moves by a constant per uniform, so inner draw i starts at
-    the state ``i (k0 - 2)`` steps on, and the draws can walk together
-    (:func:`_search_walkers`): the same uniforms and sums, in the same order, as one after
-    the other. ``work`` (float64) and ``iwork`` (int64) are work arrays of shape (3, M)."""
-    us, s, t = work[0], work[1], work[2]
-    d, blk, fl = iwork[0], iwork[1], iwork[2]
+def _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w):
+    """Row w of :func:`_inner_draws_parallel`."""
     st = _draw_seed(key, start + w)
-    per = np.uint64(max(k0 - 2, 0)) * _GOLDEN
-    b0 = D[w] // L
     for i in range(M):
-        d[i] = D[w]
-        blk[i] = b0
-        s[i] = R[w]
-    for k in range(k0, 2, -1):
-        sti = st
-        for i in range(M):
-            _, u = _uniform01(sti)
-            us[i] = u
-            sti += per
-        st += _GOLDEN
-        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl)
-        for i in range(M):
-            s[i] += k / (k + d[i])
-    for i in range(M):
-        S_out[w, i] = s[i]
-        D_out[w, i] = d[i]
-
-
-_INNER_ROWS = 16  # rows of inner draws per block of the threads (one set of work arrays)
-
-
-@njit(cache=True, inline="always")
-def _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, blk):
-    """Rows ``blk * _INNER_ROWS ..`` of :func:`_inner_draws_parallel`, one after the other."""
-    work = np.empty((3, M))
-    iwork = np.empty((3, M), np.int64)
-    for w in range(blk * _INNER_ROWS, min(R.shape[0], (blk + 1) * _INNER_ROWS)):
-        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w, work, iwork)
+        d = D[w]
+        S = R[w]
+        for k in range(k0, 2, -1):
+            st, u = _uniform01(st)
+            d = _search_blocked(T[k - 1], C0[k - 1], C1[k - 1], L, u, d)
+            S += k / (k + d)
+        S_out[w, i] = S
+        D_out[w, i] = d
 
 
 @njit(cache=True, parallel=True)
@@ -859,8 +829,8 @@ def _inner_draws_parallel(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
     the M inner draws of positives ``k0 .. 3`` (see :func:`tilt_split_states`), over the threads."""
     L = block_len(P)
     key = np.uint64(seed) ^ _INNER_KEY
-    for blk in prange((R.shape[0] + _INNER_ROWS - 1) // _INNER_ROWS):
-        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, blk)
+    for w in prange(R.shape[0]):
+        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
 
 
 @njit(cache=True)
@@ -868,8 +838,8 @@ def _inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
     """:func:`_inner_draws_parallel` in the calling thread."""
     L = block_len(P)
     key = np.uint64(seed) ^ _INNER_KEY
-    for blk in range((R.shape[0] + _INNER_ROWS - 1) // _INNER_ROWS):
-        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, blk)
+    for w in range(R.shape[0]):
+        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
 
 
 def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None):
