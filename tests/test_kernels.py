@@ -35,8 +35,9 @@ def test_harmonic_numbers():
 
 
 def test_scalar_null_moments_are_the_kernel_bit_for_bit():
-    """The scalar moments run by Python (no compile on a first p-value) give the kernel's
-    very bits, from N = 1 to 10^12: the same operations in the same order."""
+    """The scalar moments run by Python (no compile on a first p-value) agree with the kernel
+    from N = 1 to 10^12: the same operations in the same order (the same bits on the machines
+    measured; 4 ulp allowed, as another CPU's compiled code may round differently)."""
     import numpy as np
 
     pairs = [(n, p) for n in range(1, 70) for p in range(1, n + 1)]
@@ -47,4 +48,6 @@ def test_scalar_null_moments_are_the_kernel_bit_for_bit():
     pairs += [(2**53 + 2, 3), (10**12, 10**12 - 1), (4, 4), (5, 1)]
     for n, p in pairs:
         kernel = _kernels.null_moments(float(n), float(p), float(n - p))
-        assert _kernels.null_moments_scalar(n, p, n - p) == kernel, (n, p)
+        scalar = _kernels.null_moments_scalar(n, p, n - p)
+        for a, b in zip(scalar, kernel, strict=True):
+            assert abs(a - b) <= 4 * np.spacing(abs(b)), (n, p, scalar, kernel)
