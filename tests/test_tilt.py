@@ -435,6 +435,27 @@ def test_grid_index_is_the_first_edge_past_the_threshold_however_searched(N, P):
         assert warm.grid_index(s, sign) == j, (z, j)
 
 
+@pytest.mark.parametrize("N,P", [(1000, 20), (10_000, 90)])
+def test_threshold_far_past_the_cached_edges_is_found_from_the_highest_one(N, P):
+    """Rankings visited in increasing AP: a threshold many cells past every cached edge is
+    located by Newton steps from the highest one (no fresh saddle search), and it is the
+    first cell whose upper edge has K' above it (a plain scan of the edges)."""
+    e = TiltEngine(N, P)
+    scan = TiltEngine(N, P)
+    e.grid_index(e.mean_s + 0.5 * e.sd_s, 1)  # the cache: edges around half a sd
+
+    def no_fresh_search(*args, **kwargs):
+        raise AssertionError("a fresh saddle search past the cached edges")
+
+    e.saddle = no_fresh_search
+    for z in (1.0, 3.0, 8.0, 20.0):
+        s = min(e.mean_s + z * e.sd_s, P * (1 - 1e-9))
+        j = 0
+        while scan._k1_edge(j, 1) <= s:
+            j += 1
+        assert e.grid_index(s, 1) == j, (z, j)
+
+
 def test_split_states_kept_shared_or_redrawn_give_the_same_numbers(monkeypatch):
     """A threshold's estimate is the same whether its draws' states were kept (and shared
     with an earlier threshold of the same cell) or redrawn past the memory budget: the same

@@ -160,6 +160,10 @@ _MERGE_MAX_LEVEL = 4  # blocks of at most 3^4 = 81 cells (about five doublings o
 # The compressed proposal is used at larger N, where the tilted law is narrower relative to
 # its mean: a finer grid keeps phi within 0.6 % of the saddle point.
 _GRID_PER_OCTAVE_COMPRESSED = 64
+# A threshold past every cached cell edge gallops up from the highest one (one pass per cell
+# probed) when a Newton step from that edge lands at most this many cells above it; farther,
+# Newton steps from there find its cell in fewer passes.
+_GALLOP_UP_CELLS = 1
 _MASK64 = (1 << 64) - 1
 _SD_STREAM = 1 << 40  # stream keys of the state-dependent draws (grid points use small j)
 _PILOT_STREAM = 1 << 41  # stream keys of the pilots choosing how to split (plus the grid index)
@@ -359,8 +363,16 @@ class TiltEngine(SharedSizes, LayersCGF):
             lo, hi = lo_c, hi_c
         else:
             # past every cached edge (rankings visited in increasing AP): a few probes above
-            # the highest one (one or two passes for the next cell) before a first guess (3-6)
-            near = self._gallop_up(lo_c, below) if lo_c >= 0 else None
+            # the highest one when a Newton step from it lands within a few cells (one or two
+            # passes for the next cell); else Newton steps from that edge as the first guess
+            # (one or two passes near the bulk, where a fresh saddle search took 3-6 more)
+            near = None
+            if lo_c >= 0:
+                phi_n = self._newton_phi(lo_c, s, sign)
+                if phi_n is None or self._index_of_phi(phi_n) <= lo_c + _GALLOP_UP_CELLS:
+                    near = self._gallop_up(lo_c, below)
+                elif guess is None:
+                    guess = lambda: phi_n  # noqa: E731 - the tilt the Newton step found
             lo, hi = near if near is not None else self._gallop_from_guess(s, sign, below, guess)
         # below(lo) true (or lo = -1), below(hi) false
         while hi - lo > 1:
@@ -424,6 +436,15 @@ class TiltEngine(SharedSizes, LayersCGF):
                 break
             j = jn
         return j
+
+    def _newton_phi(self, i: int, s: float, sign: int) -> float | None:
+        """The tilt of one Newton step towards ``s`` from the cached cell edge ``i + 1/2`` (its
+        K' and K''), at most twice that edge's tilt; None where K'' is not usable."""
+        v, v2 = self._k1_edge(i, sign), self._k2_edge(i, sign)
+        if not (v2 > 0.0 and math.isfinite(v)):
+            return None
+        pe = abs(self.grid_phi(i + 0.5))
+        return min(max(pe + sign * (s - v) / v2, pe), 2.0 * pe)
 
     def _index_of_phi(self, phi: float) -> int:
         """The grid point whose cell holds the tilt ``phi`` (0 below the first edge)."""
