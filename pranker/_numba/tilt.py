@@ -891,7 +891,10 @@ def _split_row(S, D, phi, s, thr, log_g2, upper, out, w):
         if not upper:  # the placements at or below: all but those above
             cnt = 0.5 * (d + 1.0) * (d + 2.0) - cnt
         if cnt > 0.0:
-            acc += math.exp(-phi * (x - s) + math.log(cnt) - log_g2[d])
+            # the count times e^{...}, not e^{... + log(count)}: a log less per state (the same
+            # value to rounding; the exponent stays below about 3 phi - log G_2 where any count
+            # is non-zero, so nothing overflows)
+            acc += cnt * math.exp(-phi * (x - s) - log_g2[d])
     out[w] = acc / S.shape[1]
 
 
