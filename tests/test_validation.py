@@ -527,3 +527,34 @@ def test_pranker_refuses_weights():
     # its null distribution is that of an unweighted random ranking
     with pytest.raises(TypeError, match="sample_weight"):
         pranker(S, Y, sample_weight=np.ones(40))
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, 1, 1.5, -0.02, float("nan"), True, "0.02"])
+def test_rtol_out_of_range_is_refused_at_every_entry_point(bad):
+    """A target relative standard error outside (0, 1) (or not a number) is one clear error,
+    naming the entry point, wherever it is passed; nothing is estimated first."""
+    from pranker import map_significance, pranker_many
+    from pranker.null.choice import auto_method
+    from pranker.null.distributions import TiltNull
+    from pranker.null.mean_ap import MeanAPNull
+
+    calls = {
+        "pranker": lambda: pranker(S, Y, rtol=bad),
+        "pranker_many": lambda: pranker_many(S.reshape(4, 10), Y.reshape(4, 10), rtol=bad),
+        "map_significance": lambda: map_significance([S[:20], S[20:]], [Y[:20], Y[20:]], rtol=bad),
+        "TiltNull": lambda: TiltNull(100, 10, rtol=bad),
+        "MeanAPNull": lambda: MeanAPNull([100, 200], [10, 20], rtol=bad),
+        "auto_method": lambda: auto_method(100, 10, rtol=bad),
+    }
+    for where, call in calls.items():
+        with pytest.raises(ValueError, match=r"rtol must be in \(0, 1\)") as info:
+            call()
+        assert str(info.value).startswith(where + ": "), (where, str(info.value))
+        assert repr(bad) in str(info.value)
+
+
+def test_rtol_inside_the_range_is_taken():
+    """The check takes what it should: 0.05 and numpy floats give the same p-value."""
+    a = pranker(S, Y, rtol=0.05, method="tilt")
+    b = pranker(S, Y, rtol=np.float32(0.05), method="tilt")
+    assert a.pvalue == pytest.approx(b.pvalue, rel=1e-6)
