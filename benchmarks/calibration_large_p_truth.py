@@ -69,12 +69,25 @@ def sample(N, P, s):
         proc.join()
 
 
+def _recorded() -> set:
+    """The (N, P, target) already in the file: a case is recorded once (a rerun adds nothing)."""
+    if not os.path.exists(OUT):
+        return set()
+    with open(OUT) as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return {(r["N"], r["P"], float(r["target"])) for r in rows}
+
+
 def main():
     cpu = cpu_model()
+    done = _recorded()
     with open(OUT, "a") as fh:
         for N, P in CASES:
             sd = LargePSaddle(N, P, parallel=False)
             for target in TARGETS:
+                if (N, P, float(target)) in done:
+                    print(f"N={N} P={P} target={target}: already recorded, skipped", flush=True)
+                    continue
                 try:
                     s, approx = threshold_for(sd, target, tol=0.3)
                 except Exception as exc:  # noqa: BLE001 - skip the target, as briefed

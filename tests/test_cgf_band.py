@@ -136,14 +136,8 @@ def _truths():
     if not TRUTHS.exists():
         return []
     rows = [json.loads(line) for line in TRUTHS.read_text().splitlines() if line.strip()]
-    seen, out = set(), []
-    for r in rows:
-        key = (r["N"], r["P"], r["target"])
-        if r.get("truth_log10") is None or key in seen or r["N"] != 20_000:
-            continue  # N = 2e4 (one to two seconds each); the others: docs/calibration.md
-        seen.add(key)
-        out.append(r)
-    return out
+    # N = 2e4 (one to two seconds each); the others: docs/calibration.md
+    return [r for r in rows if r.get("truth_log10") is not None and r["N"] == 20_000]
 
 
 @pytest.mark.parametrize("row", _truths(), ids=lambda r: f"{r['N']}-{r['P']}-{r['target']}")

@@ -100,13 +100,7 @@ def _truths():
         d = json.loads(line)
         if d["N"] <= 10 * d["P"] and d.get("rse") is not None:
             rows.append(d)
-    seen, out = set(), []
-    for d in rows:
-        key = (d["N"], round(d["s"], 3))
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
+    return rows
 
 
 @pytest.mark.parametrize("truth", _truths(), ids=lambda d: f"N{d['N']}-{d['truth_log10']:.0f}")
