@@ -984,26 +984,6 @@ def check_probability(value, name: str, where: str | None = None, what: str = ""
     return float(value)
 
 
-def check_rtol(rtol, where: str | None = None) -> float:
-    """``rtol`` as a float in (0, 1): the target relative standard error of an estimated p-value.
-
-    >>> check_rtol(0.05)
-    0.05
-    >>> check_rtol(1.5, "pranker")
-    Traceback (most recent call last):
-    ...
-    ValueError: pranker: rtol must be in (0, 1), a target relative standard error of the p-value such as 0.02 (the default); got 1.5.
-    """
-    number = isinstance(rtol, (int, float, np.integer, np.floating)) and not isinstance(rtol, bool)
-    if not (number and 0.0 < float(rtol) < 1.0):
-        at = f"{where}: " if where else ""
-        raise ValueError(
-            f"{at}rtol must be in (0, 1), a target relative standard error of the p-value such "
-            f"as 0.02 (the default); got {rtol!r}."
-        )
-    return float(rtol)
-
-
 def check_positive(value, name: str, where: str | None, integer: bool = False):
     """``value`` (None allowed) as a positive float, or a positive integer when ``integer``."""
     if value is None:

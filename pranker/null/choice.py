@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .._numba.moments import null_moments_scalar
 from .._results import renamed_parameters
-from .._validation import check_counts, check_rtol
+from .._validation import check_counts, check_probability
 from .logspace import placements_at_most
 
 # The public functions; the defaults are imported by name where they are used.
@@ -561,6 +561,5 @@ def auto_method(n: int, n_pos: int, rtol: float | None = None) -> str:
     N, P = n, n_pos  # the paper's notation in the formulas below
     (n_arr, p_arr, _) = check_counts(N, P)
     n, p = int(n_arr[0]), int(p_arr[0])
-    if rtol is not None:
-        check_rtol(rtol, "auto_method")
+    check_probability(rtol, "rtol", "auto_method")
     return plan(n, p, rtol=rtol).method

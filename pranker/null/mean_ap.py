@@ -100,7 +100,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .._docs import fill_doc
-from .._validation import check_query_counts, check_rtol
+from .._validation import check_probability, check_query_counts
 from .base import NullDistribution, PValue
 from .choice import (
     DEFAULT_MAX_DRAWS_PER_QUERY,
@@ -647,7 +647,7 @@ class MeanAPNull(NullDistribution):
         self.n, self.n_pos = _check_queries(n, n_pos)
         if method not in MEAN_AP_METHODS:
             raise ValueError(f"method must be one of {MEAN_AP_METHODS}; got {method!r}.")
-        check_rtol(rtol, type(self).__name__)
+        check_probability(rtol, "rtol", type(self).__name__)
         self.n_queries = int(self.n.size)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
         self.rtol = float(rtol)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._docs import fill_doc
 from .._results import renamed_parameters
-from .._validation import check_rtol
+from .._validation import check_probability
 from .base import NULL_DOCS, NullDistribution, PValue, vectorize
 from .budget import check_work, warn_capped
 from .choice import (
@@ -117,7 +117,7 @@ class TiltNull(NullDistribution):
         N, P = n, n_pos  # the paper's notation in the formulas below
         super().__init__(N, P)
         self.progress = progress
-        self.rtol = check_rtol(rtol, type(self).__name__)
+        self.rtol = check_probability(rtol, "rtol", type(self).__name__) or DEFAULT_RTOL
         self.seed = DEFAULT_SEED if seed is None else int(seed)
         self.max_draws = DEFAULT_MAX_DRAWS if max_draws is None else int(max_draws)
         if self.max_draws < 1:

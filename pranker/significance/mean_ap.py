@@ -60,8 +60,8 @@ from .._results import jsonable, renamed_parameters
 from .._validation import (
     binarize_labels,
     check_conf_level,
+    check_probability,
     check_query_counts,
-    check_rtol,
     check_scores,
     check_ties,
 )
@@ -521,7 +521,7 @@ def map_significance_from_ap(
     opt = _Options(
         method=method,
         seed=seed,
-        rtol=DEFAULT_RTOL if rtol is None else check_rtol(rtol, "map_significance"),
+        rtol=DEFAULT_RTOL if rtol is None else check_probability(rtol, "rtol", "map_significance"),
         max_draws=max_draws,
         conf_level=check_conf_level(conf_level, "map_significance"),
     )
@@ -732,7 +732,7 @@ def map_significance(
             f"map_significance: scores_list and y_list need one array per query; "
             f"got {len(scores_list)} and {len(y_list)}."
         )
-    rtol = None if rtol is None else check_rtol(rtol, "map_significance")
+    rtol = check_probability(rtol, "rtol", "map_significance")
     if query_method is None:
         ap, n, n_pos = query_average_precision(scores_list, y_list, ties=ties, pos_label=pos_label)
         qlg = None

@@ -18,7 +18,6 @@ from .._validation import (
     check_params,
     check_positive,
     check_probability,
-    check_rtol,
 )
 from ..null.choice import DEFAULT_MC_DRAWS, DEFAULT_RTOL, auto_method
 from ..null.distributions import NULL_METHODS, NullDistribution, null_distribution
@@ -86,7 +85,7 @@ class PValueOptions:
         o["conf_level"] = check_conf_level(o.get("conf_level", 0.95), where)
         if o.get("params") is not None:
             o["params"] = check_params(o["params"])
-        o["rtol"] = None if o.get("rtol") is None else check_rtol(o["rtol"], where)
+        o["rtol"] = check_probability(o.get("rtol"), "rtol", where)
         o["alpha"] = check_probability(
             o.get("alpha"), "alpha", where, " (the level for early stopping)"
         )
