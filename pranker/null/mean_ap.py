@@ -647,10 +647,10 @@ class MeanAPNull(NullDistribution):
         self.n, self.n_pos = _check_queries(n, n_pos)
         if method not in MEAN_AP_METHODS:
             raise ValueError(f"method must be one of {MEAN_AP_METHODS}; got {method!r}.")
-        check_probability(rtol, "rtol", type(self).__name__)
+        rtol = check_probability(rtol, "rtol", type(self).__name__) or DEFAULT_RTOL
         self.n_queries = int(self.n.size)
         self.seed = DEFAULT_SEED if seed is None else int(seed)
-        self.rtol = float(rtol)
+        self.rtol = rtol
         self._intervals: dict = {}
         if self.n_queries == 1:
             self._single: NullDistribution | None = _single_null(

@@ -363,9 +363,9 @@ class TiltEngine(SharedSizes, LayersCGF):
             lo, hi = lo_c, hi_c
         else:
             # past every cached edge (rankings visited in increasing AP): a few probes above
-            # the highest one when a Newton step from it lands within a few cells (one or two
-            # passes for the next cell); else Newton steps from that edge as the first guess
-            # (one or two passes near the bulk, where a fresh saddle search took 3-6 more)
+            # the highest one when a Newton step from it lands in the next cell (one or two
+            # passes); farther, Newton steps from that edge as the first guess (one or two
+            # passes near the bulk, where a fresh saddle search took 3-6 more)
             near = None
             if lo_c >= 0:
                 phi_n = self._newton_phi(lo_c, s, sign)
