@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from pranker import pranker, pranker_many, significance_from_ap
-from pranker.null.choice import SHARED_SIZES_MAX_CELLS, tilt_shared_n
+from pranker._numba.tilt import tilt_split_states
+from pranker.null.choice import SHARED_SIZES_MAX_CELLS, tilt_shared_bin, tilt_shared_n
 from pranker.null.distributions import TiltNull
 
 
@@ -38,8 +39,9 @@ def numpy_tail(N, P, ap, draws, seed):
 
 
 def test_bins_partition_the_sizes():
-    """Each N maps to the top N' >= N of its bin: consecutive, within 1 + 1.4 / P of N, no
-    bin across a power of two, and nothing shared outside the region."""
+    """Each N maps to the top N' >= N of its bin: consecutive, within 1 + 2.8 / P of N, no
+    bin across a power of two, and nothing shared outside the region; the bin's bottom is
+    the smallest N of it."""
     for P in (3, 5, 12, 50, 120):
         prev_top, start = None, None
         for N in range(P + 1, 4000):
@@ -52,12 +54,13 @@ def test_bins_partition_the_sizes():
                 continue
             assert P * (top - P + 1) <= SHARED_SIZES_MAX_CELLS
             assert N <= top < 2 ** N.bit_length()
-            assert top * 10 * P <= N * (10 * P + 14) + 10 * P  # N' / N <= 1 + 1.4 / P (+ rounding)
+            assert top * 10 * P <= N * (10 * P + 28) + 10 * P  # N' / N <= 1 + 2.8 / P (+ rounding)
             if top == prev_top:
                 assert tilt_shared_n(N - 1, P) == top
             else:
                 start = N
             assert tilt_shared_n(top, P) == top and tilt_shared_n(start, P) == top
+            assert tilt_shared_bin(N, P) == (start, top)
             prev_top = top
     assert tilt_shared_n(1000, 2) is None  # P = 2: the estimate is exact, nothing to share
     assert tilt_shared_n(10**6, 1000) is None
@@ -133,14 +136,14 @@ def test_rankings_of_one_bin_get_pranker_numbers_in_any_batch():
     assert sfa.pvalue == res.pvalue[2]
 
 
-@pytest.mark.parametrize("N_t", [33, 39, 45])
+@pytest.mark.parametrize("N_t", [32, 45, 60])
 def test_cgf_of_a_smaller_size_read_off_the_bins_layers(N_t):
-    """K_{N_t}(phi) at a grid point of the bin's top engine (P = 3, N' = 45), which weights
+    """K_{N_t}(phi) at a grid point of the bin's top engine (P = 3, N' = 60), which weights
     the draws that fall within N_t, against log mean e^{phi S} over every placement in N_t."""
     P = 3
     null = TiltNull(N_t, P)
     eng, target = null.upper_engine()
-    assert eng.N == 45 and target == N_t
+    assert eng.N == 60 and target == N_t
     k = np.arange(1, P + 1)
     sums = np.array([(k / np.array(c)).sum() for c in itertools.combinations(range(1, N_t + 1), P)])
     for j in (5, 150, 200):
@@ -148,3 +151,64 @@ def test_cgf_of_a_smaller_size_read_off_the_bins_layers(N_t):
         m = (phi * sums).max()
         truth = m + math.log(np.mean(np.exp(phi * sums - m)))
         assert eng._target_cgf(j, N_t) == pytest.approx(truth, rel=1e-10, abs=1e-12)
+
+
+def test_the_last_positive_follows_the_bins_mixture():
+    """Draws of a bin's top engine (P = 4, sizes 32-40 at one tilt): the last positive's offset
+    against the mixture of each size's tilted law, from enumeration (a chi-square test)."""
+    from scipy import stats
+
+    P = 4
+    lo, top = tilt_shared_bin(40, P)
+    assert top - lo >= 3
+    null = TiltNull(lo, P)
+    eng, _ = null.upper_engine()
+    j = 60
+    phi = eng.grid_phi(j)
+    cw, ms = eng._mixture()
+    w = np.diff(cw, prepend=0.0)
+    assert ms.tolist() == list(range(lo - P, top - P + 1)) and np.all(w > 0)
+    # enumeration: e^{phi S} summed by the offset of the last positive, then each size's law
+    k = np.arange(1, P + 1)
+    by_top = np.zeros(top - P + 1)
+    for c in itertools.combinations(range(1, top + 1), P):
+        by_top[c[-1] - P] += math.exp(phi * float((k / np.array(c)).sum()) - phi * P)
+    expected = np.zeros(top - P + 1)
+    for wi, m in zip(w, ms, strict=True):
+        expected[: m + 1] += wi * by_top[: m + 1] / by_top[: m + 1].sum()
+    n = 200_000
+    S = np.empty((n, 1))
+    D = np.empty((n, 1), np.int64)
+    tops = np.empty(n, np.int64)
+    _, layers = eng._layers_at(j)
+    tilt_split_states(layers, top, P, np.uint64(7), 0, n, 2, 1, S, D, tops, (cw, ms))
+    counts = np.bincount(tops, minlength=top - P + 1)
+    keep = expected * n >= 5
+    rest = [counts[~keep].sum()] if (~keep).any() else []
+    rest_e = [expected[~keep].sum() * n] if (~keep).any() else []
+    obs = np.r_[counts[keep], rest]
+    exp_ = np.r_[expected[keep] * n, rest_e]
+    assert stats.chisquare(obs, exp_ * obs.sum() / exp_.sum()).pvalue > 1e-4
+
+
+def test_the_self_normalized_mean_and_its_error():
+    """The values the estimate averages: their mean is sum(w c) / sum(w) and their standard
+    error the delta method's, against both formulas written as plain loops."""
+    from pranker.null.tilt_shared import _linearized
+
+    rng = np.random.default_rng(4)
+    c = rng.exponential(size=500) * (rng.random(500) < 0.3)
+    omega = rng.uniform(0.2, 1.0, 500) * (rng.random(500) < 0.7)
+    y = _linearized(c, omega)
+    num = den = 0.0
+    for ci, wi in zip(c, omega, strict=True):
+        num += wi * ci
+        den += wi
+    ratio = num / den
+    var = 0.0
+    for ci, wi in zip(c, omega, strict=True):
+        var += (wi * (ci - ratio)) ** 2
+    se = math.sqrt(var) / den
+    assert y.mean() == pytest.approx(ratio, rel=1e-12)
+    assert y.std() / math.sqrt(y.size) == pytest.approx(se, rel=1e-12)
+    assert _linearized(c, np.zeros(500)).size == 0  # no draw counts: nothing to average

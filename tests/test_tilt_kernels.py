@@ -283,7 +283,7 @@ def test_serial_and_parallel_draw_kernels_give_the_same_bits():
     outs = []
     for draws in (k._draws_serial, k._draws_parallel):
         R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
-        draws(layers, N, P, np.uint64(11), 5, n, R, k0 + 1, D, top)
+        draws(layers, *k._one_component(N, P), P, np.uint64(11), 5, n, R, k0 + 1, D, top)
         S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
         inner = k._inner_draws_serial if draws is k._draws_serial else k._inner_draws_parallel
         inner(T, C0, C1, P, np.uint64(11), 5, k0, M, R, D, S_out, D_out)
@@ -317,7 +317,7 @@ def test_inner_redraws_are_the_inverse_cdf_one_after_the_other(N, P, phi_sd, k0,
     T, C0, C1, _ = layers
     n, seed, start = 40, np.uint64(77), 9
     R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
-    k._draws_serial(layers, N, P, seed, start, n, R, k0 + 1, D, top)
+    k._draws_serial(layers, *k._one_component(N, P), P, seed, start, n, R, k0 + 1, D, top)
     S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
     k._inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
     rows = _log_rows(layers, P, T.shape[1])

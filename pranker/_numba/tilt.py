@@ -659,14 +659,40 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl):
             d[w] = lower_bound(row, tw, max(lo, floor - 1) + 1, hi)
 
 
+@njit(cache=True, inline="always")
+def _mixture_pick(cw, u):
+    """``(i, u')``: the component i of the mixture whose cumulative weights are ``cw`` that the
+    uniform ``u`` falls in (the first with ``u < cw[i]``; the last if none), and ``u`` made uniform
+    again within it. With one component ``u`` is returned unchanged (the same bits)."""
+    n = cw.shape[0]
+    if n == 1:
+        return 0, u
+    lo = 0
+    hi = n - 1
+    while lo < hi:  # the first i with u < cw[i] (cw[n - 1] is 1)
+        mid = (lo + hi) >> 1
+        if u < cw[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    below = cw[lo - 1] if lo > 0 else 0.0
+    # u < cw[lo] and the division is correctly rounded, so the result stays in [0, 1]
+    return lo, min((u - below) / (cw[lo] - below), 1.0)
+
+
 @njit(cache=True)
-def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
+def _draw_block(T, C0, C1, P, cw, ms, seed, start, nb, out, k_stop, d_out, top_out):
     """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
 
     Positives ``P .. k_stop`` are drawn: ``out`` gets their part of S,
     ``d_out`` the offset of positive ``k_stop`` (``k_stop = 1``: whole draws)
     and ``top_out`` that of positive P (the last one: a draw for ``m`` is
     one for any smaller ``m`` exactly when ``top_out <= m``).
+    The last positive's offset is drawn from a mixture of the law truncated
+    at ``ms[i]`` with cumulative weights ``cw`` (one component, ``ms[0] = N -
+    P``: the tilted law itself; several: the sizes of a bin share draws, see
+    :meth:`pranker.null.tilt.TiltEngine._contributions`); the others follow
+    the tilted law given it.
     Each draw consumes its own counter-based stream, so the result does not
     depend on the blocking; walking several draws together lets the memory
     accesses of one overlap those of the others.
@@ -678,7 +704,8 @@ def _draw_block(T, C0, C1, P, m, seed, start, nb, out, k_stop, d_out, top_out):
     for w in range(nb):
         st, u = _uniform01(_draw_seed(seed, start + w))
         states[w] = st
-        dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, m)
+        i, u = _mixture_pick(cw, u)
+        dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, ms[i])
         d[w] = dd
         top_out[w] = dd
         s[w] = P / (P + dd)
@@ -748,15 +775,22 @@ def _serial(steps: int) -> bool:
     return False
 
 
-def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
+def _one_component(N, P):
+    """The mixture of one component: the tilted law of (N, P) itself."""
+    return np.ones(1), np.full(1, N - P, np.int64)
+
+
+def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, mix=None):
     """Draws ``start .. start + n - 1`` down to positive ``k_stop`` (:func:`_draw_block`), on the
-    threads or in the calling thread (:func:`_serial`)."""
+    threads or in the calling thread (:func:`_serial`). ``mix``: ``(cw, ms)`` of the last
+    positive's mixture (None: the tilted law of (N, P))."""
+    cw, ms = _one_component(N, P) if mix is None else mix
     kernel = _draws_serial if _serial(n * (P - k_stop + 1)) else _draws_parallel
-    kernel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out)
+    kernel(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out)
 
 
 @njit(cache=True, inline="always")
-def _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b):
+def _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b):
     """Block b (of :data:`_WALKERS` draws) of :func:`_draws_parallel`."""
     T, C0, C1, _ = layers
     lo = b * _WALKERS
@@ -766,7 +800,8 @@ def _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b):
         C0,
         C1,
         P,
-        N - P,
+        cw,
+        ms,
         seed,
         start + lo,
         hi - lo,
@@ -778,30 +813,32 @@ def _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b):
 
 
 @njit(cache=True)
-def _draws_serial(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
+def _draws_serial(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out):
     """:func:`_draws_parallel` in the calling thread."""
     for b in range((n + _WALKERS - 1) // _WALKERS):
-        _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b)
+        _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b)
 
 
 @njit(cache=True, parallel=True)
-def _draws_parallel(layers, N, P, seed, start, n, out, k_stop, d_out, top_out):
+def _draws_parallel(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out):
     """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
     for b in prange((n + _WALKERS - 1) // _WALKERS):
-        _draws_block(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, b)
+        _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b)
 
 
-def tilt_draws(layers, N, P, seed, start, n, out, top_out=None):
+def tilt_draws(layers, N, P, seed, start, n, out, top_out=None, mix=None):
     """``out[i]`` = S of draw ``start + i`` from the tilted law stored in ``layers``.
 
     ``layers`` is the last output of :func:`tilt_forward` with ``store``;
     ``N`` may be smaller than the ``N`` it was built for (the same prefix
     sums, read up to ``d = N - P``). ``top_out`` (if given) gets each draw's
-    offset ``d_P = r_P - P`` of its last positive. A plain function over
-    :func:`_draws` (one compiled kernel fewer on the first call).
+    offset ``d_P = r_P - P`` of its last positive. ``mix``: ``(cw, ms)``,
+    the last positive from a mixture of truncated laws (see
+    :func:`_draw_block`). A plain function over :func:`_draws` (one
+    compiled kernel fewer on the first call).
     """
     top = np.empty(n, np.int64) if top_out is None else top_out
-    _draws(layers, N, P, np.uint64(seed), start, n, out, 1, np.empty(n, np.int64), top)
+    _draws(layers, N, P, np.uint64(seed), start, n, out, 1, np.empty(n, np.int64), top, mix)
 
 
 # -- the top two positives summed out, the next ones split -------------------------------
@@ -842,7 +879,7 @@ def _inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
         _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
 
 
-def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None):
+def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None, mix=None):
     """``S_out[i, :]``, ``D_out[i, :]``: the M inner draws of draw ``start + i``.
 
     Each holds the part of S above positive 2 and ``d_3`` (see
@@ -851,14 +888,15 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out
     point can share the draws. Positives ``P .. k0 + 1`` are those of
     :func:`tilt_draws` (stopped at ``k0 + 1``), then :func:`_inner_draws`.
     ``top_out[i]`` (if given) gets the offset ``d_P`` of the draw's last
-    positive (``N - P`` when ``P = 2``: the top two are summed out).
+    positive (``N - P`` when ``P = 2``: the top two are summed out). ``mix``: as in
+    :func:`tilt_draws` (P >= 3).
     """
     T, C0, C1, _ = layers
     R = np.zeros(n)
     D = np.full(n, N - P, np.int64)
     top = np.full(n, N - P, np.int64) if top_out is None else top_out
     if P >= 3:
-        _draws(layers, N, P, seed, start, n, R, k0 + 1, D, top)
+        _draws(layers, N, P, seed, start, n, R, k0 + 1, D, top, mix)
     elif top_out is not None:
         top_out[:] = N - P
     inner = _inner_draws_serial if _serial(n * M * max(k0 - 2, 1)) else _inner_draws_parallel
@@ -911,7 +949,7 @@ def _split_serial(S, D, phi, s, thr, log_g2, upper, out):
 
 
 def tilt_split_contributions(
-    layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out, top_out=None
+    layers, N, P, seed, start, n, k0, M, phi, s, thr, log_g2, upper, out, top_out=None, mix=None
 ):
     r"""Tail contributions of draws ``start .. start + n - 1``, the top two positives summed out.
 
@@ -941,11 +979,11 @@ def tilt_split_contributions(
     number of threads or on how the range is cut. A plain function over the
     two kernels :func:`tilt_split_states` and :func:`split_contributions`
     (one compiled kernel fewer on the first call). ``top_out``: as in
-    :func:`tilt_split_states`.
+    :func:`tilt_split_states`; ``mix``: as in :func:`tilt_draws`.
     """
     S = np.empty((n, M))
     D = np.empty((n, M), np.int64)
-    tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D, top_out)
+    tilt_split_states(layers, N, P, np.uint64(seed), start, n, k0, M, S, D, top_out, mix)
     split_contributions(S, D, phi, s, thr, log_g2, upper, out)
 
 

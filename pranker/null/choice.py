@@ -299,26 +299,28 @@ def tilt_backend(n: int, n_pos: int) -> str:
 # --- neighbouring sizes share one tilted proposal (docs/calibration.md, "Neighbouring sizes
 # share draws") ---------------------------------------------------------------------------
 # Up to this many cells P (N - P + 1), from 3 positives on, the tilt's upper tail for N is
-# estimated from the draws of N', the top of N's bin: a draw for N' is one for N exactly when
-# its last positive lies within N, so every N of a bin shares one recursion and one set of
-# draws (per-query p-values, whose N varies query by query, cost per bin instead of per N).
+# estimated from the draws of N', the top of N's bin: one recursion and one set of draws serve
+# every N of the bin (per-query p-values, whose N varies query by query, cost per bin instead
+# of per N). The last positive is drawn from a mixture of the tilted laws of the bin's sizes
+# (TiltEngine._mixture), so each size gets draws of its own law, reweighted.
 SHARED_SIZES_MAX_CELLS = 1 << 17
-# Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 14 / (10 P)) sizes, so
-# N' / N <= 1 + 1.4 / P and at least (N / N')^P >= e^-1.4 ~ 1/4 of the draws near the bulk
-# (more in the tail, where the positives are near the top) fall within N. Only those count, as
-# exact draws of N's own tilted law (TiltEngine._shared_contributions), so a lost draw costs
-# its share of the draws, not a zero in the mean: measured best among widths 0.7, 1.0, 1.4 and 2.0.
-SHARED_SIZES_WIDTH = (14, 10)
+# Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 28 / (10 P)) sizes, so
+# N' / N <= 1 + 2.8 / P: with the mixture the variance per draw of every size of a bin is about
+# 1 + X / 2 <= 2.4 times its own (X = P log(N' / N_lo) <= 2.8; e^X, up to 16, when only the top
+# size is drawn). Measured best among widths 1.4, 2.0, 2.8 and 4.0 for per-query p-values (the
+# sizes 900-1,100 with 5-50 positives: 14.7-15.8, 14.2-14.4, 13.5-14.1 and 14.0 s).
+SHARED_SIZES_WIDTH = (28, 10)
 
 
-def tilt_shared_n(n: int, n_pos: int) -> int | None:
-    """N' >= N, the size whose tilted draws estimate the upper tail for (N, P); None where unshared.
+def tilt_shared_bin(n: int, n_pos: int) -> tuple[int, int] | None:
+    """``(lo, hi)``: the sizes ``lo <= N' <= hi`` that share draws with N (N among them); None
+    where unshared.
 
     Integer arithmetic only, so every machine puts N in the same bin.
 
-    >>> tilt_shared_n(995, 50), tilt_shared_n(1001, 50), tilt_shared_n(1000, 5)
-    (1001, 1001, 1023)
-    >>> tilt_shared_n(10**6, 1000) is None  # beyond SHARED_SIZES_MAX_CELLS: its own draws
+    >>> tilt_shared_bin(995, 50), tilt_shared_bin(1001, 50), tilt_shared_bin(1000, 5)
+    ((988, 1015), (988, 1015), (798, 1023))
+    >>> tilt_shared_bin(10**6, 1000) is None  # beyond SHARED_SIZES_MAX_CELLS: its own draws
     True
     """
     n, n_pos = int(n), int(n_pos)
@@ -329,9 +331,23 @@ def tilt_shared_n(n: int, n_pos: int) -> int | None:
     width = base * num // (den * n_pos)
     if width < 2:
         return None
-    top = min(base + ((n - base) // width + 1) * width - 1, 2 * base - 1)
+    lo = base + (n - base) // width * width
+    top = min(lo + width - 1, 2 * base - 1)
     # whole bins only: the region is decided by the bin's top
-    return top if n_pos * (top - n_pos + 1) <= SHARED_SIZES_MAX_CELLS else None
+    if n_pos * (top - n_pos + 1) > SHARED_SIZES_MAX_CELLS:
+        return None
+    return max(lo, n_pos + 1), top
+
+
+def tilt_shared_n(n: int, n_pos: int) -> int | None:
+    """N' >= N, the size whose tilted draws estimate the upper tail for (N, P) (the top of
+    :func:`tilt_shared_bin`); None where unshared.
+
+    >>> tilt_shared_n(995, 50), tilt_shared_n(1001, 50), tilt_shared_n(1000, 5)
+    (1015, 1015, 1023)
+    """
+    bin_ = tilt_shared_bin(n, n_pos)
+    return None if bin_ is None else bin_[1]
 
 
 def saddlepoint_backend(n: int, n_pos: int) -> str:

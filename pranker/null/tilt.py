@@ -72,11 +72,12 @@ Neighbouring sizes, shared
 A uniform P-subset of ``1..N'`` whose last positive lies within N is a
 uniform P-subset of ``1..N``, under the tilt as well (its weight depends on
 S alone). Up to ``SHARED_SIZES_MAX_CELLS`` cells, from three positives on,
-the upper tail of (N, P) therefore comes from the draws of N', the top of
-N's bin (:func:`pranker.null.choice.tilt_shared_n`), each counted only
-when its last positive lies within N, times ``C(N', P) / C(N, P)``: per-query
-p-values, whose N varies by a few percent, share recursions and draws per
-bin instead of paying them per size (:meth:`TiltEngine._contributions`).
+the upper tail of (N, P) therefore comes from the layers and draws of N',
+the top of N's bin (:func:`pranker.null.choice.tilt_shared_bin`): the last
+positive is drawn from a mixture of the bin's sizes' laws, and each draw
+weighted for N by its likelihood ratio: per-query p-values, whose N varies
+by a few percent, share recursions and draws per bin instead of paying
+them per size (:meth:`TiltEngine._contributions`).
 
 Saddlepoint
 -----------
@@ -642,20 +643,20 @@ class TiltEngine(SharedSizes, LayersCGF):
               = \frac{e^{\phi S(x)}}{\sum_{y \subseteq 1..N_t} e^{\phi S(y)}}
               = q_{N_t,\phi}(x).
 
-        So the draws whose last positive lies within N_t (drawn first, before
-        the summed-out and split positives) are draws of N_t's own tilted
-        law, and only they count: the tail is ``e^{K_{N_t}(phi) - phi s}``
-        times the mean of their contributions (:meth:`_target_cgf` reads
-        ``K_{N_t}`` off the same layers). Given how many fall within N_t the
-        estimate is unbiased, and its variance is that of N_t's own estimator
-        with that many draws; counting the others as zeros (an estimator of
-        earlier versions) added ``(1 - pi) / pi`` to the relative variance
-        per draw, ``pi`` the share kept, most of it near the bulk. At least
-        about a quarter are kept near the bulk in the bins of
-        :func:`pranker.null.choice.tilt_shared_n`, more in the tail. Cell 0
-        (thresholds near the mean, p above about 0.4) counts the share of
-        hits among the untilted draws from the layers, which give ``r_P``,
-        instead of the O(P) sampler's.
+        So one set of layers serves every size of a bin: drawing the last
+        positive within ``N_t`` and the others given it, backwards, is
+        drawing from N_t's own law. The bin's draws take the last positive
+        from a mixture of these truncations over the bin's sizes
+        (:meth:`_mixture`), the rest as always; a draw's likelihood ratio
+        against N_t's law depends on its last positive alone
+        (:meth:`_mixture_weights`), and the tail is ``e^{K_{N_t}(phi) - phi
+        s}`` times the self-normalized mean of the contributions with those
+        weights (:func:`pranker.null.tilt_shared._linearized`; ``K_{N_t}``
+        read off the same layers by :meth:`_target_cgf`). Until 0.3 the
+        draws came from N's own law and only those within N_t counted (a
+        weight of 0 or 1): near the bulk only about ``(N_t / N)^P`` of them
+        did. Cell 0 (thresholds near the mean, p above about 0.4) weights
+        the hits among the untilted draws of the same mixture.
         """
         phi = self.grid_phi(j)
         if self.compressed:
@@ -674,17 +675,17 @@ class TiltEngine(SharedSizes, LayersCGF):
             return k0, w
         thr = s * (1.0 - REL_TOL) if upper else s * (1.0 + REL_TOL)
         k0, M = self._split_plan(j, upper, rtol)
-        k_phi, w = self._split_entry(j, s, thr, upper, k0, M, n, None)
+        k_phi, w, _ = self._split_entry(j, s, thr, upper, k0, M, n, False)
         if not estimate:
             return None
         return k_phi - phi * s, w[:n]
 
-    def _split_entry(self, j, s, thr, upper, k0, M, n, m_t):
-        """``(K(phi_j), contributions)`` of the first n split draws at grid point j for the
-        threshold ``s`` (cached, one threshold at a time); with ``m_t`` (shared sizes) a draw whose
-        last positive lies beyond offset ``m_t`` is marked NaN (not a draw for that size)."""
+    def _split_entry(self, j, s, thr, upper, k0, M, n, mixed):
+        """``(K(phi_j), contributions, tops)`` of the first n split draws at grid point j for the
+        threshold ``s`` (cached, one threshold at a time), and the offset of each draw's last
+        positive; ``mixed``: the draws of the bin's mixture (shared sizes, :meth:`_mixture`)."""
         phi = self.grid_phi(j)
-        key_ = ("split", j, upper, thr, k0, M, m_t)
+        key_ = ("split", j, upper, thr, k0, M, mixed)
         entry = self._draws.get(key_)
         if entry is None:
             # one threshold's contributions are kept at a time
@@ -694,16 +695,16 @@ class TiltEngine(SharedSizes, LayersCGF):
         if have < n:
             k_phi, layers = self._layers_at(j)
             w = _grown(None if entry is None else entry[1], have, n)
+            tops = _grown(None if entry is None else entry[3], have, n, dtype=np.int64)
             log_g2 = self._log_g2(j)
-            S, D, top = self._split_states(j, k0, M, n)
+            S, D, top = self._split_states(j, k0, M, n, mixed)
             c = S.shape[0]  # draws whose states are kept (shared by the cell's thresholds)
             if have < c:
                 part = w[have:c]
                 split_contributions(S[have:c], D[have:c], phi, s, thr, log_g2, upper, part)
-                if m_t is not None:
-                    part[top[have:c] > m_t] = np.nan
+                tops[have:c] = top[have:c]
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, j))
-            tops = np.empty(DRAW_CHUNK, np.int64)
+            mix = self._mixture() if mixed else None
             for lo in range(max(have, c), n, DRAW_CHUNK):  # beyond: drawn, used, dropped
                 hi = min(n, lo + DRAW_CHUNK)
                 part = w[lo:hi]
@@ -722,16 +723,16 @@ class TiltEngine(SharedSizes, LayersCGF):
                     log_g2,
                     upper,
                     part,
-                    tops[: hi - lo],
+                    tops[lo:hi],
+                    mix,
                 )
-                if m_t is not None:
-                    part[tops[: hi - lo] > m_t] = np.nan
-            entry = (k_phi, w, n)
+            entry = (k_phi, w, n, tops)
             self._draws[key_] = entry
-        return entry[0], entry[1]
+        return entry[0], entry[1], entry[3]
 
     def _plain_draws(self, n: int):
-        """``(S, top)`` of the first n untilted draws from the layers (cell 0 of shared sizes)."""
+        """``(S, top)`` of the first n untilted draws of the bin's mixture (cell 0 of shared
+        sizes, :meth:`_mixture`)."""
         entry = self._draws.get("plain")
         have = 0 if entry is None else entry[2]
         if have < n:
@@ -739,15 +740,18 @@ class TiltEngine(SharedSizes, LayersCGF):
             top = _grown(None if entry is None else entry[1], have, n, dtype=np.int64)
             _, layers = self._layers_at(0)
             key = np.uint64(_mix_seed(self.seed, self.N, self.P, 0))
-            tilt_draws(layers, self.N, self.P, key, have, n - have, S[have:n], top[have:n])
+            tilt_draws(
+                layers, self.N, self.P, key, have, n - have, S[have:n], top[have:n], self._mixture()
+            )
             entry = (S, top, n)
             self._draws["plain"] = entry
         assert entry is not None
         return entry[0][:n], entry[1][:n]
 
-    def _split_states(self, j: int, k0: int, M: int, n: int):
+    def _split_states(self, j: int, k0: int, M: int, n: int, mixed: bool = False):
         """``(S, D, top)``: the states of the first ``min(n, budget)`` draws at grid point j (cached,
-        one point at a time), and the offset of each draw's last positive.
+        one point at a time), and the offset of each draw's last positive; ``mixed``: the draws
+        of the bin's mixture (:meth:`_mixture`).
 
         At most :data:`_STATE_BUDGET` inner draws (16 bytes each) are kept;
         draws beyond are made for each threshold and dropped — the same
@@ -755,7 +759,7 @@ class TiltEngine(SharedSizes, LayersCGF):
         """
         cap = max(DRAW_CHUNK, _STATE_BUDGET // M)
         want = min(n, cap)
-        entry = self._draws.get(("states", j, k0, M))
+        entry = self._draws.get(("states", j, k0, M, mixed))
         if entry is None:
             for other in [k for k in self._draws if isinstance(k, tuple) and k[0] == "states"]:
                 del self._draws[other]
@@ -781,8 +785,9 @@ class TiltEngine(SharedSizes, LayersCGF):
                 S[have:want],
                 D[have:want],
                 top[have:want],
+                self._mixture() if mixed else None,
             )
-            self._draws[("states", j, k0, M)] = (S, D, top, want)
+            self._draws[("states", j, k0, M, mixed)] = (S, D, top, want)
         assert S is not None and D is not None and top is not None
         return S[:want], D[:want], top[:want]
 

@@ -2,21 +2,20 @@
 
 :class:`SharedSizes` holds the part of :class:`pranker.null.tilt.TiltEngine`
 that estimates the tail of (N_t, P), ``N_t <= N``, from the engine's own
-draws of (N, P): which draws count, and the CGF of N_t read off the
-engine's layers. The derivation is in
-:meth:`pranker.null.tilt.TiltEngine._contributions`; where it applies,
-:func:`pranker.null.choice.tilt_shared_n`.
+draws of (N, P): the mixture over the bin's sizes the draws come from, each
+draw's weight for N_t, and the CGF of N_t read off the engine's layers.
+The derivation is in :meth:`pranker.null.tilt.TiltEngine._contributions`;
+where it applies, :func:`pranker.null.choice.tilt_shared_bin`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._numba.tilt import block_len
-from .choice import REL_TOL
+from .choice import REL_TOL, tilt_shared_bin
 from .logspace import log_comb
 
 __all__ = ["SharedSizes"]
@@ -38,32 +37,105 @@ class SharedSizes:
 
         def _plain_draws(self, n: int) -> tuple[np.ndarray, np.ndarray]: ...
 
-        def _split_entry(self, j, s, thr, upper, k0, M, n, m_t) -> tuple[float, np.ndarray]: ...
+        def _split_entry(
+            self, j, s, thr, upper, k0, M, n, mixed
+        ) -> tuple[float, np.ndarray, np.ndarray]: ...
 
     def _shared_contributions(self, s, j, n, upper, estimate, rtol, target):
         """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there).
 
-        Only the draws whose last positive lies within ``target`` count, as
-        draws of its own tilted law.
+        The draws come from the bin's mixture (:meth:`_mixture`); each counts
+        for N_t with the weight :meth:`_mixture_weights` gives it, and the
+        estimate is their self-normalized mean (:func:`_linearized`).
         """
         if not (upper and self.P >= 3 and self.P < target <= self.N):
             raise ValueError(
                 f"shared draws serve the upper tail of P < N_t <= {self.N} with P >= 3; "
                 f"got N_t = {target}, P = {self.P}, upper = {upper}"
             )
-        m_t = target - self.P  # the largest offset of the last positive within N_t
         phi = self.grid_phi(j)
         thr = s * (1.0 - REL_TOL)
-        if j == 0:  # untilted: the share of hits among the draws within N_t (near the mean)
+        if j == 0:  # untilted: the weighted share of hits (near the mean)
             S0, top0 = self._plain_draws(n)
             if not estimate:
                 return None
-            return 0.0, (S0[top0 <= m_t] >= thr).astype(np.float64)
+            hits = (S0 >= thr).astype(np.float64)
+            return 0.0, _linearized(hits, self._mixture_weights(j, target, top0))
         k0, M = self._shared_plan(j, rtol)
-        _, w = self._split_entry(j, s, thr, True, k0, M, n, m_t)
+        _, w, top = self._split_entry(j, s, thr, True, k0, M, n, True)
         if not estimate:
             return None
-        return self._target_cgf(j, target) - phi * s, w[:n][~np.isnan(w[:n])]
+        omega = self._mixture_weights(j, target, top[:n])
+        return self._target_cgf(j, target) - phi * s, _linearized(w[:n], omega)
+
+    def _mixture(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(cw, ms)``: the last positive's mixture for the sizes of this engine's bin.
+
+        Component i is the tilted law of N truncated to ``d_P <= ms[i] = N_i -
+        P`` (that of N_i, for every N_i of the bin, ascending), with weight
+        ``w_i`` (``cw`` their running sum). With ``x = P log(N / N_i)`` (0 at
+        the top, ``X`` at the bottom) the weights put a mass ``1 / (2 + X)``
+        on each end and spread the rest evenly in x. Near the bulk, where the
+        last positive's offset has ``P(d_P <= N_i - P) ~ e^{-x}``, that
+        mixture makes the self-normalized estimator's variance for every N_i
+        ``(1 + X / 2)`` times that of N_i's own draws (the minimax choice:
+        it equalizes the factor over the bin), against ``e^x`` when only
+        the top size is drawn — up to ``e^X``, about 4, for the bin's
+        smallest size.
+        """
+        mix = self._draws.get("mixture")
+        if mix is None:
+            bin_ = tilt_shared_bin(self.N, self.P)
+            if bin_ is None or bin_[1] != self.N:
+                raise ValueError(f"N = {self.N} is not the top of a shared bin for P = {self.P}")
+            sizes = np.arange(bin_[0], self.N + 1, dtype=np.float64)
+            x = self.P * np.log(self.N / sizes)  # descending, x[-1] = 0
+            width = np.zeros(sizes.size)  # the length of x each size stands for
+            if sizes.size > 1:
+                gaps = -np.diff(x)
+                width[:-1] += gaps / 2.0
+                width[1:] += gaps / 2.0
+            width[0] += 1.0
+            width[-1] += 1.0
+            cw = np.cumsum(width / width.sum())
+            cw[-1] = 1.0
+            mix = (cw, (sizes - self.P).astype(np.int64))
+            self._draws["mixture"] = mix
+        return mix
+
+    def _mixture_weights(self, j: int, target: int, top: np.ndarray) -> np.ndarray:
+        r"""``omega(d_P)``: each draw's weight for N_t at grid point j.
+
+        The mixture's law is ``Q(x) = q(x) g(d_P)``, q the tilted law of N and
+        ``g(d) = sum_i w_i 1\{d <= m_i\} Z / Z_i`` (``Z_i`` the tilted sum of
+        N_i, the last layer's prefix sum at ``m_i``). N_t's own tilted law is
+        ``q_t = q 1\{d_P <= m_t\} Z / Z_t``, so ``q_t / Q = 1\{d_P <= m_t\}
+        Z / (Z_t g(d_P))``, proportional to ``1\{d_P <= m_t\} / A(d_P)``
+        with ``A(d) = sum_{i: m_i >= d} w_i Z / Z_i`` (each term at least
+        its weight, so nothing overflows).
+        """
+        key = ("mixA", j)
+        cached = self._draws.get(key)
+        if cached is None:
+            cw, ms = self._mixture()
+            w = np.diff(cw, prepend=0.0)
+            lam = self._log_prefix(j, ms)
+            a = np.cumsum((w * np.exp(lam[-1] - lam))[::-1])[::-1]
+            cached = (ms, a)
+            self._draws[key] = cached
+        ms, a = cached
+        # the sizes are consecutive: the first m_i >= d is component d - m_0 (0 below m_0)
+        omega = 1.0 / a[np.clip(top - ms[0], 0, ms.size - 1)]
+        omega[top > target - self.P] = 0.0
+        return omega
+
+    def _log_prefix(self, j: int, d: np.ndarray) -> np.ndarray:
+        """The log of the last layer's prefix sums at the offsets ``d`` (grid point j's layers,
+        up to their common shift): ``log Z`` of the sizes ``P + d`` at ``phi_j``."""
+        _, (T, C0, C1, scale) = self._layers_at(j)
+        b = d // block_len.py_func(self.P)
+        P = self.P
+        return scale[b] + np.log(C0[P - 1, b] + C1[P - 1, b] * T[P - 1, d])
 
     def _shared_plan(self, j: int, rtol: float) -> tuple[int, int]:
         """The ``(k0, M)`` of shared sizes: the top two summed out, no splitting and no pilot.
@@ -88,12 +160,27 @@ class SharedSizes:
             if j == 0:
                 k = 0.0
             else:
-                _, (T, C0, C1, scale) = self._layers_at(j)
-                d = target - self.P
-                b = d // block_len.py_func(self.P)  # plain Python: no kernel to compile
-                log_g = float(scale[b]) + math.log(
-                    float(C0[self.P - 1, b]) + float(C1[self.P - 1, b]) * float(T[self.P - 1, d])
-                )
+                log_g = float(self._log_prefix(j, np.array([target - self.P]))[0])
                 k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
             self._draws[key] = k
         return k
+
+
+def _linearized(c: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    r"""Values whose plain mean and standard error are those of the self-normalized mean
+    ``R = sum(omega c) / sum(omega)`` (empty where every weight is 0: no draw counts yet).
+
+    ``y_i = omega_i (c_i - R) / mean(omega) + R`` has ``mean(y) = R``
+    exactly, and ``var(y) / n`` is the delta-method variance of R, ``sum
+    omega_i^2 (c_i - R)^2 / (sum omega)^2``. With weights 0 or 1 that is the
+    mean over the counted draws and its standard error. R is consistent,
+    with a bias of order 1/n: relative to its standard error about
+    ``cv(omega)^2 / sqrt(n)`` (cv under 1 here), under 1 % from the first
+    batch of draws.
+    """
+    total = float(omega.sum())
+    if total <= 0.0:
+        return np.empty(0)
+    # not np.dot: a BLAS call wakes BLAS's own threads, which then spin beside the draw kernels'
+    r = float((omega * c).sum()) / total
+    return omega * (c - r) * (omega.size / total) + r
