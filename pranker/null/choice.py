@@ -304,12 +304,14 @@ def tilt_backend(n: int, n_pos: int) -> str:
 # of per N). The last positive is drawn from a mixture of the tilted laws of the bin's sizes
 # (TiltEngine._mixture), so each size gets draws of its own law, reweighted.
 SHARED_SIZES_MAX_CELLS = 1 << 17
-# Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 28 / (10 P)) sizes, so
-# N' / N <= 1 + 2.8 / P: with the mixture the variance per draw of every size of a bin is about
-# 1 + X / 2 <= 2.4 times its own (X = P log(N' / N_lo) <= 2.8; e^X, up to 16, when only the top
-# size is drawn). Measured best among widths 1.4, 2.0, 2.8 and 4.0 for per-query p-values (the
-# sizes 900-1,100 with 5-50 positives: 14.7-15.8, 14.2-14.4, 13.5-14.1 and 14.0 s).
-SHARED_SIZES_WIDTH = (28, 10)
+# Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 20 / (10 P)) sizes, so
+# N' / N <= 1 + 2.0 / P: with the mixture the variance per draw of every size of a bin is about
+# 1 + X / 2 <= 2.0 times its own (X = P log(N' / N_lo) <= 2.0; e^X, up to 7.4, when only the top
+# size is drawn). Per-query p-values of sizes 900-1,100 with 5-50 positives took 15.1, 13.6-14.1
+# and 13.4 s with widths 1.4, 2.0 and 2.8 (16.1-16.3 s before the mixture, width 1.4); notebook
+# 03's queries, all of one size, walked 2.11e8, 2.19e8 and 2.29e8 positive-steps (2.14e8 before):
+# 2.0 keeps most of the gain of the first without the cost of the second.
+SHARED_SIZES_WIDTH = (20, 10)
 
 
 def tilt_shared_bin(n: int, n_pos: int) -> tuple[int, int] | None:
@@ -319,7 +321,7 @@ def tilt_shared_bin(n: int, n_pos: int) -> tuple[int, int] | None:
     Integer arithmetic only, so every machine puts N in the same bin.
 
     >>> tilt_shared_bin(995, 50), tilt_shared_bin(1001, 50), tilt_shared_bin(1000, 5)
-    ((988, 1015), (988, 1015), (798, 1023))
+    ((992, 1011), (992, 1011), (920, 1023))
     >>> tilt_shared_bin(10**6, 1000) is None  # beyond SHARED_SIZES_MAX_CELLS: its own draws
     True
     """
@@ -344,7 +346,7 @@ def tilt_shared_n(n: int, n_pos: int) -> int | None:
     :func:`tilt_shared_bin`); None where unshared.
 
     >>> tilt_shared_n(995, 50), tilt_shared_n(1001, 50), tilt_shared_n(1000, 5)
-    (1015, 1015, 1023)
+    (1011, 1011, 1023)
     """
     bin_ = tilt_shared_bin(n, n_pos)
     return None if bin_ is None else bin_[1]

@@ -80,7 +80,7 @@ class SharedSizes:
         mixture makes the self-normalized estimator's variance for every N_i
         ``(1 + X / 2)`` times that of N_i's own draws (the minimax choice:
         it equalizes the factor over the bin), against ``e^x`` when only
-        the top size is drawn — up to ``e^X``, about 4, for the bin's
+        the top size is drawn — up to ``e^X`` (7.4 at X = 2) for the bin's
         smallest size.
         """
         mix = self._draws.get("mixture")
@@ -183,7 +183,7 @@ def _linearized(c: np.ndarray, omega: np.ndarray) -> np.ndarray:
     with a bias of order 1/n (Owen 2013, *Monte Carlo theory, methods and
     examples*, ch. 9): relative to its standard error about ``cv(omega)^2 /
     sqrt(n v)``, v the relative variance per draw. Here ``cv(omega)^2`` is
-    about ``X / 2 <= 1.4`` near the bulk (:meth:`SharedSizes._mixture`), so
+    about ``X / 2 <= 1`` near the bulk (:meth:`SharedSizes._mixture`), so
     the bias is a few percent of the standard error at the first batch of
     4,096 draws, and less after.
     """
