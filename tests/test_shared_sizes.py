@@ -192,23 +192,31 @@ def test_the_last_positive_follows_the_bins_mixture():
 
 
 def test_the_self_normalized_mean_and_its_error():
-    """The values the estimate averages: their mean is sum(w c) / sum(w) and their standard
-    error the delta method's, against both formulas written as plain loops."""
-    from pranker.null.tilt_shared import _linearized
+    """The summary the estimate reads: R = sum(w c) / sum(w) with each draw's weight looked up
+    by its last positive's offset (clipped into the table), and the standard error of R by the
+    delta method, against both formulas written as plain loops."""
+    from pranker._numba.selfnorm import selfnorm_summary
 
     rng = np.random.default_rng(4)
-    c = rng.exponential(size=500) * (rng.random(500) < 0.3)
-    omega = rng.uniform(0.2, 1.0, 500) * (rng.random(500) < 0.7)
-    y = _linearized(c, omega)
+    n = 500
+    c = rng.exponential(size=n) * (rng.random(n) < 0.3)
+    inv = np.r_[rng.uniform(0.2, 1.0, 7), 0.0, 0.0]
+    base = 40
+    top = rng.integers(30, 52, size=n)
     num = den = 0.0
-    for ci, wi in zip(c, omega, strict=True):
+    weights = []
+    for ci, d in zip(c, top, strict=True):
+        wi = inv[min(max(int(d) - base, 0), inv.size - 1)]
+        weights.append(wi)
         num += wi * ci
         den += wi
     ratio = num / den
     var = 0.0
-    for ci, wi in zip(c, omega, strict=True):
+    for ci, wi in zip(c, weights, strict=True):
         var += (wi * (ci - ratio)) ** 2
     se = math.sqrt(var) / den
-    assert y.mean() == pytest.approx(ratio, rel=1e-12)
-    assert y.std() / math.sqrt(y.size) == pytest.approx(se, rel=1e-12)
-    assert _linearized(c, np.zeros(500)).size == 0  # no draw counts: nothing to average
+    total, r, sd = selfnorm_summary(c, top, inv, base)
+    assert total == pytest.approx(den, rel=1e-12)
+    assert r == pytest.approx(ratio, rel=1e-12)
+    assert sd / math.sqrt(n) == pytest.approx(se, rel=1e-12)  # the draw loop's rse * R
+    assert selfnorm_summary(c, top, np.zeros(9), base) == (0.0, 0.0, 0.0)  # nothing counts

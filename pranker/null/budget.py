@@ -39,6 +39,18 @@ __all__: list[str] = []  # nothing public: max_work= is the interface
 
 
 @dataclass(frozen=True)
+class DrawSummary:
+    """What the draw loop needs of n contributions: their count, mean and (population)
+    standard deviation, and whether they are all the same. A route that computes these
+    in one pass returns this instead of the contributions themselves."""
+
+    size: int
+    mean: float
+    std: float
+    constant: bool
+
+
+@dataclass(frozen=True)
 class TailEstimate:
     """A tail probability carried in log space, with its uncertainty.
 
@@ -291,11 +303,13 @@ def run_draws(
         while True:
             # w: one contribution per draw that counts (all n, or those within a smaller size)
             log_off, w = contributions(n)
-            mu = float(w.mean()) if w.size else 0.0
-            if mu > 0.0 and w.min() == w.max():
+            if not isinstance(w, DrawSummary):
+                w = _summary(w)
+            mu = w.mean
+            if mu > 0.0 and w.constant:
                 rse = 0.0  # every draw the same (P = 2: nothing random is left)
             else:
-                rse = float(w.std() / (mu * math.sqrt(w.size))) if mu > 0.0 else math.inf
+                rse = w.std / (mu * math.sqrt(w.size)) if mu > 0.0 else math.inf
             if rse <= rtol or n >= cap_n:
                 break
             target = next_draws(n, rse, rtol, cap_n)
@@ -333,6 +347,13 @@ def run_draws(
         # Chernoff bound on the tail (every contribution is at most 1); 0 elsewhere
         lo, hi = -math.inf, (min(log_off / ln10, 0.0) if capped else -math.inf)
     return TailEstimate(log10_p, rse, (lo, hi), n, phi, work, capped)
+
+
+def _summary(w) -> DrawSummary:
+    """The :class:`DrawSummary` of an array of contributions."""
+    if not w.size:
+        return DrawSummary(0, 0.0, 0.0, False)
+    return DrawSummary(int(w.size), float(w.mean()), float(w.std()), bool(w.min() == w.max()))
 
 
 def _z_of(conf_level: float) -> float:

@@ -649,9 +649,9 @@ class TiltEngine(SharedSizes, LayersCGF):
         from a mixture of these truncations over the bin's sizes
         (:meth:`_mixture`), the rest as always; a draw's likelihood ratio
         against N_t's law depends on its last positive alone
-        (:meth:`_mixture_weights`), and the tail is ``e^{K_{N_t}(phi) - phi
+        (:meth:`_weight_table`), and the tail is ``e^{K_{N_t}(phi) - phi
         s}`` times the self-normalized mean of the contributions with those
-        weights (:func:`pranker.null.tilt_shared._linearized`; ``K_{N_t}``
+        weights (:func:`pranker._numba.selfnorm.selfnorm_summary`; ``K_{N_t}``
         read off the same layers by :meth:`_target_cgf`). Until 0.3 the
         draws came from N's own law and only those within N_t counted (a
         weight of 0 or 1): near the bulk only about ``(N_t / N)^P`` of them

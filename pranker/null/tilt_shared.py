@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._numba.selfnorm import selfnorm_summary
 from .._numba.tilt import block_len
+from .budget import DrawSummary
 from .choice import REL_TOL, tilt_shared_bin
 from .logspace import log_comb
 
@@ -45,8 +47,10 @@ class SharedSizes:
         """:meth:`_contributions` for the upper tail of (``target``, P), ``target <= N`` (see there).
 
         The draws come from the bin's mixture (:meth:`_mixture`); each counts
-        for N_t with the weight :meth:`_mixture_weights` gives it, and the
-        estimate is their self-normalized mean (:func:`_linearized`).
+        for N_t with the weight :meth:`_weight_table` gives it, and the
+        estimate is their self-normalized mean, summarized with its
+        delta-method standard error in one pass
+        (:func:`pranker._numba.selfnorm.selfnorm_summary`).
         """
         if not (upper and self.P >= 3 and self.P < target <= self.N):
             raise ValueError(
@@ -60,13 +64,23 @@ class SharedSizes:
             if not estimate:
                 return None
             hits = (S0 >= thr).astype(np.float64)
-            return 0.0, _linearized(hits, self._mixture_weights(j, target, top0))
+            return 0.0, self._summary(j, target, hits, top0)
         k0, M = self._shared_plan(j, rtol)
         _, w, top = self._split_entry(j, s, thr, True, k0, M, n, True)
         if not estimate:
             return None
-        omega = self._mixture_weights(j, target, top[:n])
-        return self._target_cgf(j, target) - phi * s, _linearized(w[:n], omega)
+        return self._target_cgf(j, target) - phi * s, self._summary(j, target, w[:n], top[:n])
+
+    def _summary(self, j: int, target: int, c: np.ndarray, top: np.ndarray) -> DrawSummary:
+        """The self-normalized mean of the contributions ``c`` for N_t and its spread, as the
+        draw loop reads them: the mean and standard deviation of the linearized values (see
+        :mod:`pranker._numba.selfnorm`; none while no draw counts)."""
+        inv = self._weight_table(j, target)
+        # the sizes are consecutive: offset d weighs inv[d - m_0] (clipped: inv[0] up to m_0)
+        total, r, sd = selfnorm_summary(c, top, inv, self.N - self.P - inv.size + 1)
+        if total <= 0.0:
+            return DrawSummary(0, 0.0, 0.0, False)
+        return DrawSummary(int(c.size), r, sd, sd == 0.0)
 
     def _mixture(self) -> tuple[np.ndarray, np.ndarray]:
         """``(cw, ms)``: the last positive's mixture for the sizes of this engine's bin.
@@ -103,8 +117,9 @@ class SharedSizes:
             self._draws["mixture"] = mix
         return mix
 
-    def _mixture_weights(self, j: int, target: int, top: np.ndarray) -> np.ndarray:
-        r"""``omega(d_P)``: each draw's weight for N_t at grid point j.
+    def _weight_table(self, j: int, target: int) -> np.ndarray:
+        r"""``omega`` by the bin's sizes: a draw whose last positive has offset d, ``m_{i-1} < d
+        <= m_i``, weighs ``omega[i]`` for N_t at grid point j (``omega[0]`` for d up to ``m_0``).
 
         The mixture's law is ``Q(x) = q(x) g(d_P)``, q the tilted law of N and
         ``g(d) = sum_i w_i 1\{d <= m_i\} Z / Z_i`` (``Z_i`` the tilted sum of
@@ -124,8 +139,7 @@ class SharedSizes:
             inv = 1.0 / a
             inv[ms > target - self.P] = 0.0  # beyond N_t: not a draw of its law
             self._draws[key] = inv
-        # the sizes are consecutive: the first m_i >= d is component d - m_0 (0 below m_0)
-        return inv.take(top - (self.N - self.P - inv.size + 1), mode="clip")
+        return inv
 
     def _bin_log_z(self, j: int) -> np.ndarray:
         """``log Z_i`` of the bin's sizes at ``phi_j`` (ascending, up to the layers' common
@@ -170,26 +184,3 @@ class SharedSizes:
                 k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
             self._draws[key] = k
         return k
-
-
-def _linearized(c: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    r"""Values whose plain mean and standard error are those of the self-normalized mean
-    ``R = sum(omega c) / sum(omega)`` (empty where every weight is 0: no draw counts yet).
-
-    ``y_i = omega_i (c_i - R) / mean(omega) + R`` has ``mean(y) = R``
-    exactly, and ``var(y) / n`` is the delta-method variance of R, ``sum
-    omega_i^2 (c_i - R)^2 / (sum omega)^2``. With weights 0 or 1 that is the
-    mean over the counted draws and its standard error. R is consistent,
-    with a bias of order 1/n (Owen 2013, *Monte Carlo theory, methods and
-    examples*, ch. 9): relative to its standard error about ``cv(omega)^2 /
-    sqrt(n v)``, v the relative variance per draw. Here ``cv(omega)^2`` is
-    about ``X / 2 <= 1`` near the bulk (:meth:`SharedSizes._mixture`), so
-    the bias is a few percent of the standard error at the first batch of
-    4,096 draws, and less after.
-    """
-    total = float(omega.sum())
-    if total <= 0.0:
-        return np.empty(0)
-    # not np.dot: a BLAS call wakes BLAS's own threads, which then spin beside the draw kernels'
-    r = float((omega * c).sum()) / total
-    return omega * (c - r) * (omega.size / total) + r
