@@ -652,9 +652,9 @@ class TiltEngine(SharedSizes, LayersCGF):
         (:meth:`_weight_table`), and the tail is ``e^{K_{N_t}(phi) - phi
         s}`` times the self-normalized mean of the contributions with those
         weights (:func:`pranker._numba.selfnorm.selfnorm_summary`; ``K_{N_t}``
-        read off the same layers by :meth:`_target_cgf`). Until 0.3 the
-        draws came from N's own law and only those within N_t counted (a
-        weight of 0 or 1): near the bulk only about ``(N_t / N)^P`` of them
+        read off the same layers by :meth:`_target_cgf`). An earlier version
+        drew from N's own law and counted only the draws within N_t (a weight
+        of 0 or 1): near the bulk only about ``(N_t / N)^P`` of them
         did. Cell 0 (thresholds near the mean, p above about 0.4) weights
         the hits among the untilted draws of the same mixture.
         """

@@ -176,11 +176,9 @@ class SharedSizes:
         key = ("K", j, target)
         k = self._draws.get(key)
         if k is None:
-            if j == 0:
-                k = 0.0
-            else:
-                lam = self._bin_log_z(j)
-                log_g = float(lam[target - self.N + lam.size - 1])
-                k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
+            # (cell 0 has no offset: _shared_contributions answers it without asking)
+            lam = self._bin_log_z(j)
+            log_g = float(lam[target - self.N + lam.size - 1])
+            k = log_g - log_comb(target, self.P) + self.grid_phi(j) * self.mean_s
             self._draws[key] = k
         return k
