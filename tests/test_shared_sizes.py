@@ -200,13 +200,13 @@ def test_the_self_normalized_mean_and_its_error():
     rng = np.random.default_rng(4)
     n = 500
     c = rng.exponential(size=n) * (rng.random(n) < 0.3)
-    inv = np.r_[rng.uniform(0.2, 1.0, 7), 0.0, 0.0]
-    base = 40
+    inv = rng.uniform(0.2, 1.0, 12)
+    base, last = 40, 6  # sizes beyond offset base + last weigh nothing
     top = rng.integers(30, 52, size=n)
     num = den = 0.0
     weights = []
     for ci, d in zip(c, top, strict=True):
-        wi = inv[min(max(int(d) - base, 0), inv.size - 1)]
+        wi = 0.0 if d - base > last else inv[max(int(d) - base, 0)]
         weights.append(wi)
         num += wi * ci
         den += wi
@@ -215,8 +215,9 @@ def test_the_self_normalized_mean_and_its_error():
     for ci, wi in zip(c, weights, strict=True):
         var += (wi * (ci - ratio)) ** 2
     se = math.sqrt(var) / den
-    total, r, sd = selfnorm_summary(c, top, inv, base)
+    total, r, sd = selfnorm_summary(c, top, inv, base, last)
     assert total == pytest.approx(den, rel=1e-12)
     assert r == pytest.approx(ratio, rel=1e-12)
     assert sd / math.sqrt(n) == pytest.approx(se, rel=1e-12)  # the draw loop's rse * R
-    assert selfnorm_summary(c, top, np.zeros(9), base) == (0.0, 0.0, 0.0)  # nothing counts
+    assert selfnorm_summary(c, top, np.zeros(12), base, last) == (0.0, 0.0, 0.0)  # no weight
+    assert selfnorm_summary(c, top, inv, base, -20) == (0.0, 0.0, 0.0)  # no draw within

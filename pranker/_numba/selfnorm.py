@@ -20,16 +20,15 @@ __all__ = ["selfnorm_summary"]
 
 
 @njit(cache=True)
-def selfnorm_summary(c, top, inv, base):
+def selfnorm_summary(c, top, inv, base, last):
     """``(total weight, R, sd of the linearized values)`` of contributions ``c``.
 
-    Draw i's weight is ``inv[top[i] - base]``, the index clipped into
-    ``inv`` (``top`` the offset of the draw's last positive; ``inv`` 0
-    beyond the size whose tail is estimated). With no weight at all, ``(0,
-    0, 0)``.
+    Draw i's weight is ``inv[top[i] - base]`` (``inv[0]`` below ``base``),
+    and 0 beyond ``inv[last]`` (``top`` the offset of the draw's last
+    positive; ``last`` the size whose tail is estimated). With no weight at
+    all, ``(0, 0, 0)``.
     """
     n = c.shape[0]
-    last = inv.shape[0] - 1
     # compensated (Neumaier) sums: the mean is as accurate as numpy's pairwise sum, whatever n
     total = 0.0
     total_c = 0.0
@@ -37,8 +36,7 @@ def selfnorm_summary(c, top, inv, base):
     acc_c = 0.0
     for i in range(n):
         k = top[i] - base
-        k = 0 if k < 0 else (last if k > last else k)
-        w = inv[k]
+        w = 0.0 if k > last else inv[k if k > 0 else 0]
         x = total + w
         total_c += (total - x) + w if abs(total) >= abs(w) else (w - x) + total
         total = x
@@ -54,8 +52,8 @@ def selfnorm_summary(c, top, inv, base):
     sq = 0.0
     for i in range(n):
         k = top[i] - base
-        k = 0 if k < 0 else (last if k > last else k)
-        dev = inv[k] * (c[i] - r)
+        w = 0.0 if k > last else inv[k if k > 0 else 0]
+        dev = w * (c[i] - r)
         sq += dev * dev
     # y_i - R = w_i (c_i - R) n / total; their mean is 0
     return total, r, math.sqrt(sq / n) * n / total

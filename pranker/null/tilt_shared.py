@@ -75,9 +75,11 @@ class SharedSizes:
         """The self-normalized mean of the contributions ``c`` for N_t and its spread, as the
         draw loop reads them: the mean and standard deviation of the linearized values (see
         :mod:`pranker._numba.selfnorm`; none while no draw counts)."""
-        inv = self._weight_table(j, target)
-        # the sizes are consecutive: offset d weighs inv[d - m_0] (clipped: inv[0] up to m_0)
-        total, r, sd = selfnorm_summary(c, top, inv, self.N - self.P - inv.size + 1)
+        inv = self._weight_table(j)
+        # the sizes are consecutive: offset d weighs inv[d - m_0] (inv[0] up to m_0), nothing
+        # beyond N_t's own offset
+        m0 = self.N - self.P - inv.size + 1
+        total, r, sd = selfnorm_summary(c, top, inv, m0, target - self.P - m0)
         if total <= 0.0:
             return DrawSummary(0, 0.0, 0.0, False)
         return DrawSummary(int(c.size), r, sd, sd == 0.0)
@@ -117,9 +119,10 @@ class SharedSizes:
             self._draws["mixture"] = mix
         return mix
 
-    def _weight_table(self, j: int, target: int) -> np.ndarray:
+    def _weight_table(self, j: int) -> np.ndarray:
         r"""``omega`` by the bin's sizes: a draw whose last positive has offset d, ``m_{i-1} < d
-        <= m_i``, weighs ``omega[i]`` for N_t at grid point j (``omega[0]`` for d up to ``m_0``).
+        <= m_i``, weighs ``omega[i]`` at grid point j for each size N_t with ``m_t >= m_i``
+        (``omega[0]`` for d up to ``m_0``), and nothing for the smaller ones.
 
         The mixture's law is ``Q(x) = q(x) g(d_P)``, q the tilted law of N and
         ``g(d) = sum_i w_i 1\{d <= m_i\} Z / Z_i`` (``Z_i`` the tilted sum of
@@ -127,17 +130,16 @@ class SharedSizes:
         ``q_t = q 1\{d_P <= m_t\} Z / Z_t``, so ``q_t / Q = 1\{d_P <= m_t\}
         Z / (Z_t g(d_P))``, proportional to ``1\{d_P <= m_t\} / A(d_P)``
         with ``A(d) = sum_{i: m_i >= d} w_i Z / Z_i`` (each term at least
-        its weight, so nothing overflows).
+        its weight, so nothing overflows). One table per grid point serves
+        every size of the bin (a bin of P = 3 holds up to 2 * 10^4 sizes).
         """
-        key = ("omega", j, target)
+        key = ("omega", j)
         inv = self._draws.get(key)
         if inv is None:
-            cw, ms = self._mixture()
+            cw, _ = self._mixture()
             w = np.diff(cw, prepend=0.0)
             lam = self._bin_log_z(j)
-            a = np.cumsum((w * np.exp(lam[-1] - lam))[::-1])[::-1]
-            inv = 1.0 / a
-            inv[ms > target - self.P] = 0.0  # beyond N_t: not a draw of its law
+            inv = 1.0 / np.cumsum((w * np.exp(lam[-1] - lam))[::-1])[::-1]
             self._draws[key] = inv
         return inv
 
