@@ -278,8 +278,9 @@ def run_draws(
     size the variance measured so far asks for).
 
     ``contributions(n)`` returns ``(log offset, c)`` for the first n
-    draws (the estimate is ``e^offset mean(c)``, carried in log space);
-    ``contributions(n, False)`` only makes sure they are drawn.
+    draws (the estimate is ``e^offset mean(c)``, carried in log space), c
+    an array or its :class:`DrawSummary`; ``contributions(n, False)`` only
+    makes sure they are drawn.
 
     With ``max_work``, the draws stop at the most that ``cost`` affords
     within it (at least :data:`MIN_CAPPED_DRAWS`): the same sizes as
@@ -301,7 +302,7 @@ def run_draws(
     t0 = time.perf_counter()
     try:
         while True:
-            # w: one contribution per draw that counts (all n, or those within a smaller size)
+            # w: the contributions of the n draws, or their summary (shared sizes weight theirs)
             log_off, w = contributions(n)
             if not isinstance(w, DrawSummary):
                 w = _summary(w)
