@@ -131,7 +131,7 @@ class SharedSizes:
         Z / (Z_t g(d_P))``, proportional to ``1\{d_P <= m_t\} / A(d_P)``
         with ``A(d) = sum_{i: m_i >= d} w_i Z / Z_i`` (each term at least
         its weight, so nothing overflows). One table per grid point serves
-        every size of the bin (a bin of P = 3 holds up to 2 * 10^4 sizes).
+        every size of the bin (a bin of P = 3 holds up to 10,922 sizes).
         """
         key = ("omega", j)
         inv = self._draws.get(key)
