@@ -307,10 +307,9 @@ SHARED_SIZES_MAX_CELLS = 1 << 17
 # Bins split each octave 2^e <= N < 2^(e+1) into runs of W = floor(2^e * 20 / (10 P)) sizes, so
 # N' / N <= 1 + 2.0 / P: with the mixture the variance per draw of every size of a bin is about
 # 1 + X / 2 <= 2.0 times its own (X = P log(N' / N_lo) <= 2.0; e^X, up to 7.4, when only the top
-# size is drawn). Per-query p-values of sizes 900-1,100 with 5-50 positives took 15.1, 13.6-14.1
-# and 13.4 s with widths 1.4, 2.0 and 2.8 (16.1-16.3 s before the mixture, width 1.4); notebook
-# 03's queries, all of one size, walked 2.11e8, 2.19e8 and 2.29e8 positive-steps (2.14e8 before):
-# 2.0 keeps most of the gain of the first without the cost of the second.
+# size is drawn). Widths 1.4, 2.8 and 4.0 were measured against it (docs/calibration.md, "The
+# mixture over the bin's sizes"): 2.8 made per-query p-values of varying sizes a little faster
+# and queries of one size slower; 2.0 keeps most of the first without most of the second.
 SHARED_SIZES_WIDTH = (20, 10)
 
 
