@@ -226,7 +226,7 @@ def test_count_of_the_top_two_against_a_double_loop():
     """``count_top_two(t, D)``: the placements ``d_1 <= d_2 <= D`` whose part of S reaches t
     (exceeds it, when strict), against the plain double loop, at random and at attainable
     thresholds moved by the 1e-12 tolerance the estimator applies."""
-    from pranker._numba.toptwo import count_top_two
+    from pranker._numba.toptwo import count_top_two, top_two_terms
 
     rng = np.random.default_rng(3)
     for trial in range(1500):
@@ -237,7 +237,9 @@ def test_count_of_the_top_two_against_a_double_loop():
         t0 = float(rng.choice(vals)) if trial % 2 else float(rng.uniform(-0.5, 3.2))
         for strict, t in ((False, t0 * (1 - 1e-12)), (True, t0 * (1 + 1e-12))):
             want = int(((vals > t) if strict else (vals >= t)).sum())
-            assert count_top_two(t, D, strict) == want, (D, t, strict)
+            # the terms' table may be longer than D (the kernels pass one of N - P)
+            f1, f2 = top_two_terms(D + trial % 5)
+            assert count_top_two(t, D, strict, f1, f2) == want, (D, t, strict)
     # large D: the runs of equal counts, not a loop over d_2 (the sum of the two terms
     # over all placements, cross-checked by a plain loop over d_2)
     D = 200_000
@@ -247,14 +249,14 @@ def test_count_of_the_top_two_against_a_double_loop():
         with np.errstate(divide="ignore"):
             n1 = np.where(a <= 0, x + 1, np.minimum(x + 1, np.floor(1 / np.maximum(a, 1e-300))))
         n1[a > 1] = 0
-        assert count_top_two(t, D, False) == float(n1.sum())
+        assert count_top_two(t, D, False, *top_two_terms(D)) == float(n1.sum())
 
 
 def test_count_of_the_top_two_exact_at_attainable_thresholds():
     """At thresholds the top two can attain exactly (no tolerance), the count by first
     offsets decides each boundary by the sum itself: equal to the plain double loop, both
     with ``>=`` and with ``>``."""
-    from pranker._numba.toptwo import count_top_two
+    from pranker._numba.toptwo import count_top_two, top_two_terms
 
     rng = np.random.default_rng(11)
     for _ in range(600):
@@ -265,7 +267,7 @@ def test_count_of_the_top_two_exact_at_attainable_thresholds():
         t = float(rng.choice(vals[vals >= 0.02])) if (vals >= 0.02).any() else 1.0
         for strict in (False, True):
             want = int(((vals > t) if strict else (vals >= t)).sum())
-            assert count_top_two(t, D, strict) == want, (D, t, strict)
+            assert count_top_two(t, D, strict, *top_two_terms(D)) == want, (D, t, strict)
 
 
 def test_serial_and_parallel_draw_kernels_give_the_same_bits():

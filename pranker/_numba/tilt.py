@@ -55,7 +55,7 @@ from numba import get_num_threads, njit, prange
 
 from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
-from .toptwo import count_top_two
+from .toptwo import count_top_two, top_two_terms
 
 _MULT_MAX_PHI = 600.0  # below this e^{phi k / r} is updated by multiplication, not exp
 _FLUSH = 1e-300  # a cell below this share of its block is set to 0 (no subnormal arithmetic)
@@ -918,14 +918,14 @@ def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
 
 
 @njit(cache=True, inline="always")
-def _split_row(S, D, phi, s, thr, log_g2, upper, out, w):
-    """Row w of :func:`split_contributions`."""
+def _split_row(S, D, phi, s, thr, log_g2, upper, out, w, f1, f2):
+    """Row w of :func:`split_contributions` (``f1, f2``: :func:`top_two_terms` up to ``N - P``)."""
     strict = not upper
     acc = 0.0
     for i in range(S.shape[1]):
         x = S[w, i]
         d = D[w, i]
-        cnt = count_top_two(thr - x, d, strict)
+        cnt = count_top_two(thr - x, d, strict, f1, f2)
         if not upper:  # the placements at or below: all but those above
             cnt = 0.5 * (d + 1.0) * (d + 2.0) - cnt
         if cnt > 0.0:
@@ -938,14 +938,16 @@ def _split_row(S, D, phi, s, thr, log_g2, upper, out, w):
 
 @njit(cache=True, parallel=True)
 def _split_parallel(S, D, phi, s, thr, log_g2, upper, out):
+    f1, f2 = top_two_terms(log_g2.shape[0] - 1)
     for w in prange(S.shape[0]):
-        _split_row(S, D, phi, s, thr, log_g2, upper, out, w)
+        _split_row(S, D, phi, s, thr, log_g2, upper, out, w, f1, f2)
 
 
 @njit(cache=True)
 def _split_serial(S, D, phi, s, thr, log_g2, upper, out):
+    f1, f2 = top_two_terms(log_g2.shape[0] - 1)
     for w in range(S.shape[0]):
-        _split_row(S, D, phi, s, thr, log_g2, upper, out, w)
+        _split_row(S, D, phi, s, thr, log_g2, upper, out, w, f1, f2)
 
 
 def tilt_split_contributions(
