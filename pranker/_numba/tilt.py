@@ -612,14 +612,18 @@ _WALKERS = 32
 
 
 @njit(cache=True, inline="always")
-def _search_walkers(row, c0, c1, L, us, d, blk, t, fl):
+def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
     """``d[w]`` <- :func:`_search_blocked` ``(row, c0, c1, L, us[w], d[w])`` for every walker w.
 
-    The gallop's first probe is made for all the walkers in one pass (deep in the tail most
-    searches end there: the positive stays at its offset), the rest of each search after
-    it, walker by walker: the same probes in the same order, so the same index.
-    ``blk[w]`` is the block of ``d[w]`` (``d[w] // L``) on entry and on exit; ``t`` and
-    ``fl`` are work arrays (each walker's target and its block's first cell).
+    After the block walk, the answer is the first ``d'`` in ``[fl, h)`` with ``row[d'] >= t``
+    (``h`` if none), ``h`` the top of the walker's range and ``row`` non-decreasing in the
+    block (running sums of non-negative terms). One probe at ``h - 1`` is made for all the
+    walkers (deep in the tail most searches end there: the positive stays at its offset);
+    the walkers it sends lower are searched together, one level of a binary search at a
+    time for all of them, with a select in place of a branch (the same index as the gallop
+    and bisection of :func:`_gallop_down_to`, by the monotony of the row).
+    ``blk[w]`` is the block of ``d[w]`` (``d[w] // L``) on entry and on exit; ``t``, ``fl``,
+    ``idx``, ``base`` and ``width`` are work arrays of the walkers' length.
     """
     nb = d.shape[0]
     # the block walk of _search_blocked, written out again: as an inlined helper returning a
@@ -640,23 +644,33 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl):
         fl[w] = b * L
         blk[w] = b  # the search ends in this block
         d[w] = h
+    # the walkers whose answer lies below h: row[h - 1] reaches the target (kept without a
+    # branch: the outcome is a coin flip where the tilted law changes regime)
+    m = 0
     for w in range(nb):
-        h = d[w]
-        lo = h - 1
-        if lo >= fl[w] and row[lo] >= t[w]:
-            d[w] = -1 - lo  # the first probe reached the target: the gallop goes on from lo
-    for w in range(nb):
-        if d[w] < 0:
-            hi = -1 - d[w]
-            tw = t[w]
-            floor = fl[w]
-            step = 2
-            lo = hi - step
-            while lo >= floor and row[lo] >= tw:
-                hi = lo
-                step <<= 1
-                lo = hi - step
-            d[w] = lower_bound(row, tw, max(lo, floor - 1) + 1, hi)
+        lo = d[w] - 1
+        idx[m] = w
+        m += (lo >= fl[w]) & (row[max(lo, 0)] >= t[w])
+    # their answer is the first d' in [fl, h - 1) with row[d'] >= t, else h - 1: a binary
+    # search over the walkers in lockstep (the range of each at most one block)
+    top = 0
+    for i in range(m):
+        w = idx[i]
+        base[i] = fl[w]
+        width[i] = d[w] - 1 - fl[w]
+        top = max(top, width[i])
+    while top > 1:
+        for i in range(m):
+            w = idx[i]
+            half = width[i] >> 1
+            b = base[i]
+            base[i] = b + half if row[b + half] < t[w] else b
+            width[i] -= half
+        top -= top >> 1
+    for i in range(m):
+        w = idx[i]
+        b = base[i]
+        d[w] = min(b + 1 if row[b] < t[w] else b, d[w] - 1)
 
 
 @njit(cache=True, inline="always")
@@ -713,6 +727,9 @@ def _draw_block(T, C0, C1, P, cw, ms, seed, start, nb, out, k_stop, d_out, top_o
     t = np.empty(nb)
     fl = np.empty(nb, np.int64)
     blk = np.empty(nb, np.int64)
+    idx = np.empty(nb, np.int64)
+    base = np.empty(nb, np.int64)
+    width = np.empty(nb, np.int64)
     for w in range(nb):
         blk[w] = d[w] // L
     for k in range(P - 1, k_stop - 1, -1):
@@ -720,7 +737,7 @@ def _draw_block(T, C0, C1, P, cw, ms, seed, start, nb, out, k_stop, d_out, top_o
             st, u = _uniform01(states[w])
             states[w] = st
             us[w] = u
-        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl)
+        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl, idx, base, width)
         for w in range(nb):
             s[w] += k / (k + d[w])
     for w in range(nb):
