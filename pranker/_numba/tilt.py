@@ -53,7 +53,7 @@ import os
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .sampling import _draw_seed, _uniform01
+from .sampling import _GOLDEN, _draw_seed, _uniform01
 from .tiegroups import lower_bound
 from .toptwo import count_top_two, top_two_terms
 
@@ -674,6 +674,31 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
 
 
 @njit(cache=True, inline="always")
+def _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo):
+    """Walkers advanced in lockstep through positives ``k_hi`` down to ``k_lo``: each draws its
+    positive's offset below ``d[w]`` from its stream ``states[w]`` and adds its term to
+    ``s[w]`` (all three updated in place)."""
+    nb = d.shape[0]
+    us = np.empty(nb)
+    t = np.empty(nb)
+    fl = np.empty(nb, np.int64)
+    blk = np.empty(nb, np.int64)
+    idx = np.empty(nb, np.int64)
+    base = np.empty(nb, np.int64)
+    width = np.empty(nb, np.int64)
+    for w in range(nb):
+        blk[w] = d[w] // L
+    for k in range(k_hi, k_lo - 1, -1):
+        for w in range(nb):
+            st, u = _uniform01(states[w])
+            states[w] = st
+            us[w] = u
+        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl, idx, base, width)
+        for w in range(nb):
+            s[w] += k / (k + d[w])
+
+
+@njit(cache=True, inline="always")
 def _mixture_pick(cw, u):
     """``(i, u')``: the component i of the mixture whose cumulative weights are ``cw`` that the
     uniform ``u`` falls in (the first with ``u < cw[i]``; the last if none), and ``u`` made uniform
@@ -723,23 +748,7 @@ def _draw_block(T, C0, C1, P, cw, ms, seed, start, nb, out, k_stop, d_out, top_o
         d[w] = dd
         top_out[w] = dd
         s[w] = P / (P + dd)
-    us = np.empty(nb)
-    t = np.empty(nb)
-    fl = np.empty(nb, np.int64)
-    blk = np.empty(nb, np.int64)
-    idx = np.empty(nb, np.int64)
-    base = np.empty(nb, np.int64)
-    width = np.empty(nb, np.int64)
-    for w in range(nb):
-        blk[w] = d[w] // L
-    for k in range(P - 1, k_stop - 1, -1):
-        for w in range(nb):
-            st, u = _uniform01(states[w])
-            states[w] = st
-            us[w] = u
-        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl, idx, base, width)
-        for w in range(nb):
-            s[w] += k / (k + d[w])
+    _walk_down(T, C0, C1, L, states, d, s, P - 1, k_stop)
     for w in range(nb):
         out[w] = s[w]
         d_out[w] = d[w]
@@ -863,18 +872,31 @@ _INNER_KEY = np.uint64(0x5DEECE66D2545F49)  # inner draws' streams: (seed ^ this
 
 
 @njit(cache=True, inline="always")
-def _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w):
-    """Row w of :func:`_inner_draws_parallel`."""
-    st = _draw_seed(key, start + w)
-    for i in range(M):
-        d = D[w]
-        S = R[w]
-        for k in range(k0, 2, -1):
-            st, u = _uniform01(st)
-            d = _search_blocked(T[k - 1], C0[k - 1], C1[k - 1], L, u, d)
-            S += k / (k + d)
-        S_out[w, i] = S
-        D_out[w, i] = d
+def _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b):
+    """Block b of :data:`_WALKERS` inner draws of :func:`_inner_draws_parallel`, walked in lockstep.
+
+    Inner draw ``c`` is number ``i = c % M`` of draw ``w = c // M``. The M inner draws of a draw
+    read one stream in turn, ``k0 - 2`` uniforms each; the stream adds a constant to its state
+    per uniform (SplitMix64), so inner draw i starts from the draw's state plus ``i (k0 - 2)``
+    times that constant: the same uniforms as drawing them one after the other.
+    """
+    lo = b * _WALKERS
+    nb = min(R.shape[0] * M, lo + _WALKERS) - lo
+    states = np.empty(nb, np.uint64)
+    d = np.empty(nb, np.int64)
+    s = np.empty(nb)
+    for c in range(nb):
+        w = (lo + c) // M
+        i = lo + c - w * M
+        states[c] = _draw_seed(key, start + w) + np.uint64(i * (k0 - 2)) * _GOLDEN
+        d[c] = D[w]
+        s[c] = R[w]
+    _walk_down(T, C0, C1, L, states, d, s, k0, 3)
+    for c in range(nb):
+        w = (lo + c) // M
+        i = lo + c - w * M
+        S_out[w, i] = s[c]
+        D_out[w, i] = d[c]
 
 
 @njit(cache=True, parallel=True)
@@ -883,8 +905,8 @@ def _inner_draws_parallel(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
     the M inner draws of positives ``k0 .. 3`` (see :func:`tilt_split_states`), over the threads."""
     L = block_len(P)
     key = np.uint64(seed) ^ _INNER_KEY
-    for w in prange(R.shape[0]):
-        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
+    for b in prange((R.shape[0] * M + _WALKERS - 1) // _WALKERS):
+        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b)
 
 
 @njit(cache=True)
@@ -892,8 +914,8 @@ def _inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
     """:func:`_inner_draws_parallel` in the calling thread."""
     L = block_len(P)
     key = np.uint64(seed) ^ _INNER_KEY
-    for w in range(R.shape[0]):
-        _inner_row(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, w)
+    for b in range((R.shape[0] * M + _WALKERS - 1) // _WALKERS):
+        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b)
 
 
 def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None, mix=None):
