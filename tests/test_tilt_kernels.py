@@ -139,6 +139,9 @@ def _reference_draw(layers, N, P, seed, i):
         (300, 150, 5.0),
         (5000, 3, 0.1),
         (200, 20, 40.0),
+        # rows of several scaling blocks, near the bulk and deep (positives mostly stay)
+        (3000, 60, 2.0),
+        (3000, 100, 25.0),
     ],
 )
 def test_draws_are_the_inverse_cdf_and_split_free(N, P, phi_sd):
@@ -304,7 +307,8 @@ def test_serial_and_parallel_draw_kernels_give_the_same_bits():
 
 
 @pytest.mark.parametrize(
-    ("N", "P", "phi_sd", "k0", "M"), [(700, 30, 1.5, 6, 4), (300, 40, 8.0, 12, 8)]
+    ("N", "P", "phi_sd", "k0", "M"),
+    [(700, 30, 1.5, 6, 4), (300, 40, 8.0, 12, 8), (2500, 80, 20.0, 16, 8), (2500, 10, 0.5, 5, 3)],
 )
 def test_inner_redraws_are_the_inverse_cdf_one_after_the_other(N, P, phi_sd, k0, M):
     """The M inner redraws of each draw (walked together, each from its own place in the
