@@ -278,25 +278,29 @@ def test_serial_and_parallel_draw_kernels_give_the_same_bits():
     p-value), large ones on the threads: both kernels of each pair, on the same inputs, give
     the same numbers bit for bit; the choice goes to the threads for a large call."""
     from pranker._numba import tilt as k
+    from pranker._numba import walk
     from pranker.null.tilt import TiltEngine
 
     N, P, n, k0, M = 700, 30, 2500, 6, 4
     e = TiltEngine(N, P)
     phi = 1.5 / e.sd_s
     T, C0, C1, scale = tilt_forward(N, P, phi, e.mean_s, False, True)[3]
-    layers = (T, C0, C1, scale)
+    L = block_len(P)
+    cw, ms = k._one_component(N, P)
+    no_s, no_d = np.empty(0), np.empty(0, np.int64)
     outs = []
-    for draws in (k._draws_serial, k._draws_parallel):
+    for walks in (walk.walks_serial, walk.walks_parallel):
         R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
-        draws(layers, *k._one_component(N, P), P, np.uint64(11), 5, n, R, k0 + 1, D, top)
+        args = (cw, ms, np.uint64(11), 5, P - 1, k0 + 1, 0, no_s, no_d)
+        walks(T, C0, C1, L, P, *args, R.reshape(-1, 1), D.reshape(-1, 1), top)
         S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
-        inner = k._inner_draws_serial if draws is k._draws_serial else k._inner_draws_parallel
-        inner(T, C0, C1, P, np.uint64(11), 5, k0, M, R, D, S_out, D_out)
+        key = np.uint64(11) ^ walk.INNER_KEY
+        walks(T, C0, C1, L, P, no_s, no_d, key, 5, k0, 3, M, R, D, S_out, D_out, no_d)
         d = np.arange(N - P + 1, dtype=np.float64)
         log_g2 = np.logaddexp.accumulate(2 * phi / (2 + d) + np.logaddexp.accumulate(phi / (1 + d)))
         s = e.mean_s + 1.5 * e.sd_s
         w = np.empty(n)
-        split = k._split_serial if draws is k._draws_serial else k._split_parallel
+        split = k._split_serial if walks is walk.walks_serial else k._split_parallel
         split(S_out, D_out, phi, s, s * (1 - 1e-12), log_g2, True, w)
         outs.append((R, D, top, S_out, D_out, w))
     for a, b in zip(*outs, strict=True):
@@ -315,6 +319,7 @@ def test_inner_redraws_are_the_inverse_cdf_one_after_the_other(N, P, phi_sd, k0,
     row's stream) against a plain loop: one redraw after the other from the row's stream,
     each positive by np.searchsorted on the log prefix sums."""
     from pranker._numba import tilt as k
+    from pranker._numba import walk
     from pranker.null.tilt import TiltEngine
 
     e = TiltEngine(N, P)
@@ -323,11 +328,11 @@ def test_inner_redraws_are_the_inverse_cdf_one_after_the_other(N, P, phi_sd, k0,
     T, C0, C1, _ = layers
     n, seed, start = 40, np.uint64(77), 9
     R, D, top = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
-    k._draws_serial(layers, *k._one_component(N, P), P, seed, start, n, R, k0 + 1, D, top)
+    k._draws(layers, N, P, seed, start, n, R, k0 + 1, D, top)
     S_out, D_out = np.empty((n, M)), np.empty((n, M), np.int64)
-    k._inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
+    k.tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out)
     rows = _log_rows(layers, P, T.shape[1])
-    key = np.uint64(seed) ^ k._INNER_KEY
+    key = np.uint64(seed) ^ walk.INNER_KEY
     for w in range(n):
         state = np.uint64(_draw_seed(key, np.int64(start + w)))
         for i in range(M):

@@ -54,7 +54,7 @@ from numba import njit, prange
 
 from .sampling import _draw_seed, _uniform01
 from .tiegroups import lower_bound
-from .tilt import _gallop_down  # the exact sampler's search, on the rows of knots
+from .walk import _gallop_down  # the exact sampler's search, on the rows of knots
 
 _SMALL = 1e-6  # |t beta| below this: the series of log_geo and its derivative
 _PAIR_STEPS = 4096  # the first two positives are counted when that takes at most this many steps

@@ -53,9 +53,8 @@ import os
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from .sampling import _GOLDEN, _draw_seed, _uniform01
-from .tiegroups import lower_bound
 from .toptwo import count_top_two, top_two_terms
+from .walk import INNER_KEY, walks_parallel, walks_serial
 
 _MULT_MAX_PHI = 600.0  # below this e^{phi k / r} is updated by multiplication, not exp
 _FLUSH = 1e-300  # a cell below this share of its block is set to 0 (no subnormal arithmetic)
@@ -567,193 +566,6 @@ def log_prefix_many(layers, P, d):
     return out
 
 
-@njit(cache=True)
-def _gallop_down(row, t, hi):
-    """Smallest d' <= hi with row[d'] >= t, galloping down from hi (row[hi] >= t)."""
-    return _gallop_down_to(row, t, hi, 0)
-
-
-@njit(cache=True, inline="always")
-def _gallop_down_to(row, t, hi, floor):
-    """Smallest d' in [floor, hi] with row[d'] >= t (or hi), galloping down from hi."""
-    step = 1
-    lo = hi - 1
-    while lo >= floor and row[lo] >= t:
-        hi = lo
-        step <<= 1
-        lo = hi - step
-    return lower_bound(row, t, max(lo, floor - 1) + 1, hi)
-
-
-@njit(cache=True, inline="always")
-def _search_blocked(row, c0, c1, L, u, hi):
-    """Smallest d' <= hi with ``G(d') >= u G(hi)`` in a block-scaled row (see :func:`layer_step`).
-
-    The target starts in the units of hi's block. While the end of the
-    previous block (``c0[b]`` in block b's units) reaches it, the target moves
-    one block down (times the exact power of two ``G_end(b - 1) / c0[b]``);
-    inside the block it becomes a target for the block's running sums.
-    """
-    b = hi // L
-    t = u * (c0[b] + c1[b] * row[hi])
-    while b > 0:
-        cb = c0[b]
-        if t > cb:
-            break
-        lo = b * L
-        t = t * ((c0[b - 1] + c1[b - 1] * row[lo - 1]) / cb)
-        hi = lo - 1
-        b -= 1
-    return _gallop_down_to(row, (t - c0[b]) / c1[b], hi, b * L)
-
-
-# draws advanced together: their cache misses overlap (16 until 2026-12-05: 4-8 % slower)
-_WALKERS = 32
-
-
-@njit(cache=True, inline="always")
-def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
-    """``d[w]`` <- :func:`_search_blocked` ``(row, c0, c1, L, us[w], d[w])`` for every walker w.
-
-    After the block walk, the answer is the first ``d'`` in ``[fl, h)`` with ``row[d'] >= t``
-    (``h`` if none), ``h`` the top of the walker's range and ``row`` non-decreasing in the
-    block (running sums of non-negative terms). One probe at ``h - 1`` is made for all the
-    walkers (deep in the tail most searches end there: the positive stays at its offset);
-    the walkers it sends lower are searched together, one level of a binary search at a
-    time for all of them, with a select in place of a branch (the same index as the gallop
-    and bisection of :func:`_gallop_down_to`, by the monotony of the row).
-    ``blk[w]`` is the block of ``d[w]`` (``d[w] // L``) on entry and on exit; ``t``, ``fl``,
-    ``idx``, ``base`` and ``width`` are work arrays of the walkers' length.
-    """
-    nb = d.shape[0]
-    # the block walk of _search_blocked, written out again: as an inlined helper returning a
-    # tuple it made the deep draws twice as slow (numba's code for it, measured 2026-12-05)
-    for w in range(nb):
-        h = d[w]
-        b = blk[w]  # h // L: the block of the walker's last search (no integer division)
-        tw = us[w] * (c0[b] + c1[b] * row[h])
-        while b > 0:
-            cb = c0[b]
-            if tw > cb:
-                break
-            first = b * L
-            tw = tw * ((c0[b - 1] + c1[b - 1] * row[first - 1]) / cb)
-            h = first - 1
-            b -= 1
-        t[w] = (tw - c0[b]) / c1[b]
-        fl[w] = b * L
-        blk[w] = b  # the search ends in this block
-        d[w] = h
-    # the walkers whose answer lies below h: row[h - 1] reaches the target (kept without a
-    # branch: the outcome is a coin flip where the tilted law changes regime)
-    m = 0
-    for w in range(nb):
-        lo = d[w] - 1
-        idx[m] = w
-        m += (lo >= fl[w]) & (row[max(lo, 0)] >= t[w])
-    # their answer is the first d' in [fl, h - 1) with row[d'] >= t, else h - 1: a binary
-    # search over the walkers in lockstep (the range of each at most one block)
-    top = 0
-    for i in range(m):
-        w = idx[i]
-        base[i] = fl[w]
-        width[i] = d[w] - 1 - fl[w]
-        top = max(top, width[i])
-    while top > 1:
-        for i in range(m):
-            w = idx[i]
-            half = width[i] >> 1
-            b = base[i]
-            base[i] = b + half if row[b + half] < t[w] else b
-            width[i] -= half
-        top -= top >> 1
-    for i in range(m):
-        w = idx[i]
-        b = base[i]
-        d[w] = min(b + 1 if row[b] < t[w] else b, d[w] - 1)
-
-
-@njit(cache=True, inline="always")
-def _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo):
-    """Walkers advanced in lockstep through positives ``k_hi`` down to ``k_lo``: each draws its
-    positive's offset below ``d[w]`` from its stream ``states[w]`` and adds its term to
-    ``s[w]`` (all three updated in place)."""
-    nb = d.shape[0]
-    us = np.empty(nb)
-    t = np.empty(nb)
-    fl = np.empty(nb, np.int64)
-    blk = np.empty(nb, np.int64)
-    idx = np.empty(nb, np.int64)
-    base = np.empty(nb, np.int64)
-    width = np.empty(nb, np.int64)
-    for w in range(nb):
-        blk[w] = d[w] // L
-    for k in range(k_hi, k_lo - 1, -1):
-        for w in range(nb):
-            st, u = _uniform01(states[w])
-            states[w] = st
-            us[w] = u
-        _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl, idx, base, width)
-        for w in range(nb):
-            s[w] += k / (k + d[w])
-
-
-@njit(cache=True, inline="always")
-def _mixture_pick(cw, u):
-    """``(i, u')``: the component i of the mixture whose cumulative weights are ``cw`` that the
-    uniform ``u`` falls in (the first with ``u < cw[i]``; the last if none), and ``u`` made uniform
-    again within it. With one component ``u`` is returned unchanged (the same bits)."""
-    n = cw.shape[0]
-    if n == 1:
-        return 0, u
-    lo = 0
-    hi = n - 1
-    while lo < hi:  # the first i with u < cw[i] (cw[n - 1] is 1)
-        mid = (lo + hi) >> 1
-        if u < cw[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    below = cw[lo - 1] if lo > 0 else 0.0
-    # u < cw[lo] and the division is correctly rounded, so the result stays in [0, 1]
-    return lo, min((u - below) / (cw[lo] - below), 1.0)
-
-
-@njit(cache=True)
-def _draw_block(T, C0, C1, P, cw, ms, seed, start, nb, out, k_stop, d_out, top_out):
-    """Draws ``start .. start + nb - 1`` advanced in lockstep, one positive at a time.
-
-    Positives ``P .. k_stop`` are drawn: ``out`` gets their part of S,
-    ``d_out`` the offset of positive ``k_stop`` (``k_stop = 1``: whole draws)
-    and ``top_out`` that of positive P (the last one: a draw for ``m`` is
-    one for any smaller ``m`` exactly when ``top_out <= m``).
-    The last positive's offset is drawn from a mixture of the law truncated
-    at ``ms[i]`` with cumulative weights ``cw`` (one component, ``ms[0] = N -
-    P``: the tilted law itself; several: the sizes of a bin share draws, see
-    :meth:`pranker.null.tilt.TiltEngine._contributions`); the others follow
-    the tilted law given it.
-    Each draw consumes its own counter-based stream, so the result does not
-    depend on the blocking; walking several draws together lets the memory
-    accesses of one overlap those of the others.
-    """
-    L = block_len(P)
-    states = np.empty(nb, np.uint64)
-    d = np.empty(nb, np.int64)
-    s = np.empty(nb)
-    for w in range(nb):
-        st, u = _uniform01(_draw_seed(seed, start + w))
-        states[w] = st
-        i, u = _mixture_pick(cw, u)
-        dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, ms[i])
-        d[w] = dd
-        top_out[w] = dd
-        s[w] = P / (P + dd)
-    _walk_down(T, C0, C1, L, states, d, s, P - 1, k_stop)
-    for w in range(nb):
-        out[w] = s[w]
-        d_out[w] = d[w]
-
-
 # The parallel draw kernels take about 3 s to compile on first use. Until they are in numba's
 # cache (or compiled in this process), calls that walk fewer than _SERIAL_MAX_STEPS positive-steps
 # (about 50 ms on one core) run in the calling thread, up to _SERIAL_BUDGET steps per process
@@ -774,7 +586,7 @@ def _parallel_cached() -> bool:
     global _parallel_ready
     if not _parallel_ready:
         try:
-            kernels = (_draws_parallel, _inner_draws_parallel, _split_parallel)
+            kernels = (walks_parallel, _split_parallel)
             _parallel_ready = all(k.signatures or os.path.exists(_index_path(k)) for k in kernels)
         except Exception:  # noqa: BLE001 - numba internals moved: keep the budget rule
             _parallel_ready = False
@@ -806,50 +618,29 @@ def _one_component(N, P):
     return np.ones(1), np.full(1, N - P, np.int64)
 
 
+_NO_S = np.empty(0)  # the arguments a walk does not read
+_NO_D = np.empty(0, np.int64)
+
+
+def _column(a):
+    """``a`` (1-d, contiguous: the kernels write through it) as a column."""
+    if not a.flags.c_contiguous:
+        raise ValueError("the draw kernels write into contiguous arrays only")
+    return a.reshape(-1, 1)
+
+
 def _draws(layers, N, P, seed, start, n, out, k_stop, d_out, top_out, mix=None):
-    """Draws ``start .. start + n - 1`` down to positive ``k_stop`` (:func:`_draw_block`), on the
-    threads or in the calling thread (:func:`_serial`). ``mix``: ``(cw, ms)`` of the last
+    """Draws ``start .. start + n - 1`` down to positive ``k_stop`` (:func:`pranker._numba.walk.walks_serial`),
+    on the threads or in the calling thread (:func:`_serial`). ``mix``: ``(cw, ms)`` of the last
     positive's mixture (None: the tilted law of (N, P))."""
     cw, ms = _one_component(N, P) if mix is None else mix
-    kernel = _draws_serial if _serial(n * (P - k_stop + 1)) else _draws_parallel
-    kernel(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out)
-
-
-@njit(cache=True, inline="always")
-def _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b):
-    """Block b (of :data:`_WALKERS` draws) of :func:`_draws_parallel`."""
+    kernel = walks_serial if _serial(n * (P - k_stop + 1)) else walks_parallel
     T, C0, C1, _ = layers
-    lo = b * _WALKERS
-    hi = min(n, lo + _WALKERS)
-    _draw_block(
-        T,
-        C0,
-        C1,
-        P,
-        cw,
-        ms,
-        seed,
-        start + lo,
-        hi - lo,
-        out[lo:hi],
-        k_stop,
-        d_out[lo:hi],
-        top_out[lo:hi],
+    S_out, D_out = _column(out[:n]), _column(d_out[:n])
+    L = block_len.py_func(P)
+    kernel(
+        T, C0, C1, L, P, cw, ms, seed, start, P - 1, k_stop, 0, _NO_S, _NO_D, S_out, D_out, top_out
     )
-
-
-@njit(cache=True)
-def _draws_serial(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out):
-    """:func:`_draws_parallel` in the calling thread."""
-    for b in range((n + _WALKERS - 1) // _WALKERS):
-        _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b)
-
-
-@njit(cache=True, parallel=True)
-def _draws_parallel(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out):
-    """Draws ``start .. start + n - 1`` down to positive ``k_stop``, in blocks of walkers over the threads."""
-    for b in prange((n + _WALKERS - 1) // _WALKERS):
-        _draws_block(layers, cw, ms, P, seed, start, n, out, k_stop, d_out, top_out, b)
 
 
 def tilt_draws(layers, N, P, seed, start, n, out, top_out=None, mix=None):
@@ -860,7 +651,7 @@ def tilt_draws(layers, N, P, seed, start, n, out, top_out=None, mix=None):
     sums, read up to ``d = N - P``). ``top_out`` (if given) gets each draw's
     offset ``d_P = r_P - P`` of its last positive. ``mix``: ``(cw, ms)``,
     the last positive from a mixture of truncated laws (see
-    :func:`_draw_block`). A plain function over :func:`_draws` (one
+    :func:`pranker._numba.walk.walks_serial`). A plain function over :func:`_draws` (one
     compiled kernel fewer on the first call).
     """
     top = np.empty(n, np.int64) if top_out is None else top_out
@@ -868,54 +659,6 @@ def tilt_draws(layers, N, P, seed, start, n, out, top_out=None, mix=None):
 
 
 # -- the top two positives summed out, the next ones split -------------------------------
-_INNER_KEY = np.uint64(0x5DEECE66D2545F49)  # inner draws' streams: (seed ^ this, draw index)
-
-
-@njit(cache=True, inline="always")
-def _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b):
-    """Block b of :data:`_WALKERS` inner draws of :func:`_inner_draws_parallel`, walked in lockstep.
-
-    Inner draw ``c`` is number ``i = c % M`` of draw ``w = c // M``. The M inner draws of a draw
-    read one stream in turn, ``k0 - 2`` uniforms each; the stream adds a constant to its state
-    per uniform (SplitMix64), so inner draw i starts from the draw's state plus ``i (k0 - 2)``
-    times that constant: the same uniforms as drawing them one after the other.
-    """
-    lo = b * _WALKERS
-    nb = min(R.shape[0] * M, lo + _WALKERS) - lo
-    states = np.empty(nb, np.uint64)
-    d = np.empty(nb, np.int64)
-    s = np.empty(nb)
-    for c in range(nb):
-        w = (lo + c) // M
-        i = lo + c - w * M
-        states[c] = _draw_seed(key, start + w) + np.uint64(i * (k0 - 2)) * _GOLDEN
-        d[c] = D[w]
-        s[c] = R[w]
-    _walk_down(T, C0, C1, L, states, d, s, k0, 3)
-    for c in range(nb):
-        w = (lo + c) // M
-        i = lo + c - w * M
-        S_out[w, i] = s[c]
-        D_out[w, i] = d[c]
-
-
-@njit(cache=True, parallel=True)
-def _inner_draws_parallel(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
-    """From each draw's part ``R[w]`` of S above positive ``k0`` and its offset ``D[w]`` there,
-    the M inner draws of positives ``k0 .. 3`` (see :func:`tilt_split_states`), over the threads."""
-    L = block_len(P)
-    key = np.uint64(seed) ^ _INNER_KEY
-    for b in prange((R.shape[0] * M + _WALKERS - 1) // _WALKERS):
-        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b)
-
-
-@njit(cache=True)
-def _inner_draws_serial(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out):
-    """:func:`_inner_draws_parallel` in the calling thread."""
-    L = block_len(P)
-    key = np.uint64(seed) ^ _INNER_KEY
-    for b in range((R.shape[0] * M + _WALKERS - 1) // _WALKERS):
-        _inner_block(T, C0, C1, L, key, start, k0, M, R, D, S_out, D_out, b)
 
 
 def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out=None, mix=None):
@@ -925,7 +668,8 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out
     :func:`tilt_split_contributions`); the contributions of any threshold
     follow from them (:func:`split_contributions`), so thresholds at one grid
     point can share the draws. Positives ``P .. k0 + 1`` are those of
-    :func:`tilt_draws` (stopped at ``k0 + 1``), then :func:`_inner_draws`.
+    :func:`tilt_draws` (stopped at ``k0 + 1``), then M redraws of positives
+    ``k0 .. 3`` below each (:func:`pranker._numba.walk.walks_serial`, ``M >= 1``).
     ``top_out[i]`` (if given) gets the offset ``d_P`` of the draw's last
     positive (``N - P`` when ``P = 2``: the top two are summed out). ``mix``: as in
     :func:`tilt_draws` (P >= 3).
@@ -938,8 +682,10 @@ def tilt_split_states(layers, N, P, seed, start, n, k0, M, S_out, D_out, top_out
         _draws(layers, N, P, seed, start, n, R, k0 + 1, D, top, mix)
     elif top_out is not None:
         top_out[:] = N - P
-    inner = _inner_draws_serial if _serial(n * M * max(k0 - 2, 1)) else _inner_draws_parallel
-    inner(T, C0, C1, P, seed, start, k0, M, R, D, S_out, D_out)
+    inner = walks_serial if _serial(n * M * max(k0 - 2, 1)) else walks_parallel
+    key = np.uint64(seed) ^ INNER_KEY
+    L = block_len.py_func(P)
+    inner(T, C0, C1, L, P, _NO_S, _NO_D, key, start, k0, 3, M, R, D, S_out, D_out, _NO_D)
 
 
 def split_contributions(S, D, phi, s, thr, log_g2, upper, out):
@@ -1030,4 +776,4 @@ def tilt_split_contributions(
 
 # What a first tilted p-value compiles when it runs in the calling thread (below the
 # parallel kernels' threshold): the recursion, the draws and the split draws.
-SERIAL_ROUTE = (_forward, _draws_serial, _inner_draws_serial, _split_serial)
+SERIAL_ROUTE = (_forward, walks_serial, _split_serial)
