@@ -3,9 +3,12 @@
 Run:  python benchmarks/run.py            (full sizes: about half an hour on 2 cores)
       python benchmarks/run.py --quick    (small sizes, a smoke test)
 
-Each module ``benchmarks/bench_*.py`` defines ``rows(quick: bool)`` yielding
-``(name, measured, target, ok)`` tuples: ``measured`` is a string with the
-ratio or rate, ``target`` the target, ``ok`` True/False/None.
+Each module ``benchmarks/bench_*.py`` that defines ``rows(quick: bool)``
+yields ``(name, measured, target, ok)`` tuples: ``measured`` is a string
+with the ratio or rate, ``target`` the target, ``ok`` True/False/None. The
+others are scripts with their own table and options (``bench_compare.py``,
+``bench_notebooks.py``, ``bench_walk.py`` ...): the run names them at the
+end, to be run alone.
 Absolute times are noise on shared machines; ratios taken in the same run
 are what we compare.
 """
@@ -96,12 +99,16 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(HERE))
     print(f"machine: {machine_line()}", flush=True)
     rows = []
+    alone = []
     for path in sorted(HERE.glob("bench_*.py")):
         if args.only and args.only not in path.stem:
             continue
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
+        if not hasattr(mod, "rows"):
+            alone.append(path.name)
+            continue
         try:
             for row in mod.rows(args.quick):
                 rows.append(row)
@@ -116,6 +123,10 @@ def main(argv=None) -> int:
     for name, measured, target, ok in rows:
         mark = {True: "yes", False: "NO", None: "-"}[ok]
         print(f"{name:<{w}}  {measured:<{wm}}  {target:<{wt}}  {mark}")
+    if alone:
+        print(
+            f"\nscripts with their own table (run alone: python benchmarks/NAME): {', '.join(alone)}"
+        )
     return 0
 
 
