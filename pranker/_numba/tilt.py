@@ -568,8 +568,9 @@ def log_prefix_many(layers, P, d):
 
 # The parallel draw kernels take about 3 s to compile on first use. Until they are in numba's
 # cache (or compiled in this process), calls that walk fewer than _SERIAL_MAX_STEPS positive-steps
-# (about 50 ms on one core) run in the calling thread, up to _SERIAL_BUDGET steps per process
-# (about 3 s on one core): a first p-value, or the demo (4e7 steps), then never compiles them;
+# (20-30 ms on one core since the lockstep searches) run in the calling thread, up to
+# _SERIAL_BUDGET steps per process (1.2-2 s on one core): a first p-value, or the demo (4e7
+# steps), then never compiles them;
 # large calls, and many small ones, take the threads. Both give the same numbers bit for bit
 # (each draw has its own streams; each row is summed in order).
 _SERIAL_MAX_STEPS = 1 << 20
