@@ -38,9 +38,8 @@ Sampling. The tilted law ``P_phi(subset) ∝ e^{phi S}`` is sampled exactly
 backwards from the stored layers: ``d_P`` with probability
 ``F_P(d) / G_P(m)``, then each ``d_{k-1} <= d_k`` with probability
 ``F_{k-1}(d') / G_{k-1}(d_k)`` — an inverse-CDF search in the stored prefix
-sums: down the blocks by their carries, then galloping down within a block
-(the gaps are short under the tilt), so a draw costs ``O(sum_k log(1 + d_k -
-d_{k-1}))``. Draws use the counter-based
+sums: down the blocks by their carries, then a binary search within a block,
+many draws at a time (:mod:`pranker._numba.walk`). Draws use the counter-based
 generator of :mod:`pranker._numba.sampling` keyed by (seed, draw index): each draw is
 reproducible whatever the number of threads.
 """

@@ -6,7 +6,7 @@ S = P * AP. The tilted estimator (:mod:`pranker._numba.tilt`, "the top two
 positives summed out") needs, for each draw, how many placements reach
 ``thr - R``: :func:`count_top_two`, exact at attainable thresholds, reading
 the two terms from :func:`top_two_terms` (a table lookup in place of a
-division: the same numbers, and the count 1.3-2.1 times faster).
+division: the same numbers, and the count 1.3-1.6 times faster).
 """
 
 from __future__ import annotations
