@@ -51,37 +51,19 @@ def _gallop_down_to(row, t, hi, floor):
     return lower_bound(row, t, max(lo, floor - 1) + 1, hi)
 
 
-@njit(cache=True, inline="always")
-def _search_blocked(row, c0, c1, L, u, hi):
-    """Smallest d' <= hi with ``G(d') >= u G(hi)`` in a block-scaled row (see :func:`pranker._numba.tilt.layer_step`).
-
-    The target starts in the units of hi's block. While the end of the
-    previous block (``c0[b]`` in block b's units) reaches it, the target moves
-    one block down (times the exact power of two ``G_end(b - 1) / c0[b]``);
-    inside the block it becomes a target for the block's running sums.
-    """
-    b = hi // L
-    t = u * (c0[b] + c1[b] * row[hi])
-    while b > 0:
-        cb = c0[b]
-        if t > cb:
-            break
-        lo = b * L
-        t = t * ((c0[b - 1] + c1[b - 1] * row[lo - 1]) / cb)
-        hi = lo - 1
-        b -= 1
-    return _gallop_down_to(row, (t - c0[b]) / c1[b], hi, b * L)
-
-
 # draws advanced together: their cache misses overlap (16 until 2026-12-05: 4-8 % slower)
 _WALKERS = 32
 
 
 @njit(cache=True, inline="always")
 def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
-    """``d[w]`` <- :func:`_search_blocked` ``(row, c0, c1, L, us[w], d[w])`` for every walker w.
+    """``d[w]`` <- the smallest ``d' <= d[w]`` with ``G(d') >= us[w] G(d[w])`` in a block-scaled
+    row (see :func:`pranker._numba.tilt.layer_step`), for every walker w.
 
-    After the block walk, the answer is the first ``d'`` in ``[fl, h)`` with ``row[d'] >= t``
+    The target starts in the units of the block of ``d[w]``. While the end of the previous
+    block (``c0[b]`` in block b's units) reaches it, the target moves one block down (times
+    the exact power of two ``G_end(b - 1) / c0[b]``); inside the block it becomes a target
+    for the block's running sums. After this block walk, the answer is the first ``d'`` in ``[fl, h)`` with ``row[d'] >= t``
     (``h`` if none), ``h`` the top of the walker's range and ``row`` non-decreasing in the
     block (running sums of non-negative terms). One probe at ``h - 1`` is made for all the
     walkers (deep in the tail most searches end there: the positive stays at its offset);
@@ -92,8 +74,8 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
     ``idx``, ``base`` and ``width`` are work arrays of the walkers' length.
     """
     nb = d.shape[0]
-    # the block walk of _search_blocked, written out again: as an inlined helper returning a
-    # tuple it made the deep draws twice as slow (numba's code for it, measured 2026-12-05)
+    # the block walk written out here: as an inlined helper returning a tuple it made the deep
+    # draws twice as slow (numba's code for it, measured 2026-12-05)
     for w in range(nb):
         h = d[w]
         b = blk[w]  # h // L: the block of the walker's last search (no integer division)
@@ -140,10 +122,11 @@ def _search_walkers(row, c0, c1, L, us, d, blk, t, fl, idx, base, width):
 
 
 @njit(cache=True)
-def _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo):
+def _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo, u_first):
     """Walkers advanced in lockstep through positives ``k_hi`` down to ``k_lo``: each draws its
     positive's offset below ``d[w]`` from its stream ``states[w]`` and adds its term to
-    ``s[w]`` (all three updated in place)."""
+    ``s[w]`` (all three updated in place). ``u_first``, if not empty, holds the walkers'
+    uniforms for positive ``k_hi`` (drawn by the caller) in place of their streams'."""
     nb = d.shape[0]
     us = np.empty(nb)
     t = np.empty(nb)
@@ -155,10 +138,14 @@ def _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo):
     for w in range(nb):
         blk[w] = d[w] // L
     for k in range(k_hi, k_lo - 1, -1):
-        for w in range(nb):
-            st, u = _uniform01(states[w])
-            states[w] = st
-            us[w] = u
+        if k == k_hi and u_first.shape[0] > 0:
+            for w in range(nb):
+                us[w] = u_first[w]
+        else:
+            for w in range(nb):
+                st, u = _uniform01(states[w])
+                states[w] = st
+                us[w] = u
         _search_walkers(T[k - 1], C0[k - 1], C1[k - 1], L, us, d, blk, t, fl, idx, base, width)
         for w in range(nb):
             s[w] += k / (k + d[w])
@@ -195,17 +182,17 @@ def _walk_block(
     nb = min(S_out.shape[0] * m, lo + _WALKERS) - lo
     states = np.empty(nb, np.uint64)
     d = np.empty(nb, np.int64)
-    s = np.empty(nb)
-    if M == 0:  # whole draws: the last positive from the mixture, in its whole row
+    s = np.zeros(nb)
+    if M == 0:  # whole draws: the last positive from the mixture, in its component's row
+        u_first = np.empty(nb)
         for c in range(nb):
-            w = lo + c
-            st, u = _uniform01(_draw_seed(seed, start + w))
+            st, u = _uniform01(_draw_seed(seed, start + lo + c))
             states[c] = st
-            i, u = _mixture_pick(cw, u)
-            dd = _search_blocked(T[P - 1], C0[P - 1], C1[P - 1], L, u, ms[i])
-            d[c] = dd
-            top_out[w] = dd
-            s[c] = P / (P + dd)
+            i, u_first[c] = _mixture_pick(cw, u)
+            d[c] = ms[i]
+        _walk_down(T, C0, C1, L, states, d, s, P, P, u_first)
+        for c in range(nb):
+            top_out[lo + c] = d[c]
     else:  # redraw i of draw w: its stream moved past the i earlier redraws' uniforms
         for c in range(nb):
             w = (lo + c) // M
@@ -214,7 +201,7 @@ def _walk_block(
             states[c] = _draw_seed(seed, start + w) + step
             d[c] = D[w]
             s[c] = R[w]
-    _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo)
+    _walk_down(T, C0, C1, L, states, d, s, k_hi, k_lo, np.empty(0))  # no uniforms given
     for c in range(nb):
         w = (lo + c) // m
         i = lo + c - w * m
